@@ -1,0 +1,208 @@
+package batch
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+)
+
+// Offsets of the RecordBatch v2 fields, from KIP-98's on-disk format:
+//
+//	baseOffset int64, batchLength int32, partitionLeaderEpoch int32,
+//	magic int8, crc uint32, attributes int16, lastOffsetDelta int32,
+//	baseTimestamp int64, maxTimestamp int64, producerId int64,
+//	producerEpoch int16, baseSequence int32, recordCount int32, records...
+//
+// batchLength counts the bytes after itself; the CRC (CRC-32C) covers
+// everything from attributes to the end, so baseOffset, batchLength,
+// partitionLeaderEpoch and magic can be rewritten without recomputing it.
+const (
+	offsetBaseOffset      = 0
+	offsetBatchLength     = 8
+	offsetLeaderEpoch     = 12
+	offsetMagic           = 16
+	offsetCRC             = 17
+	offsetAttributes      = 21
+	offsetLastOffsetDelta = 23
+	offsetBaseTimestamp   = 27
+	offsetMaxTimestamp    = 35
+	offsetProducerID      = 43
+	offsetProducerEpoch   = 51
+	offsetBaseSequence    = 53
+	offsetRecordCount     = 57
+
+	// HeaderSize is the fixed size of a v2 batch header.
+	HeaderSize = 61
+
+	// LengthPrefixSize is what precedes batchLength's count:
+	// baseOffset and batchLength themselves.
+	LengthPrefixSize = 12
+
+	// Magic is the only batch format Sluice stores.
+	Magic = 2
+)
+
+// Attribute bits.
+const (
+	CompressionMask  = 0x07
+	TimestampLogTime = 0x08
+	Transactional    = 0x10
+	Control          = 0x20
+)
+
+// Compression codecs, as stored in the low attribute bits.
+const (
+	CompressionNone   = 0
+	CompressionGzip   = 1
+	CompressionSnappy = 2
+	CompressionLZ4    = 3
+	CompressionZstd   = 4
+)
+
+// NoProducerID marks a batch from a producer that is not idempotent.
+const NoProducerID = -1
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Errors that say what is wrong with a batch. Callers map them to Kafka
+// error codes (CORRUPT_MESSAGE, UNSUPPORTED_VERSION...).
+var (
+	ErrShort       = errors.New("batch: shorter than its header or its stated length")
+	ErrMagic       = errors.New("batch: magic is not 2")
+	ErrCRC         = errors.New("batch: CRC mismatch")
+	ErrLength      = errors.New("batch: stated length is impossible")
+	ErrRecordCount = errors.New("batch: record count does not match last offset delta")
+	ErrCompression = errors.New("batch: unknown compression codec")
+)
+
+// Header is a parsed batch header.
+type Header struct {
+	BaseOffset      int64
+	Length          int32 // batchLength: the bytes after the length field
+	LeaderEpoch     int32
+	Magic           int8
+	CRC             uint32
+	Attributes      int16
+	LastOffsetDelta int32
+	BaseTimestamp   int64
+	MaxTimestamp    int64
+	ProducerID      int64
+	ProducerEpoch   int16
+	BaseSequence    int32
+	RecordCount     int32
+}
+
+// Size is the whole batch's size in bytes.
+func (h Header) Size() int { return LengthPrefixSize + int(h.Length) }
+
+// LastOffset is the offset of the batch's last record.
+func (h Header) LastOffset() int64 { return h.BaseOffset + int64(h.LastOffsetDelta) }
+
+// NextOffset is the offset after the batch.
+func (h Header) NextOffset() int64 { return h.LastOffset() + 1 }
+
+// Compression is the batch's codec.
+func (h Header) Compression() int { return int(h.Attributes & CompressionMask) }
+
+// IsTransactional reports the transactional attribute.
+func (h Header) IsTransactional() bool { return h.Attributes&Transactional != 0 }
+
+// IsControl reports the control attribute (transaction markers).
+func (h Header) IsControl() bool { return h.Attributes&Control != 0 }
+
+// LastSequence is the sequence number of the batch's last record, wrapping
+// at the int32 limit as Kafka's producers do.
+func (h Header) LastSequence() int32 {
+	return IncrementSequence(h.BaseSequence, h.LastOffsetDelta)
+}
+
+// IncrementSequence adds delta to a producer sequence, wrapping past
+// MaxInt32 to 0 as Kafka does.
+func IncrementSequence(sequence, delta int32) int32 {
+	if sequence > (1<<31-1)-delta {
+		return delta - ((1<<31 - 1) - sequence) - 1
+	}
+	return sequence + delta
+}
+
+// Parse reads the header at the start of b. It checks that the header is
+// present and its stated length is plausible; it does not check the CRC or
+// that the whole batch is in b (see Validate).
+func Parse(b []byte) (Header, error) {
+	if len(b) < HeaderSize {
+		return Header{}, ErrShort
+	}
+	h := Header{
+		BaseOffset:      int64(binary.BigEndian.Uint64(b[offsetBaseOffset:])),
+		Length:          int32(binary.BigEndian.Uint32(b[offsetBatchLength:])),
+		LeaderEpoch:     int32(binary.BigEndian.Uint32(b[offsetLeaderEpoch:])),
+		Magic:           int8(b[offsetMagic]),
+		CRC:             binary.BigEndian.Uint32(b[offsetCRC:]),
+		Attributes:      int16(binary.BigEndian.Uint16(b[offsetAttributes:])),
+		LastOffsetDelta: int32(binary.BigEndian.Uint32(b[offsetLastOffsetDelta:])),
+		BaseTimestamp:   int64(binary.BigEndian.Uint64(b[offsetBaseTimestamp:])),
+		MaxTimestamp:    int64(binary.BigEndian.Uint64(b[offsetMaxTimestamp:])),
+		ProducerID:      int64(binary.BigEndian.Uint64(b[offsetProducerID:])),
+		ProducerEpoch:   int16(binary.BigEndian.Uint16(b[offsetProducerEpoch:])),
+		BaseSequence:    int32(binary.BigEndian.Uint32(b[offsetBaseSequence:])),
+		RecordCount:     int32(binary.BigEndian.Uint32(b[offsetRecordCount:])),
+	}
+	if h.Magic != Magic {
+		return h, ErrMagic
+	}
+	if int(h.Length) < HeaderSize-LengthPrefixSize {
+		return h, ErrLength
+	}
+	return h, nil
+}
+
+// Validate checks one whole batch: b must hold exactly one batch, with magic
+// 2, a matching CRC, a known codec, and a record count that agrees with its
+// last offset delta. It is what a batch must pass before it is stored.
+func Validate(b []byte) (Header, error) {
+	h, err := Parse(b)
+	if err != nil {
+		return h, err
+	}
+	if h.Size() != len(b) {
+		return h, fmt.Errorf("%w: header says %d bytes, have %d", ErrShort, h.Size(), len(b))
+	}
+	if ComputeCRC(b) != h.CRC {
+		return h, ErrCRC
+	}
+	if h.Compression() > CompressionZstd {
+		return h, ErrCompression
+	}
+	if h.RecordCount <= 0 || h.LastOffsetDelta != h.RecordCount-1 {
+		return h, ErrRecordCount
+	}
+	return h, nil
+}
+
+// ComputeCRC computes the CRC-32C a batch should carry.
+func ComputeCRC(b []byte) uint32 {
+	return crc32.Checksum(b[offsetAttributes:], castagnoli)
+}
+
+// CheckCRC reports whether a whole batch's CRC matches its bytes.
+func CheckCRC(b []byte) bool {
+	return len(b) >= HeaderSize && ComputeCRC(b) == binary.BigEndian.Uint32(b[offsetCRC:])
+}
+
+// SetBaseOffset stamps the batch's base offset in place.
+func SetBaseOffset(b []byte, offset int64) {
+	binary.BigEndian.PutUint64(b[offsetBaseOffset:], uint64(offset))
+}
+
+// SetLeaderEpoch stamps the partition leader epoch in place.
+func SetLeaderEpoch(b []byte, epoch int32) {
+	binary.BigEndian.PutUint32(b[offsetLeaderEpoch:], uint32(epoch))
+}
+
+// SetMaxTimestamp rewrites the max timestamp and fixes the CRC; the broker
+// needs it only for LogAppendTime topics.
+func SetMaxTimestamp(b []byte, timestamp int64) {
+	binary.BigEndian.PutUint64(b[offsetMaxTimestamp:], uint64(timestamp))
+	binary.BigEndian.PutUint32(b[offsetCRC:], ComputeCRC(b))
+}

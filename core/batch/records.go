@@ -1,0 +1,190 @@
+package batch
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// Record is one record of a batch, in the form tests, the simulator's clients
+// and compaction need. A nil Key or Value is Kafka's null.
+type Record struct {
+	OffsetDelta    int32
+	TimestampDelta int64
+	Key            []byte
+	Value          []byte
+	Headers        []RecordHeader
+}
+
+// RecordHeader is a record's user header.
+type RecordHeader struct {
+	Key   string
+	Value []byte
+}
+
+// Spec describes a batch to build.
+type Spec struct {
+	BaseOffset    int64
+	LeaderEpoch   int32
+	Attributes    int16
+	BaseTimestamp int64
+	MaxTimestamp  int64 // 0: BaseTimestamp plus the largest TimestampDelta
+	ProducerID    int64 // NoProducerID when not idempotent
+	ProducerEpoch int16
+	BaseSequence  int32
+	Records       []Record // OffsetDelta is taken from the position
+}
+
+// Build encodes an uncompressed v2 batch with a correct CRC.
+func Build(spec Spec) []byte {
+	b := make([]byte, HeaderSize, HeaderSize+64*len(spec.Records))
+	maxTimestamp := spec.BaseTimestamp
+	var record []byte
+	for i, r := range spec.Records {
+		record = record[:0]
+		record = append(record, 0) // attributes
+		record = binary.AppendVarint(record, r.TimestampDelta)
+		record = binary.AppendVarint(record, int64(i))
+		record = appendVarBytes(record, r.Key)
+		record = appendVarBytes(record, r.Value)
+		record = binary.AppendVarint(record, int64(len(r.Headers)))
+		for _, h := range r.Headers {
+			record = appendVarBytes(record, []byte(h.Key))
+			record = appendVarBytes(record, h.Value)
+		}
+		b = binary.AppendVarint(b, int64(len(record)))
+		b = append(b, record...)
+		if spec.BaseTimestamp+r.TimestampDelta > maxTimestamp {
+			maxTimestamp = spec.BaseTimestamp + r.TimestampDelta
+		}
+	}
+	if spec.MaxTimestamp != 0 {
+		maxTimestamp = spec.MaxTimestamp
+	}
+	binary.BigEndian.PutUint64(b[offsetBaseOffset:], uint64(spec.BaseOffset))
+	binary.BigEndian.PutUint32(b[offsetBatchLength:], uint32(len(b)-LengthPrefixSize))
+	binary.BigEndian.PutUint32(b[offsetLeaderEpoch:], uint32(spec.LeaderEpoch))
+	b[offsetMagic] = Magic
+	binary.BigEndian.PutUint16(b[offsetAttributes:], uint16(spec.Attributes))
+	binary.BigEndian.PutUint32(b[offsetLastOffsetDelta:], uint32(len(spec.Records)-1))
+	binary.BigEndian.PutUint64(b[offsetBaseTimestamp:], uint64(spec.BaseTimestamp))
+	binary.BigEndian.PutUint64(b[offsetMaxTimestamp:], uint64(maxTimestamp))
+	binary.BigEndian.PutUint64(b[offsetProducerID:], uint64(spec.ProducerID))
+	binary.BigEndian.PutUint16(b[offsetProducerEpoch:], uint16(spec.ProducerEpoch))
+	binary.BigEndian.PutUint32(b[offsetBaseSequence:], uint32(spec.BaseSequence))
+	binary.BigEndian.PutUint32(b[offsetRecordCount:], uint32(len(spec.Records)))
+	binary.BigEndian.PutUint32(b[offsetCRC:], ComputeCRC(b))
+	return b
+}
+
+func appendVarBytes(b, v []byte) []byte {
+	if v == nil {
+		return binary.AppendVarint(b, -1)
+	}
+	b = binary.AppendVarint(b, int64(len(v)))
+	return append(b, v...)
+}
+
+// ErrCompressed reports a batch whose records cannot be read here because
+// they are compressed.
+var ErrCompressed = errors.New("batch: records are compressed")
+
+var errRecord = errors.New("batch: malformed record")
+
+// Records decodes the records of one whole uncompressed batch. The returned
+// slices alias b.
+func Records(b []byte) ([]Record, error) {
+	h, err := Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	if h.Size() > len(b) {
+		return nil, ErrShort
+	}
+	if h.Compression() != CompressionNone {
+		return nil, ErrCompressed
+	}
+	if h.RecordCount < 0 || int(h.RecordCount) > len(b) {
+		return nil, errRecord
+	}
+	records := make([]Record, 0, h.RecordCount)
+	rest := b[HeaderSize:h.Size()]
+	for range h.RecordCount {
+		length, n := binary.Varint(rest)
+		if n <= 0 || length < 0 || int64(len(rest)-n) < length {
+			return nil, errRecord
+		}
+		body := rest[n : n+int(length)]
+		rest = rest[n+int(length):]
+		r, err := decodeRecord(body)
+		if err != nil {
+			return nil, err
+		}
+		records = append(records, r)
+	}
+	if len(rest) != 0 {
+		return nil, errRecord
+	}
+	return records, nil
+}
+
+func decodeRecord(body []byte) (Record, error) {
+	var r Record
+	d := decoder{buf: body}
+	d.byte() // attributes, unused in v2
+	r.TimestampDelta = d.varint()
+	r.OffsetDelta = int32(d.varint())
+	r.Key = d.varBytes()
+	r.Value = d.varBytes()
+	headerCount := d.varint()
+	if headerCount < 0 || headerCount > int64(len(body)) {
+		return r, errRecord
+	}
+	for range headerCount {
+		key := d.varBytes()
+		value := d.varBytes()
+		r.Headers = append(r.Headers, RecordHeader{Key: string(key), Value: value})
+	}
+	if d.failed || len(d.buf) != 0 {
+		return r, errRecord
+	}
+	return r, nil
+}
+
+type decoder struct {
+	buf    []byte
+	failed bool
+}
+
+func (d *decoder) byte() byte {
+	if len(d.buf) < 1 {
+		d.failed = true
+		return 0
+	}
+	v := d.buf[0]
+	d.buf = d.buf[1:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.buf)
+	if n <= 0 {
+		d.failed = true
+		return 0
+	}
+	d.buf = d.buf[n:]
+	return v
+}
+
+func (d *decoder) varBytes() []byte {
+	length := d.varint()
+	if length < 0 || d.failed {
+		return nil
+	}
+	if int64(len(d.buf)) < length {
+		d.failed = true
+		return nil
+	}
+	v := d.buf[:length]
+	d.buf = d.buf[length:]
+	return v
+}

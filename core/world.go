@@ -1,0 +1,35 @@
+package core
+
+import "log/slog"
+
+// World is everything a node's logic may use to affect or observe the outside.
+// A node receives one World when it starts and keeps it until it crashes or
+// stops; a restarted node gets a fresh World over the same disk.
+type World struct {
+	Clock   Clock
+	FS      FS
+	Net     Network
+	Entropy Entropy
+
+	// Log receives structured events. In production it writes log/slog
+	// output; in the simulator it feeds the run's trace, so what core logs
+	// is part of what a seed must reproduce.
+	Log *slog.Logger
+
+	// Halt stops the node at once, as a crash would: no further callbacks
+	// run and unsynced writes may be lost. Core calls it when continuing
+	// would risk acknowledged data, such as after a failed fsync, whose
+	// dirty pages the kernel may already have dropped (PostgreSQL's
+	// "fsyncgate"). The process exits in production; the simulator crashes
+	// the node and may restart it later.
+	Halt func(reason error)
+
+	// Buggify switches on fault-injection sites in core (shortened
+	// timeouts, forced short reads, delayed syncs). It is nil in
+	// production, which switches every site off.
+	Buggify *Buggify
+
+	// Canaries plants known bugs for the simulator to find; nil in
+	// production.
+	Canaries *Canaries
+}

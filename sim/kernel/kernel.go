@@ -1,0 +1,206 @@
+package kernel
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+)
+
+// Kernel is the simulator's heart: virtual time and one queue of events for
+// every simulated node, client and fault. It runs on one goroutine and picks
+// the earliest event; events due at the same nanosecond are ordered by a
+// number drawn from the seeded PRNG when they were scheduled, so ties are
+// broken randomly yet reproducibly.
+type Kernel struct {
+	seed  uint64
+	now   int64 // virtual nanoseconds since the run began
+	queue eventQueue
+	rng   *rand.Rand
+	seq   uint64
+	steps uint64
+	trace *Trace
+
+	// stepsMax bounds a run, so a livelock shows up as a failure rather
+	// than a hang.
+	stepsMax uint64
+}
+
+// event is one scheduled callback. owner, when set, is the process whose
+// incarnation must still be alive for the event to run: a crash drops every
+// event the dead incarnation had scheduled.
+type event struct {
+	at          int64
+	tie         uint64
+	seq         uint64
+	owner       *Process
+	incarnation uint64
+	label       string
+	fn          func()
+	cancelled   bool
+	index       int
+}
+
+// NewKernel starts a kernel at time zero with the run's seed.
+func NewKernel(seed uint64, trace *Trace) *Kernel {
+	if trace == nil {
+		trace = NewTrace(nil)
+	}
+	return &Kernel{
+		seed:     seed,
+		rng:      NewRand(seed, "kernel"),
+		trace:    trace,
+		stepsMax: 50_000_000,
+	}
+}
+
+// NewRand derives an independent PRNG stream from the seed and a purpose.
+// Separate streams keep one part's draws from shifting another's when code
+// changes, which keeps shrunk and regression cases stable.
+func NewRand(seed uint64, purpose string) *rand.Rand {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(purpose); i++ {
+		h ^= uint64(purpose[i])
+		h *= 1099511628211
+	}
+	return rand.New(rand.NewPCG(seed, h))
+}
+
+// Seed is the run's seed.
+func (k *Kernel) Seed() uint64 { return k.seed }
+
+// Now is virtual time in nanoseconds since the run began.
+func (k *Kernel) Now() int64 { return k.now }
+
+// Steps is the number of events run so far.
+func (k *Kernel) Steps() uint64 { return k.steps }
+
+// Trace is the run's trace.
+func (k *Kernel) Trace() *Trace { return k.trace }
+
+// Schedule runs fn after delay nanoseconds. If owner is not nil, the event
+// belongs to owner's current incarnation and is dropped if owner crashes
+// first. label names the event in the trace. The returned cancel function
+// stops it from running.
+func (k *Kernel) Schedule(delay int64, owner *Process, label string, fn func()) (cancel func() bool) {
+	if delay < 0 {
+		delay = 0
+	}
+	e := &event{
+		at:    k.now + delay,
+		tie:   k.rng.Uint64(),
+		seq:   k.seq,
+		owner: owner,
+		label: label,
+		fn:    fn,
+	}
+	k.seq++
+	if owner != nil {
+		e.incarnation = owner.incarnation
+	}
+	heap.Push(&k.queue, e)
+	return func() bool {
+		if e.cancelled || e.index < 0 {
+			return false
+		}
+		e.cancelled = true
+		return true
+	}
+}
+
+// dead reports whether an event must be skipped: cancelled, or owned by an
+// incarnation that has since crashed.
+func (e *event) dead() bool {
+	return e.cancelled || (e.owner != nil && (e.owner.incarnation != e.incarnation || !e.owner.alive))
+}
+
+// next drops dead events from the front of the queue and returns the first
+// live one, or nil.
+func (k *Kernel) next() *event {
+	for k.queue.Len() > 0 {
+		if e := k.queue[0]; !e.dead() {
+			return e
+		}
+		heap.Pop(&k.queue)
+	}
+	return nil
+}
+
+// Step runs the next event and reports whether there was one.
+func (k *Kernel) Step() bool {
+	if e := k.next(); e != nil {
+		heap.Pop(&k.queue)
+		if e.at < k.now {
+			panic(fmt.Sprintf("kernel: event %q at %d is before now %d", e.label, e.at, k.now))
+		}
+		k.now = e.at
+		k.steps++
+		if k.steps > k.stepsMax {
+			panic(fmt.Sprintf("kernel: more than %d steps; a livelock?", k.stepsMax))
+		}
+		k.trace.Event(k.now, e.owner, e.label)
+		e.fn()
+		return true
+	}
+	return false
+}
+
+// RunUntil runs events until virtual time would pass t or nothing is left,
+// then sets the time to t.
+func (k *Kernel) RunUntil(t int64) {
+	for e := k.next(); e != nil && e.at <= t; e = k.next() {
+		k.Step()
+	}
+	if t > k.now {
+		k.now = t
+	}
+}
+
+// RunWhile runs events while cond holds and time stays at or before limit.
+// It reports whether cond became false.
+func (k *Kernel) RunWhile(limit int64, cond func() bool) bool {
+	for cond() {
+		if e := k.next(); e == nil || e.at > limit {
+			if limit > k.now {
+				k.now = limit
+			}
+			return !cond()
+		}
+		k.Step()
+	}
+	return true
+}
+
+// Rand is the kernel's own PRNG, for decisions that belong to the world
+// (fault draws, latencies), not to any node.
+func (k *Kernel) Rand() *rand.Rand { return k.rng }
+
+type eventQueue []*event
+
+func (q eventQueue) Len() int { return len(q) }
+func (q eventQueue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	if q[i].tie != q[j].tie {
+		return q[i].tie < q[j].tie
+	}
+	return q[i].seq < q[j].seq
+}
+func (q eventQueue) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].index = i
+	q[j].index = j
+}
+func (q *eventQueue) Push(x any) {
+	e := x.(*event)
+	e.index = len(*q)
+	*q = append(*q, e)
+}
+func (q *eventQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	e.index = -1
+	*q = old[:len(old)-1]
+	return e
+}

@@ -1,0 +1,94 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Workload is one kind of simulated run: it builds a world from a seed,
+// drives it through a safety phase and a liveness phase, and judges the
+// history it recorded. Run must be a pure function of (seed, options): no
+// wall clock, no goroutines, no global randomness, no map order reaching
+// anything it does.
+type Workload interface {
+	Name() string
+	Run(seed uint64, options RunOptions) Result
+}
+
+// RunOptions are the choices a user makes on top of a seed.
+type RunOptions struct {
+	// Canaries names planted bugs to switch on (see Canary).
+	Canaries []string
+
+	// Trace, when set, receives the event trace as text.
+	Trace io.Writer
+}
+
+// Result is one run's outcome.
+type Result struct {
+	Seed uint64
+
+	// Options are the settings drawn from the seed, in a stable order,
+	// printed so a reader sees what the seed chose.
+	Options []Option
+
+	// Check names the violated check; empty when the run passed.
+	Check string
+	// Detail says how it was violated.
+	Detail string
+
+	TraceHash string
+	SimTime   time.Duration
+	Steps     uint64
+
+	// Stats are counts the workload reports (operations, faults...),
+	// in a stable order.
+	Stats []Option
+}
+
+// Option is one name=value pair of a result.
+type Option struct {
+	Name  string
+	Value string
+}
+
+// Opt formats an option.
+func Opt(name string, value any) Option {
+	return Option{Name: name, Value: fmt.Sprint(value)}
+}
+
+// Passed reports whether every check held.
+func (r Result) Passed() bool { return r.Check == "" }
+
+// Line is the one-line summary `sluice sim` prints for a seed:
+// seed=7 <options> result=pass trace=<hash>.
+func (r Result) Line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed=%d", r.Seed)
+	for _, o := range r.Options {
+		fmt.Fprintf(&b, " %s=%s", o.Name, o.Value)
+	}
+	for _, o := range r.Stats {
+		fmt.Fprintf(&b, " %s=%s", o.Name, o.Value)
+	}
+	fmt.Fprintf(&b, " sim_time=%s steps=%d", r.SimTime.Round(time.Millisecond), r.Steps)
+	if r.Passed() {
+		b.WriteString(" result=pass")
+	} else {
+		fmt.Fprintf(&b, " result=fail check=%s detail=%q", r.Check, r.Detail)
+	}
+	fmt.Fprintf(&b, " trace=%s", r.TraceHash)
+	return b.String()
+}
+
+// Canary is a planted bug: its name (the switch core checks), the workload
+// expected to catch it, and the number of consecutive seeds within which it
+// must be caught.
+type Canary struct {
+	Name        string
+	Workload    string
+	Description string
+	SeedsMax    int
+}
