@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SeedRange is an inclusive range of seeds, written "A-B" or "S".
+type SeedRange struct{ First, Last uint64 }
+
+// ParseSeedRange reads "1-10000" or "7".
+func ParseSeedRange(s string) (SeedRange, error) {
+	first, last, isRange := strings.Cut(s, "-")
+	a, err := strconv.ParseUint(strings.TrimSpace(first), 10, 64)
+	if err != nil {
+		return SeedRange{}, fmt.Errorf("seed range %q: %v", s, err)
+	}
+	if !isRange {
+		return SeedRange{a, a}, nil
+	}
+	b, err := strconv.ParseUint(strings.TrimSpace(last), 10, 64)
+	if err != nil {
+		return SeedRange{}, fmt.Errorf("seed range %q: %v", s, err)
+	}
+	if b < a {
+		return SeedRange{}, fmt.Errorf("seed range %q: last seed is before the first", s)
+	}
+	return SeedRange{a, b}, nil
+}
+
+// Count is the number of seeds in the range.
+func (r SeedRange) Count() uint64 { return r.Last - r.First + 1 }
+
+// SweepOptions configure a sweep.
+type SweepOptions struct {
+	Run       RunOptions
+	Workers   int  // goroutines running seeds; each seed stays single-threaded
+	KeepGoing bool // run every seed even after a failure
+
+	// Progress, when set, receives a progress line (carriage-return
+	// updated) about once a second.
+	Progress io.Writer
+	// Failures receives each failing seed's result line as it is found.
+	Failures io.Writer
+}
+
+// SweepSummary is what a sweep found.
+type SweepSummary struct {
+	Seeds, Passed, Failed uint64
+	Elapsed               time.Duration
+	SimTime               time.Duration
+	// FirstFailure is the failing result with the lowest seed, if any.
+	FirstFailure *Result
+	// FailuresByCheck counts failures per violated check, by check name.
+	FailuresByCheck map[string]uint64
+}
+
+// SeedsPerSecond is the sweep's throughput.
+func (s SweepSummary) SeedsPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Seeds) / s.Elapsed.Seconds()
+}
+
+// Line is the summary line printed at the end of a sweep.
+func (s SweepSummary) Line() string {
+	speedup := 0.0
+	if s.Elapsed > 0 {
+		speedup = s.SimTime.Seconds() / s.Elapsed.Seconds()
+	}
+	line := fmt.Sprintf("seeds=%d passed=%d failed=%d seeds_per_s=%.1f sim_speedup=%.0fx",
+		s.Seeds, s.Passed, s.Failed, s.SeedsPerSecond(), speedup)
+	checks := make([]string, 0, len(s.FailuresByCheck))
+	for check := range s.FailuresByCheck {
+		checks = append(checks, check)
+	}
+	sort.Strings(checks)
+	for _, check := range checks {
+		line += fmt.Sprintf(" failed[%s]=%d", check, s.FailuresByCheck[check])
+	}
+	return line
+}
+
+// Sweep runs a workload over a range of seeds on several goroutines. Each
+// seed runs alone on one goroutine, so every run stays deterministic; only
+// the order in which seeds finish varies. Unless KeepGoing is set it stops
+// handing out seeds after the first failure, and reports the lowest failing
+// seed it saw.
+func Sweep(w Workload, seeds SeedRange, options SweepOptions) SweepSummary {
+	workers := options.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	start := time.Now()
+	var (
+		mu      sync.Mutex
+		next    = seeds.First
+		done    bool
+		summary = SweepSummary{FailuresByCheck: map[string]uint64{}}
+	)
+	take := func() (uint64, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done || next > seeds.Last || next < seeds.First {
+			return 0, false
+		}
+		seed := next
+		if next == seeds.Last {
+			done = true
+		} else {
+			next++
+		}
+		return seed, true
+	}
+	record := func(r Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		summary.Seeds++
+		summary.SimTime += r.SimTime
+		if r.Passed() {
+			summary.Passed++
+			return
+		}
+		summary.Failed++
+		summary.FailuresByCheck[r.Check]++
+		if summary.FirstFailure == nil || r.Seed < summary.FirstFailure.Seed {
+			failure := r
+			summary.FirstFailure = &failure
+		}
+		if options.Failures != nil {
+			fmt.Fprintln(options.Failures, r.Line())
+		}
+		if !options.KeepGoing {
+			done = true
+		}
+	}
+
+	stopProgress := make(chan struct{})
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		if options.Progress == nil {
+			return
+		}
+		ticker := time.NewTicker(time.Second)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-stopProgress:
+				return
+			case <-ticker.C:
+				mu.Lock()
+				finished, failed := summary.Seeds, summary.Failed
+				mu.Unlock()
+				fmt.Fprint(options.Progress, progressLine(finished, failed, seeds.Count(), time.Since(start)))
+			}
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				seed, ok := take()
+				if !ok {
+					return
+				}
+				record(w.Run(seed, options.Run))
+			}
+		}()
+	}
+	wg.Wait()
+	close(stopProgress)
+	<-progressDone
+	if options.Progress != nil {
+		fmt.Fprint(options.Progress, progressLine(summary.Seeds, summary.Failed, seeds.Count(), time.Since(start)), "\n")
+	}
+	summary.Elapsed = time.Since(start)
+	return summary
+}
+
+// progressLine draws "[#####.....] 5000/10000 seeds 1234.5/s failed=0 left 4s".
+func progressLine(finished, failed, total uint64, elapsed time.Duration) string {
+	const width = 30
+	filled := 0
+	if total > 0 {
+		filled = int(finished * width / total)
+	}
+	rate := float64(finished) / elapsed.Seconds()
+	left := "?"
+	if rate > 0 {
+		left = time.Duration(float64(total-finished) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	return fmt.Sprintf("\r[%s%s] %d/%d seeds %.1f/s failed=%d left %s ",
+		strings.Repeat("#", filled), strings.Repeat(".", width-filled), finished, total, rate, failed, left)
+}
