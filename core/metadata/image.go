@@ -1,0 +1,270 @@
+package metadata
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// Image is the metadata as of some offset of the metadata log: the result of
+// applying every committed record up to it, in order.
+type Image struct {
+	// Offset is the metadata log offset of the last applied record, -1
+	// before any.
+	Offset int64
+
+	Brokers    map[int32]*Broker
+	Topics     map[string]*Topic
+	TopicsByID map[TopicID]*Topic
+	// Configs holds explicitly set configs per resource; defaults are the
+	// caller's business (see Config in the broker).
+	Configs map[ConfigResource]map[string]string
+
+	// NextProducerID is the first producer id not yet handed out.
+	NextProducerID int64
+}
+
+// Broker is a registered broker.
+type Broker struct {
+	ID            int32
+	IncarnationID [16]byte
+	Epoch         int64
+	Host          string
+	Port          int32
+	Rack          string
+	Fenced        bool
+}
+
+// Topic is a topic and its partitions, indexed by partition number.
+type Topic struct {
+	Name       string
+	ID         TopicID
+	Partitions []*Partition
+}
+
+// Partition is one partition's replication state.
+type Partition struct {
+	Topic          *Topic
+	Index          int32
+	Replicas       []int32
+	ISR            []int32
+	Leader         int32 // -1 when leaderless
+	LeaderEpoch    int32
+	PartitionEpoch int32
+}
+
+// ConfigResource names what a config belongs to.
+type ConfigResource struct {
+	Type int8
+	Name string
+}
+
+// NewImage is the empty image, before the first record.
+func NewImage() *Image {
+	return &Image{
+		Offset:     -1,
+		Brokers:    map[int32]*Broker{},
+		Topics:     map[string]*Topic{},
+		TopicsByID: map[TopicID]*Topic{},
+		Configs:    map[ConfigResource]map[string]string{},
+	}
+}
+
+// Apply applies one committed record found at offset. A record that cannot
+// apply (a partition of an unknown topic, an epoch going back) means the log
+// and the image disagree, which is a bug: Apply returns an error and the
+// caller halts rather than serve wrong metadata.
+func (img *Image) Apply(offset int64, r Record) error {
+	if offset <= img.Offset {
+		return fmt.Errorf("metadata: record at offset %d applied after %d", offset, img.Offset)
+	}
+	var err error
+	switch {
+	case r.RegisterBroker != nil:
+		err = img.applyRegisterBroker(r.RegisterBroker)
+	case r.BrokerFence != nil:
+		err = img.applyBrokerFence(r.BrokerFence)
+	case r.Topic != nil:
+		err = img.applyTopic(r.Topic)
+	case r.Partition != nil:
+		err = img.applyPartition(r.Partition)
+	case r.PartitionChange != nil:
+		err = img.applyPartitionChange(r.PartitionChange)
+	case r.RemoveTopic != nil:
+		err = img.applyRemoveTopic(r.RemoveTopic)
+	case r.Config != nil:
+		img.applyConfig(r.Config)
+	case r.ProducerIDs != nil:
+		err = img.applyProducerIDs(r.ProducerIDs)
+	default:
+		err = fmt.Errorf("metadata: empty record")
+	}
+	if err != nil {
+		return fmt.Errorf("metadata: offset %d: %w", offset, err)
+	}
+	img.Offset = offset
+	return nil
+}
+
+func (img *Image) applyRegisterBroker(r *RegisterBrokerRecord) error {
+	if old, ok := img.Brokers[r.BrokerID]; ok && r.BrokerEpoch <= old.Epoch {
+		return fmt.Errorf("broker %d epoch %d does not advance past %d", r.BrokerID, r.BrokerEpoch, old.Epoch)
+	}
+	img.Brokers[r.BrokerID] = &Broker{
+		ID: r.BrokerID, IncarnationID: r.IncarnationID, Epoch: r.BrokerEpoch,
+		Host: r.Host, Port: r.Port, Rack: r.Rack,
+		// A newly registered broker is fenced until it has caught up
+		// with the metadata log and asks to be unfenced (KIP-631).
+		Fenced: true,
+	}
+	return nil
+}
+
+func (img *Image) applyBrokerFence(r *BrokerFenceRecord) error {
+	b, ok := img.Brokers[r.BrokerID]
+	if !ok {
+		return fmt.Errorf("fence of unknown broker %d", r.BrokerID)
+	}
+	if b.Epoch != r.BrokerEpoch {
+		return fmt.Errorf("fence of broker %d epoch %d, registered epoch is %d", r.BrokerID, r.BrokerEpoch, b.Epoch)
+	}
+	b.Fenced = r.Fenced
+	return nil
+}
+
+func (img *Image) applyTopic(r *TopicRecord) error {
+	if _, exists := img.Topics[r.Name]; exists {
+		return fmt.Errorf("topic %q already exists", r.Name)
+	}
+	if _, exists := img.TopicsByID[r.ID]; exists || r.ID.IsZero() {
+		return fmt.Errorf("topic id %s is zero or taken", r.ID)
+	}
+	t := &Topic{Name: r.Name, ID: r.ID}
+	img.Topics[r.Name] = t
+	img.TopicsByID[r.ID] = t
+	return nil
+}
+
+func (img *Image) applyPartition(r *PartitionRecord) error {
+	t, ok := img.TopicsByID[r.TopicID]
+	if !ok {
+		return fmt.Errorf("partition of unknown topic %s", r.TopicID)
+	}
+	if int(r.Partition) != len(t.Partitions) {
+		return fmt.Errorf("topic %q: partition %d created out of order (have %d)", t.Name, r.Partition, len(t.Partitions))
+	}
+	if len(r.Replicas) == 0 {
+		return fmt.Errorf("topic %q partition %d: no replicas", t.Name, r.Partition)
+	}
+	t.Partitions = append(t.Partitions, &Partition{
+		Topic:          t,
+		Index:          r.Partition,
+		Replicas:       slices.Clone(r.Replicas),
+		ISR:            slices.Clone(r.ISR),
+		Leader:         r.Leader,
+		LeaderEpoch:    r.LeaderEpoch,
+		PartitionEpoch: r.PartitionEpoch,
+	})
+	return nil
+}
+
+func (img *Image) applyPartitionChange(r *PartitionChangeRecord) error {
+	p, err := img.partitionByID(r.TopicID, r.Partition)
+	if err != nil {
+		return err
+	}
+	if r.Leader != nil && *r.Leader != p.Leader {
+		p.Leader = *r.Leader
+		p.LeaderEpoch++
+	}
+	if r.ISR != nil {
+		p.ISR = slices.Clone(r.ISR)
+	}
+	if r.Replicas != nil {
+		p.Replicas = slices.Clone(r.Replicas)
+	}
+	p.PartitionEpoch++
+	return nil
+}
+
+func (img *Image) applyRemoveTopic(r *RemoveTopicRecord) error {
+	t, ok := img.TopicsByID[r.TopicID]
+	if !ok {
+		return fmt.Errorf("removal of unknown topic %s", r.TopicID)
+	}
+	delete(img.TopicsByID, t.ID)
+	delete(img.Topics, t.Name)
+	delete(img.Configs, ConfigResource{Type: ResourceTopic, Name: t.Name})
+	return nil
+}
+
+func (img *Image) applyConfig(r *ConfigRecord) {
+	resource := ConfigResource{Type: r.ResourceType, Name: r.ResourceName}
+	configs := img.Configs[resource]
+	if r.Value == nil {
+		delete(configs, r.Name)
+		if len(configs) == 0 {
+			delete(img.Configs, resource)
+		}
+		return
+	}
+	if configs == nil {
+		configs = map[string]string{}
+		img.Configs[resource] = configs
+	}
+	configs[r.Name] = *r.Value
+}
+
+func (img *Image) applyProducerIDs(r *ProducerIDsRecord) error {
+	if r.NextProducerID <= img.NextProducerID {
+		return fmt.Errorf("producer id block end %d does not advance past %d", r.NextProducerID, img.NextProducerID)
+	}
+	img.NextProducerID = r.NextProducerID
+	return nil
+}
+
+func (img *Image) partitionByID(id TopicID, partition int32) (*Partition, error) {
+	t, ok := img.TopicsByID[id]
+	if !ok {
+		return nil, fmt.Errorf("unknown topic %s", id)
+	}
+	if partition < 0 || int(partition) >= len(t.Partitions) {
+		return nil, fmt.Errorf("topic %q has no partition %d", t.Name, partition)
+	}
+	return t.Partitions[partition], nil
+}
+
+// Partition finds a partition by topic name and index.
+func (img *Image) Partition(topic string, partition int32) (*Partition, bool) {
+	t, ok := img.Topics[topic]
+	if !ok || partition < 0 || int(partition) >= len(t.Partitions) {
+		return nil, false
+	}
+	return t.Partitions[partition], true
+}
+
+// TopicNames lists topic names, sorted.
+func (img *Image) TopicNames() []string {
+	names := make([]string, 0, len(img.Topics))
+	for name := range img.Topics {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// BrokerIDs lists registered broker ids, sorted.
+func (img *Image) BrokerIDs() []int32 {
+	ids := make([]int32, 0, len(img.Brokers))
+	for id := range img.Brokers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// TopicConfigs returns a topic's explicitly set configs (nil if none). The
+// map belongs to the image: do not modify it.
+func (img *Image) TopicConfigs(topic string) map[string]string {
+	return img.Configs[ConfigResource{Type: ResourceTopic, Name: topic}]
+}

@@ -1,0 +1,138 @@
+package metadata
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// TopicID is a topic's 16-byte UUID, as Kafka's Metadata v10+ carries it.
+type TopicID [16]byte
+
+// String formats the id as Kafka's tools do: URL-safe base64 without padding
+// would match Kafka exactly, but hex is easier to read in traces.
+func (id TopicID) String() string { return fmt.Sprintf("%x", id[:]) }
+
+// IsZero reports an unset id.
+func (id TopicID) IsZero() bool { return id == TopicID{} }
+
+// Record is one metadata change. Exactly one field is set.
+type Record struct {
+	RegisterBroker  *RegisterBrokerRecord  `json:"register_broker,omitempty"`
+	BrokerFence     *BrokerFenceRecord     `json:"broker_fence,omitempty"`
+	Topic           *TopicRecord           `json:"topic,omitempty"`
+	Partition       *PartitionRecord       `json:"partition,omitempty"`
+	PartitionChange *PartitionChangeRecord `json:"partition_change,omitempty"`
+	RemoveTopic     *RemoveTopicRecord     `json:"remove_topic,omitempty"`
+	Config          *ConfigRecord          `json:"config,omitempty"`
+	ProducerIDs     *ProducerIDsRecord     `json:"producer_ids,omitempty"`
+}
+
+// RegisterBrokerRecord announces a broker, or a restart of one: a new
+// incarnation gets a new broker epoch (KIP-631), which fences requests from
+// the old process.
+type RegisterBrokerRecord struct {
+	BrokerID      int32    `json:"broker_id"`
+	IncarnationID [16]byte `json:"incarnation_id"`
+	BrokerEpoch   int64    `json:"broker_epoch"`
+	Host          string   `json:"host"`
+	Port          int32    `json:"port"`
+	Rack          string   `json:"rack,omitempty"`
+}
+
+// BrokerFenceRecord fences a broker that stopped heartbeating, or unfences
+// one that caught up.
+type BrokerFenceRecord struct {
+	BrokerID    int32 `json:"broker_id"`
+	BrokerEpoch int64 `json:"broker_epoch"`
+	Fenced      bool  `json:"fenced"`
+}
+
+// TopicRecord creates a topic; its partitions follow as PartitionRecords.
+type TopicRecord struct {
+	Name string  `json:"name"`
+	ID   TopicID `json:"id"`
+}
+
+// PartitionRecord creates a partition with its replica assignment.
+type PartitionRecord struct {
+	TopicID        TopicID `json:"topic_id"`
+	Partition      int32   `json:"partition"`
+	Replicas       []int32 `json:"replicas"`
+	ISR            []int32 `json:"isr"`
+	Leader         int32   `json:"leader"`
+	LeaderEpoch    int32   `json:"leader_epoch"`
+	PartitionEpoch int32   `json:"partition_epoch"`
+}
+
+// PartitionChangeRecord changes a partition's leader or ISR. Nil fields are
+// unchanged. A new leader bumps the leader epoch; any change bumps the
+// partition epoch, which AlterPartition requests must name to be accepted.
+type PartitionChangeRecord struct {
+	TopicID   TopicID `json:"topic_id"`
+	Partition int32   `json:"partition"`
+	Leader    *int32  `json:"leader,omitempty"`
+	ISR       []int32 `json:"isr,omitempty"`
+	Replicas  []int32 `json:"replicas,omitempty"`
+}
+
+// RemoveTopicRecord deletes a topic and its partitions.
+type RemoveTopicRecord struct {
+	TopicID TopicID `json:"topic_id"`
+}
+
+// ConfigRecord sets (Value non-nil) or removes a config of a resource: a
+// topic (ResourceType 2) or a broker (4), as in Kafka's ConfigResource.
+type ConfigRecord struct {
+	ResourceType int8    `json:"resource_type"`
+	ResourceName string  `json:"resource_name"`
+	Name         string  `json:"name"`
+	Value        *string `json:"value"`
+}
+
+// ProducerIDsRecord hands a broker a block of producer ids: everything from
+// the previous NextProducerID up to this one belongs to BrokerID.
+type ProducerIDsRecord struct {
+	BrokerID       int32 `json:"broker_id"`
+	BrokerEpoch    int64 `json:"broker_epoch"`
+	NextProducerID int64 `json:"next_producer_id"`
+}
+
+// Config resource types, from Kafka's DescribeConfigs.
+const (
+	ResourceTopic  int8 = 2
+	ResourceBroker int8 = 4
+)
+
+// Encode turns a record into the bytes stored as a record value.
+func (r Record) Encode() []byte {
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic(fmt.Sprintf("metadata: cannot encode record %+v: %v", r, err))
+	}
+	return b
+}
+
+// DecodeRecord reads a stored record.
+func DecodeRecord(b []byte) (Record, error) {
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("metadata: bad record: %w", err)
+	}
+	if r.count() != 1 {
+		return r, fmt.Errorf("metadata: record sets %d kinds, want 1", r.count())
+	}
+	return r, nil
+}
+
+func (r Record) count() int {
+	n := 0
+	for _, set := range []bool{
+		r.RegisterBroker != nil, r.BrokerFence != nil, r.Topic != nil, r.Partition != nil,
+		r.PartitionChange != nil, r.RemoveTopic != nil, r.Config != nil, r.ProducerIDs != nil,
+	} {
+		if set {
+			n++
+		}
+	}
+	return n
+}

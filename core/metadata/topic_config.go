@@ -1,0 +1,173 @@
+package metadata
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TopicConfigDefinition is one topic config Sluice honours: its Kafka name,
+// its default (the broker's, unless a topic sets its own), and how to check
+// a value.
+type TopicConfigDefinition struct {
+	Name    string
+	Default string
+	Doc     string
+	// Sensitive configs are never returned in DescribeConfigs; none yet.
+	Sensitive bool
+	validate  func(string) error
+}
+
+// Validate checks a value for this config.
+func (d TopicConfigDefinition) Validate(value string) error {
+	if err := d.validate(value); err != nil {
+		return fmt.Errorf("invalid value %q for %s: %w", value, d.Name, err)
+	}
+	return nil
+}
+
+// Topic config names, as Kafka spells them.
+const (
+	ConfigRetentionMs              = "retention.ms"
+	ConfigRetentionBytes           = "retention.bytes"
+	ConfigSegmentBytes             = "segment.bytes"
+	ConfigSegmentMs                = "segment.ms"
+	ConfigCleanupPolicy            = "cleanup.policy"
+	ConfigMaxMessageBytes          = "max.message.bytes"
+	ConfigMinInsyncReplicas        = "min.insync.replicas"
+	ConfigFlushMessages            = "flush.messages"
+	ConfigFlushMs                  = "flush.ms"
+	ConfigMessageTimestampType     = "message.timestamp.type"
+	ConfigUncleanLeaderElection    = "unclean.leader.election.enable"
+	ConfigDeleteRetentionMs        = "delete.retention.ms"
+	ConfigMinCompactionLagMs       = "min.compaction.lag.ms"
+	ConfigMinCleanableDirtyRatio   = "min.cleanable.dirty.ratio"
+	ConfigIndexIntervalBytes       = "index.interval.bytes"
+	ConfigCompressionType          = "compression.type"
+	ConfigMessageTimestampBeforeMs = "message.timestamp.before.max.ms"
+	ConfigMessageTimestampAfterMs  = "message.timestamp.after.max.ms"
+)
+
+// maxMessageBytesLimit bounds max.message.bytes: a batch is held in memory
+// whole while it is validated and appended.
+const maxMessageBytesLimit = 64 << 20
+
+var topicConfigDefinitions = []TopicConfigDefinition{
+	{Name: ConfigRetentionMs, Default: strconv.FormatInt((7 * 24 * time.Hour).Milliseconds(), 10),
+		Doc: "How long to keep a segment after its newest record, in milliseconds; -1 keeps forever.", validate: atLeast(-1)},
+	{Name: ConfigRetentionBytes, Default: "-1",
+		Doc: "The most bytes a partition keeps before deleting its oldest segments; -1 is unlimited.", validate: atLeast(-1)},
+	{Name: ConfigSegmentBytes, Default: strconv.Itoa(1 << 30),
+		Doc: "Roll to a new segment file at this size.", validate: between(14, 1<<30)},
+	{Name: ConfigSegmentMs, Default: strconv.FormatInt((7 * 24 * time.Hour).Milliseconds(), 10),
+		Doc: "Roll to a new segment file when the active one is this old, in milliseconds.", validate: atLeast(1)},
+	{Name: ConfigCleanupPolicy, Default: "delete",
+		Doc: "delete (by retention), compact (keep the latest record per key), or both.", validate: cleanupPolicy},
+	{Name: ConfigMaxMessageBytes, Default: strconv.Itoa(1048588),
+		Doc: "The largest record batch the partition accepts.", validate: between(0, maxMessageBytesLimit)},
+	{Name: ConfigMinInsyncReplicas, Default: "1",
+		Doc: "With acks=all, the fewest in-sync replicas that must have a write before it is acknowledged.", validate: atLeast(1)},
+	{Name: ConfigFlushMessages, Default: "1",
+		Doc: "1 (Sluice's default): acknowledge acks=all writes only once fsynced. Larger: acknowledge from the page cache " +
+			"and fsync after this many messages or flush.ms, as Kafka does by default.", validate: atLeast(1)},
+	{Name: ConfigFlushMs, Default: "9223372036854775807",
+		Doc: "In page-cache mode, fsync at least this often, in milliseconds.", validate: atLeast(0)},
+	{Name: ConfigMessageTimestampType, Default: "CreateTime",
+		Doc: "CreateTime keeps the producer's timestamps; LogAppendTime stamps the broker's clock.", validate: oneOf("CreateTime", "LogAppendTime")},
+	{Name: ConfigUncleanLeaderElection, Default: "false",
+		Doc: "Allow a replica outside the ISR to become leader when no ISR member is left, at the price of lost writes.", validate: oneOf("true", "false")},
+	{Name: ConfigDeleteRetentionMs, Default: strconv.FormatInt((24 * time.Hour).Milliseconds(), 10),
+		Doc: "On compacted topics, how long tombstones stay readable after compaction reaches them.", validate: atLeast(0)},
+	{Name: ConfigMinCompactionLagMs, Default: "0",
+		Doc: "On compacted topics, the least time a record stays uncompacted.", validate: atLeast(0)},
+	{Name: ConfigMinCleanableDirtyRatio, Default: "0.5",
+		Doc: "On compacted topics, the share of uncompacted log that triggers compaction.", validate: ratio},
+	{Name: ConfigIndexIntervalBytes, Default: "4096",
+		Doc: "Bytes between offset index entries.", validate: between(0, 1<<30)},
+	{Name: ConfigCompressionType, Default: "producer",
+		Doc: "Sluice stores batches as produced; only 'producer' is accepted.", validate: oneOf("producer")},
+	{Name: ConfigMessageTimestampBeforeMs, Default: "9223372036854775807",
+		Doc: "Reject batches whose timestamp is further than this in the past (CreateTime topics).", validate: atLeast(0)},
+	{Name: ConfigMessageTimestampAfterMs, Default: "9223372036854775807",
+		Doc: "Reject batches whose timestamp is further than this in the future (CreateTime topics).", validate: atLeast(0)},
+}
+
+// TopicConfigDefinitions lists the topic configs Sluice honours, sorted by
+// name.
+func TopicConfigDefinitions() []TopicConfigDefinition {
+	defs := append([]TopicConfigDefinition(nil), topicConfigDefinitions...)
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
+	return defs
+}
+
+// LookupTopicConfig finds a topic config's definition.
+func LookupTopicConfig(name string) (TopicConfigDefinition, bool) {
+	for _, d := range topicConfigDefinitions {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return TopicConfigDefinition{}, false
+}
+
+func atLeast(low int64) func(string) error {
+	return func(s string) error {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("not an integer")
+		}
+		if v < low {
+			return fmt.Errorf("must be at least %d", low)
+		}
+		return nil
+	}
+}
+
+func between(low, high int64) func(string) error {
+	return func(s string) error {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("not an integer")
+		}
+		if v < low || v > high {
+			return fmt.Errorf("must be between %d and %d", low, high)
+		}
+		return nil
+	}
+}
+
+func oneOf(values ...string) func(string) error {
+	return func(s string) error {
+		for _, v := range values {
+			if s == v {
+				return nil
+			}
+		}
+		return fmt.Errorf("must be one of %s", strings.Join(values, ", "))
+	}
+}
+
+func cleanupPolicy(s string) error {
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part != "delete" && part != "compact" {
+			return fmt.Errorf("policies are delete and compact")
+		}
+		if seen[part] {
+			return fmt.Errorf("%s given twice", part)
+		}
+		seen[part] = true
+	}
+	return nil
+}
+
+func ratio(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v > 1 {
+		return fmt.Errorf("must be a number between 0 and 1")
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Header is a request header. ClientID is nil when the client sent a null
+// client id (or the header version has none).
+type Header struct {
+	Key         int16
+	Version     int16
+	Correlation int32
+	ClientID    *string
+}
+
+// Request is a decoded request: its header and its kmsg body, whose version
+// is already set to Header.Version.
+type Request struct {
+	Header Header
+	Body   kmsg.Request
+	// Size is the frame's size in bytes, for limits and metrics.
+	Size int
+}
+
+// Errors a frame can fail with. A request that fails with ErrUnknownKey or
+// ErrVersionTooHigh still has a usable header (its correlation id), so the
+// broker can log it and, for ApiVersions, answer it.
+var (
+	ErrShortHeader    = errors.New("wire: frame shorter than a request header")
+	ErrUnknownKey     = errors.New("wire: unknown API key")
+	ErrVersionTooHigh = errors.New("wire: API version newer than this build understands")
+	ErrMalformed      = errors.New("wire: malformed request")
+)
+
+const (
+	// headerFixedBytes is key (2) + version (2) + correlation id (4).
+	headerFixedBytes = 8
+)
+
+// DecodeRequest parses a request frame. On ErrUnknownKey or
+// ErrVersionTooHigh the returned Request carries the parsed header and a nil
+// Body.
+func DecodeRequest(frame []byte) (*Request, error) {
+	if len(frame) < headerFixedBytes {
+		return nil, ErrShortHeader
+	}
+	r := &Request{Size: len(frame)}
+	r.Header.Key = int16(binary.BigEndian.Uint16(frame[0:]))
+	r.Header.Version = int16(binary.BigEndian.Uint16(frame[2:]))
+	r.Header.Correlation = int32(binary.BigEndian.Uint32(frame[4:]))
+	rest := frame[headerFixedBytes:]
+
+	body := kmsg.RequestForKey(r.Header.Key)
+	if body == nil {
+		return r, fmt.Errorf("%w %d", ErrUnknownKey, r.Header.Key)
+	}
+	if r.Header.Version < 0 || r.Header.Version > body.MaxVersion() {
+		return r, fmt.Errorf("%w: %s v%d", ErrVersionTooHigh, kmsg.NameForKey(r.Header.Key), r.Header.Version)
+	}
+	body.SetVersion(r.Header.Version)
+
+	// ControlledShutdown v0 is the one request whose header has no client
+	// id (header v0); every other request has header v1 or v2.
+	if !(r.Header.Key == 7 && r.Header.Version == 0) {
+		clientID, after, err := readNullableString(rest)
+		if err != nil {
+			return r, err
+		}
+		r.Header.ClientID, rest = clientID, after
+	}
+	if body.IsFlexible() {
+		after, err := skipTags(rest)
+		if err != nil {
+			return r, err
+		}
+		rest = after
+	}
+	if err := body.ReadFrom(rest); err != nil {
+		return r, fmt.Errorf("%w: %s v%d: %v", ErrMalformed, kmsg.NameForKey(r.Header.Key), r.Header.Version, err)
+	}
+	r.Body = body
+	return r, nil
+}
+
+func readNullableString(b []byte) (*string, []byte, error) {
+	if len(b) < 2 {
+		return nil, nil, fmt.Errorf("%w: client id length cut off", ErrMalformed)
+	}
+	length := int16(binary.BigEndian.Uint16(b))
+	b = b[2:]
+	if length < 0 {
+		return nil, b, nil
+	}
+	if int(length) > len(b) {
+		return nil, nil, fmt.Errorf("%w: client id longer than the frame", ErrMalformed)
+	}
+	s := string(b[:length])
+	return &s, b[length:], nil
+}
+
+// skipTags skips a KIP-482 tagged-field section: a count, then for each
+// field a tag and a size, all unsigned varints, then the field's bytes.
+func skipTags(b []byte) ([]byte, error) {
+	count, n := binary.Uvarint(b)
+	if n <= 0 {
+		return nil, fmt.Errorf("%w: tag count", ErrMalformed)
+	}
+	b = b[n:]
+	for range count {
+		if _, n = binary.Uvarint(b); n <= 0 {
+			return nil, fmt.Errorf("%w: tag key", ErrMalformed)
+		}
+		b = b[n:]
+		size, n := binary.Uvarint(b)
+		if n <= 0 || size > uint64(len(b)-n) {
+			return nil, fmt.Errorf("%w: tag size", ErrMalformed)
+		}
+		b = b[n+int(size):]
+	}
+	return b, nil
+}

@@ -1,0 +1,78 @@
+package wire
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TestEveryRequestRoundTrips encodes every request kmsg knows, at every
+// version, as a client would, and checks DecodeRequest reads back the same
+// header and body.
+func TestEveryRequestRoundTrips(t *testing.T) {
+	for key := int16(0); key < 100; key++ {
+		req := kmsg.RequestForKey(key)
+		if req == nil {
+			continue
+		}
+		for version := int16(0); version <= req.MaxVersion(); version++ {
+			req := kmsg.RequestForKey(key)
+			req.SetVersion(version)
+			frame := AppendRequest(nil, 12345, "client-1", req)
+			got, err := DecodeRequest(frame)
+			if err != nil {
+				t.Fatalf("%s v%d: %v", kmsg.NameForKey(key), version, err)
+			}
+			headerV0 := key == 7 && version == 0
+			if got.Header.Key != key || got.Header.Version != version || got.Header.Correlation != 12345 ||
+				headerV0 != (got.Header.ClientID == nil) || (!headerV0 && *got.Header.ClientID != "client-1") {
+				t.Fatalf("%s v%d: header %+v", kmsg.NameForKey(key), version, got.Header)
+			}
+			if diff := cmp.Diff(req.AppendTo(nil), got.Body.AppendTo(nil)); diff != "" {
+				t.Fatalf("%s v%d: body differs: %s", kmsg.NameForKey(key), version, diff)
+			}
+		}
+	}
+}
+
+func TestDecodeRequestErrors(t *testing.T) {
+	if _, err := DecodeRequest([]byte{0, 1, 2}); !errors.Is(err, ErrShortHeader) {
+		t.Fatalf("short: %v", err)
+	}
+	unknown := []byte{0x7f, 0x00, 0, 0, 0, 0, 0, 9, 0, 0}
+	r, err := DecodeRequest(unknown)
+	if !errors.Is(err, ErrUnknownKey) || r.Header.Correlation != 9 {
+		t.Fatalf("unknown key: %v %+v", err, r)
+	}
+	tooNew := AppendRequest(nil, 77, "c", &kmsg.ApiVersionsRequest{Version: 3})
+	tooNew[3] = 99 // version 99
+	r, err = DecodeRequest(tooNew)
+	if !errors.Is(err, ErrVersionTooHigh) || r.Header.Key != 18 || r.Header.Version != 99 || r.Header.Correlation != 77 {
+		t.Fatalf("too new: %v %+v", err, r)
+	}
+	cut := AppendRequest(nil, 1, "c", &kmsg.MetadataRequest{Version: 12, Topics: []kmsg.MetadataRequestTopic{{Topic: kmsg.StringPtr("t")}}})
+	if _, err := DecodeRequest(cut[:len(cut)-3]); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("cut body: %v", err)
+	}
+}
+
+func TestResponseHeaderVersions(t *testing.T) {
+	// ApiVersions v3 is flexible, yet its response header is v0.
+	resp := &kmsg.ApiVersionsResponse{Version: 3}
+	frame := AppendResponse(nil, Header{Key: 18, Version: 3, Correlation: 5}, resp)
+	correlation, decoded, err := DecodeResponse(frame, &kmsg.ApiVersionsRequest{Version: 3})
+	if err != nil || correlation != 5 || decoded.(*kmsg.ApiVersionsResponse).ErrorCode != 0 {
+		t.Fatalf("api versions: %v %d", err, correlation)
+	}
+	// Metadata v12 is flexible: a tag byte follows the correlation id.
+	meta := &kmsg.MetadataResponse{Version: 12}
+	frame = AppendResponse(nil, Header{Key: 3, Version: 12, Correlation: 6}, meta)
+	if frame[4] != 0 {
+		t.Fatalf("metadata v12 response header has no tag section")
+	}
+	if _, _, err := DecodeResponse(frame, &kmsg.MetadataRequest{Version: 12}); err != nil {
+		t.Fatalf("metadata v12: %v", err)
+	}
+}
