@@ -27,6 +27,14 @@ type Conn interface {
 
 	// RemoteAddr names the other end, for logs.
 	RemoteAddr() string
+
+	// PauseReceiving stops delivering frames to this end's handler until
+	// ResumeReceiving; they wait, in order, in the network (and, in
+	// production, in the kernel's socket buffer, so the sender feels
+	// backpressure). A server uses it to bound the requests one client
+	// has in flight, as Kafka mutes a channel.
+	PauseReceiving()
+	ResumeReceiving()
 }
 
 // Handler receives what arrives on a connection, on the loop.

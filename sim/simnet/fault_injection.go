@@ -1,0 +1,104 @@
+package simnet
+
+import (
+	"slices"
+	"strings"
+)
+
+// Cut stops frames from host `from` to host `to`, one way. Segments on that
+// path wait, in order, until the link heals; the reverse path keeps working.
+// Hosts need not exist yet: a connection made later over a cut link starts
+// stalled.
+func (n *Network) Cut(from, to string) {
+	l := link{from, to}
+	if n.cuts[l] {
+		return
+	}
+	n.cuts[l] = true
+	n.note("cut %s->%s", from, to)
+	for _, c := range n.connections {
+		for _, d := range c.directions {
+			if d.sender.endpoint.host == from && d.receiver.endpoint.host == to {
+				d.stall()
+			}
+		}
+	}
+}
+
+// Partition cuts both ways between every host of a and every host of b.
+// Hosts in neither group keep talking to both: a bridge is two partitions
+// that leave the bridging host out.
+func (n *Network) Partition(a, b []string) {
+	n.note("partition [%s] | [%s]", strings.Join(a, " "), strings.Join(b, " "))
+	for _, x := range a {
+		for _, y := range b {
+			n.Cut(x, y)
+			n.Cut(y, x)
+		}
+	}
+}
+
+// HealLink makes the link from host `from` to host `to` work again; what
+// waited on it moves again, in order, from now.
+func (n *Network) HealLink(from, to string) {
+	l := link{from, to}
+	if !n.cuts[l] {
+		return
+	}
+	delete(n.cuts, l)
+	n.note("heal %s->%s", from, to)
+	for _, c := range n.connections {
+		for _, d := range c.directions {
+			if d.sender.endpoint.host == from && d.receiver.endpoint.host == to {
+				d.resume()
+			}
+		}
+	}
+}
+
+// Heal makes every link work again; what waited moves again, in order.
+func (n *Network) Heal() {
+	if len(n.cuts) == 0 {
+		return
+	}
+	clear(n.cuts)
+	n.note("heal all")
+	for _, c := range n.connections {
+		for _, d := range c.directions {
+			d.resume()
+		}
+	}
+}
+
+// ResetConnections breaks every connection with an end on host, as an RST
+// from the network would: frames in flight either way are dropped and both
+// ends get Closed(ErrConnectionReset) after a latency. It returns how many
+// connections it broke.
+func (n *Network) ResetConnections(host string) int {
+	count := 0
+	// Breaking a connection removes it from the slice.
+	for _, c := range slices.Clone(n.connections) {
+		if c.ends[sideDialer].endpoint.host != host && c.ends[sideListener].endpoint.host != host {
+			continue
+		}
+		if c.breakConnection(ErrConnectionReset, true) {
+			count++
+		}
+	}
+	n.stats.Resets += int64(count)
+	n.note("reset %s: %d connections", host, count)
+	return count
+}
+
+// ResetRandomConnection breaks one live connection, chosen uniformly, as
+// ResetConnections does. It reports false when there was none.
+func (n *Network) ResetRandomConnection() bool {
+	if len(n.connections) == 0 {
+		return false
+	}
+	c := n.connections[n.rng.IntN(len(n.connections))]
+	n.note("reset connection %d %s->%s", c.number, c.ends[sideDialer].endpoint.host, c.listener.address)
+	c.breakConnection(ErrConnectionReset, true)
+	n.stats.Resets++
+	return true
+}
