@@ -200,9 +200,14 @@ func SetLeaderEpoch(b []byte, epoch int32) {
 	binary.BigEndian.PutUint32(b[offsetLeaderEpoch:], uint32(epoch))
 }
 
-// SetMaxTimestamp rewrites the max timestamp and fixes the CRC; the broker
-// needs it only for LogAppendTime topics.
-func SetMaxTimestamp(b []byte, timestamp int64) {
+// SetLogAppendTime marks the batch's timestamps as the broker's append time
+// and sets its max timestamp to it, as Kafka does for topics with
+// message.timestamp.type=LogAppendTime (consumers then read every record's
+// timestamp as this one). Both fields are under the CRC, which is
+// recomputed.
+func SetLogAppendTime(b []byte, timestamp int64) {
+	attributes := binary.BigEndian.Uint16(b[offsetAttributes:]) | TimestampLogTime
+	binary.BigEndian.PutUint16(b[offsetAttributes:], attributes)
 	binary.BigEndian.PutUint64(b[offsetMaxTimestamp:], uint64(timestamp))
 	binary.BigEndian.PutUint32(b[offsetCRC:], ComputeCRC(b))
 }

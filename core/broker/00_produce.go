@@ -1,0 +1,184 @@
+package broker
+
+// Produce (key 0), versions 3-9 honoured; 0-2 advertised and refused.
+//
+// Each partition's records must be exactly one RecordBatch v2 (Kafka's rule
+// since v3); it is validated once and stored opaque (replica.AppendAsLeader).
+// acks=0 gets no answer at all; acks=1 is answered once the leader's log has
+// the batch; acks=-1 (all) once the high watermark covers it, which under
+// the durable default means every in-sync replica has fsynced it. A batch
+// the idempotent producer already sent is answered with its original
+// offsets. The request's TimeoutMillis bounds the wait for acks=-1; on
+// expiry the partition is answered REQUEST_TIMED_OUT (the write may still
+// commit later, which idempotent producers handle by retrying).
+//
+// Version notes: v3 brought transactional ids (refused: no transactions
+// here); v5 adds LogStartOffset to the answer; v8 per-record errors
+// (ErrorRecords, unused); v9 is flexible. Versions 0-2 carried old message
+// formats; Kafka 4 advertises them for librdkafka's sake but rejects them.
+
+import (
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"sluice/core"
+
+	"sluice/core/replica"
+)
+
+func init() {
+	registerAPI(&api{
+		key: 0, advertisedMin: 0, honouredMin: 3, max: 9,
+		handle: (*Broker).handleProduce,
+		reject: func(r kmsg.Request) kmsg.Response {
+			req := r.(*kmsg.ProduceRequest)
+			resp := req.ResponseKind().(*kmsg.ProduceResponse)
+			for _, t := range req.Topics {
+				rt := kmsg.NewProduceResponseTopic()
+				rt.Topic = t.Topic
+				for _, p := range t.Partitions {
+					rp := kmsg.NewProduceResponseTopicPartition()
+					rp.Partition = p.Partition
+					rp.ErrorCode = kerr.UnsupportedVersion.Code
+					rt.Partitions = append(rt.Partitions, rp)
+				}
+				resp.Topics = append(resp.Topics, rt)
+			}
+			return resp
+		},
+	})
+}
+
+// produceTimeoutMax caps a produce's TimeoutMillis.
+const produceTimeoutMax = 5 * time.Minute
+
+func (b *Broker) handleProduce(x *exchange) {
+	req := x.request.Body.(*kmsg.ProduceRequest)
+	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+	acks := req.Acks
+	if acks != 0 && acks != 1 && acks != -1 {
+		b.answerProduceError(x, req, kerr.InvalidRequiredAcks)
+		return
+	}
+	if req.TransactionID != nil {
+		// Transactions are not implemented; a transactional producer
+		// could not have got here without InitProducerId anyway.
+		b.answerProduceError(x, req, kerr.TransactionalIDAuthorizationFailed)
+		return
+	}
+
+	// pending are the acks=-1 answers still waiting for the high
+	// watermark; the request is answered when none is left.
+	var pending []*pendingAck
+	var timer core.Timer
+	answered := false
+	finish := func() {
+		if answered {
+			return
+		}
+		for _, a := range pending {
+			if !a.done {
+				return
+			}
+		}
+		answered = true
+		if timer != nil {
+			timer.Stop()
+		}
+		if acks == 0 {
+			x.respondNothing()
+			return
+		}
+		x.respond(resp)
+	}
+
+	for _, t := range req.Topics {
+		rt := kmsg.NewProduceResponseTopic()
+		rt.Topic = t.Topic
+		for _, rp := range t.Partitions {
+			answer := kmsg.NewProduceResponseTopicPartition()
+			answer.Partition = rp.Partition
+			answer.BaseOffset = -1
+			answer.LogAppendTime = -1
+			answer.LogStartOffset = -1
+			rt.Partitions = append(rt.Partitions, answer)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	for ti, t := range req.Topics {
+		for pi, rp := range t.Partitions {
+			answer := &resp.Topics[ti].Partitions[pi]
+			p, err := b.leaderPartition(partitionKey{topic: t.Topic, partition: rp.Partition})
+			if err != nil {
+				answer.ErrorCode = errorCode(err)
+				continue
+			}
+			result, err := p.AppendAsLeader(rp.Records, acks == -1)
+			if err != nil {
+				answer.ErrorCode = errorCode(err)
+				continue
+			}
+			answer.BaseOffset = result.BaseOffset
+			answer.LogAppendTime = result.LogAppendTime
+			answer.LogStartOffset = result.LogStartOffset
+			if acks != -1 {
+				continue
+			}
+			a := &pendingAck{answer: answer}
+			pending = append(pending, a)
+			a.waiter = p.WaitForAcks(result.LastOffset, func(err error) {
+				if err != nil {
+					answer.ErrorCode = errorCode(err)
+				}
+				a.done = true
+				finish()
+			})
+		}
+	}
+	if !answered && len(pending) > 0 {
+		timeout := min(time.Duration(max(req.TimeoutMillis, 0))*time.Millisecond, produceTimeoutMax)
+		timer = b.w.Clock.AfterFunc(timeout, func() {
+			for _, a := range pending {
+				if !a.done {
+					// Whether or not it commits later, this
+					// request stops waiting for it.
+					a.waiter.Cancel()
+					a.answer.ErrorCode = kerr.RequestTimedOut.Code
+					a.done = true
+				}
+			}
+			finish()
+		})
+	}
+	finish()
+}
+
+// pendingAck is one partition of an acks=-1 produce, waiting.
+type pendingAck struct {
+	answer *kmsg.ProduceResponseTopicPartition
+	waiter *replica.AckWaiter
+	done   bool
+}
+
+// answerProduceError answers every partition of a produce with one error.
+func (b *Broker) answerProduceError(x *exchange, req *kmsg.ProduceRequest, err *kerr.Error) {
+	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+	for _, t := range req.Topics {
+		rt := kmsg.NewProduceResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewProduceResponseTopicPartition()
+			rp.Partition = p.Partition
+			rp.ErrorCode = err.Code
+			rp.BaseOffset = -1
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	if req.Acks == 0 {
+		x.respondNothing()
+		return
+	}
+	x.respond(resp)
+}

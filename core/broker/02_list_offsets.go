@@ -1,0 +1,44 @@
+package broker
+
+// ListOffsets (key 2), versions 1-7.
+//
+// For each partition: the earliest offset (timestamp -2), the latest (-1:
+// the high watermark, the end of what consumers can read), the offset of
+// the record with the largest timestamp (-3, v7, KIP-734), or the first
+// offset whose record timestamp is at or after a given time, found through
+// the time index. A timestamp past every record answers offset -1.
+//
+// Version notes: v2 isolation level (same answer: no transactions); v4
+// CurrentLeaderEpoch fencing (KIP-320) and LeaderEpoch in the answer; v6
+// flexible; v7 max timestamp.
+
+import "github.com/twmb/franz-go/pkg/kmsg"
+
+func init() {
+	registerAPI(&api{key: 2, advertisedMin: 1, honouredMin: 1, max: 7, handle: (*Broker).handleListOffsets})
+}
+
+func (b *Broker) handleListOffsets(x *exchange) {
+	req := x.request.Body.(*kmsg.ListOffsetsRequest)
+	resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+	for _, t := range req.Topics {
+		rt := kmsg.NewListOffsetsResponseTopic()
+		rt.Topic = t.Topic
+		for _, rp := range t.Partitions {
+			answer := kmsg.NewListOffsetsResponseTopicPartition()
+			answer.Partition = rp.Partition
+			answer.Offset = -1
+			answer.Timestamp = -1
+			answer.LeaderEpoch = -1
+			p, err := b.leaderPartition(partitionKey{topic: t.Topic, partition: rp.Partition})
+			if err == nil {
+				answer.Offset, answer.Timestamp, err = p.OffsetForTimestamp(rp.Timestamp, rp.CurrentLeaderEpoch)
+				answer.LeaderEpoch = p.LeaderEpoch()
+			}
+			answer.ErrorCode = errorCode(err)
+			rt.Partitions = append(rt.Partitions, answer)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	x.respond(resp)
+}

@@ -1,0 +1,55 @@
+package broker
+
+// ApiVersions (key 18), versions 0-3.
+//
+// Lists every API this broker serves with the version range it advertises
+// (see api_table.go for why a range can start below what is honoured).
+// A request newer than this build knows is answered in v0 form with
+// UNSUPPORTED_VERSION and the full list (KIP-511), so the client can retry
+// at a version both sides speak; client.rejectUndecodable does that.
+// v3 carries the client's software name and version, which we only log.
+
+import (
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func init() {
+	registerAPI(&api{key: apiVersionsKey, advertisedMin: 0, honouredMin: 0, max: 3, handle: (*Broker).handleAPIVersions})
+}
+
+func (b *Broker) handleAPIVersions(x *exchange) {
+	req := x.request.Body.(*kmsg.ApiVersionsRequest)
+	resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
+	if req.Version >= 3 && (req.ClientSoftwareName == "" || req.ClientSoftwareVersion == "") {
+		// KIP-511 requires both; Kafka answers INVALID_REQUEST.
+		resp.ErrorCode = kerr.InvalidRequest.Code
+	}
+	resp.ApiKeys = advertisedAPIs()
+	x.respond(resp)
+}
+
+// apiVersionsUnsupported is the v0 answer to an ApiVersions request of a
+// version this build does not know.
+func apiVersionsUnsupported(version int16) *kmsg.ApiVersionsResponse {
+	resp := kmsg.NewPtrApiVersionsResponse()
+	resp.ErrorCode = kerr.UnsupportedVersion.Code
+	resp.ApiKeys = advertisedAPIs()
+	return resp
+}
+
+func advertisedAPIs() []kmsg.ApiVersionsResponseApiKey {
+	keys := make([]int16, 0, len(apis))
+	for key := range apis {
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	list := make([]kmsg.ApiVersionsResponseApiKey, 0, len(keys))
+	for _, key := range keys {
+		a := apis[key]
+		list = append(list, kmsg.ApiVersionsResponseApiKey{ApiKey: key, MinVersion: a.advertisedMin, MaxVersion: a.max})
+	}
+	return list
+}

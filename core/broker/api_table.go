@@ -1,0 +1,64 @@
+package broker
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// api describes one Kafka API as this broker offers it.
+//
+// advertisedMin is what ApiVersions reports. It can sit below honouredMin:
+// Kafka 4 advertises Produce from v0 because librdkafka disables compression
+// unless it sees Produce v0 supported (KAFKA-18659), while answering v0 to v2
+// with UNSUPPORTED_VERSION. A request between advertisedMin and honouredMin
+// is answered by the API's reject function with that error.
+type api struct {
+	key           int16
+	advertisedMin int16
+	honouredMin   int16
+	max           int16
+	handle        func(b *Broker, x *exchange)
+	// reject builds an UNSUPPORTED_VERSION answer for advertised but
+	// unhonoured versions; needed only where advertisedMin < honouredMin.
+	reject func(req kmsg.Request) kmsg.Response
+}
+
+// apiVersionsKey is ApiVersions' key; its answers get special treatment.
+const apiVersionsKey = 18
+
+// apis lists every API the broker serves, by key. Handlers live in files
+// named after the key: 00_produce.go, 01_fetch.go, and so on.
+var apis = map[int16]*api{}
+
+func registerAPI(a *api) {
+	if a.honouredMin < a.advertisedMin || a.max < a.honouredMin {
+		panic("broker: inconsistent version range for " + kmsg.NameForKey(a.key))
+	}
+	if max := kmsg.RequestForKey(a.key).MaxVersion(); a.max > max {
+		panic("broker: " + kmsg.NameForKey(a.key) + " advertised beyond what kmsg can decode")
+	}
+	if a.advertisedMin < a.honouredMin && a.reject == nil {
+		panic("broker: " + kmsg.NameForKey(a.key) + " advertises versions it cannot reject")
+	}
+	apis[a.key] = a
+}
+
+// dispatch routes a decoded request to its handler, after checking that this
+// broker serves the API at that version.
+func (b *Broker) dispatch(x *exchange) {
+	h := x.request.Header
+	a, ok := apis[h.Key]
+	switch {
+	case !ok || h.Version < a.advertisedMin || h.Version > a.max:
+		// Clients only send what ApiVersions advertised; anything
+		// else is a broken or hostile client, and Kafka closes the
+		// connection.
+		x.client.log.Warn("closing connection: API version not served",
+			"api", kmsg.NameForKey(h.Key), "version", h.Version)
+		x.client.close()
+	case h.Version < a.honouredMin:
+		x.respond(a.reject(x.request.Body))
+	default:
+		b.metrics.requests[h.Key]++
+		a.handle(b, x)
+	}
+}

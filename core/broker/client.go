@@ -1,0 +1,163 @@
+package broker
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core"
+	"sluice/core/wire"
+)
+
+// inFlightMax bounds the requests one connection may have between arrival
+// and answer. At the bound the broker stops reading from the connection, as
+// Kafka mutes a channel, so a client that pipelines without limit (librdkafka
+// allows a million) gets backpressure rather than an error.
+const inFlightMax = 64
+
+// client is one client connection: it decodes request frames, hands them to
+// their handlers, and sends the answers back in request order, since Kafka
+// clients match responses to requests by order as much as by correlation id.
+type client struct {
+	broker *Broker
+	conn   core.Conn
+	log    *slog.Logger
+
+	// exchanges holds the requests not yet answered on the wire, oldest
+	// first. Only the head may be written; later ones wait even when
+	// their answer is ready.
+	exchanges []*exchange
+	paused    bool
+	closed    bool
+}
+
+// exchange is one request and, once known, its answer.
+type exchange struct {
+	client  *client
+	request *wire.Request
+	// frame is the encoded answer; nil until answered.
+	frame []byte
+	// answered is set once the handler has answered or declared there
+	// is nothing to answer (acks=0).
+	answered bool
+	silent   bool
+}
+
+// Accept implements core.Acceptor: the broker serves every connection made
+// to its client listener.
+func (b *Broker) Accept(c core.Conn) core.Handler {
+	cl := &client{broker: b, conn: c, log: b.log.With("client", c.RemoteAddr())}
+	b.clients[cl] = struct{}{}
+	return cl
+}
+
+// Frame implements core.Handler: one request arrived.
+func (c *client) Frame(frame []byte) {
+	if c.closed {
+		return
+	}
+	req, err := wire.DecodeRequest(frame)
+	if err != nil {
+		c.rejectUndecodable(req, err)
+		return
+	}
+	x := &exchange{client: c, request: req}
+	c.exchanges = append(c.exchanges, x)
+	if len(c.exchanges) >= inFlightMax && !c.paused {
+		c.paused = true
+		c.conn.PauseReceiving()
+	}
+	c.broker.dispatch(x)
+}
+
+// rejectUndecodable answers what can be answered and closes the rest: an
+// ApiVersions request of a version this build does not know gets the v0
+// answer KIP-511 asks for (UNSUPPORTED_VERSION and the full list), so the
+// client can retry with a version both sides speak; anything else that does
+// not decode closes the connection, as Kafka does.
+func (c *client) rejectUndecodable(req *wire.Request, err error) {
+	if req != nil && req.Header.Key == apiVersionsKey && errors.Is(err, wire.ErrVersionTooHigh) {
+		x := &exchange{client: c, request: req}
+		c.exchanges = append(c.exchanges, x)
+		x.respond(apiVersionsUnsupported(req.Header.Version))
+		return
+	}
+	c.log.Warn("closing connection: undecodable request", "error", err)
+	c.close()
+}
+
+// Closed implements core.Handler: the connection broke or the client left.
+func (c *client) Closed(err error) {
+	if c.closed {
+		return
+	}
+	c.closed = true
+	c.exchanges = nil
+	delete(c.broker.clients, c)
+}
+
+// close drops the connection from the broker's side.
+func (c *client) close() {
+	if c.closed {
+		return
+	}
+	c.conn.Close()
+	c.Closed(nil)
+}
+
+// respond answers the request. A handler calls it exactly once, now or
+// from a later event (a produce waiting for its sync, a fetch long-poll).
+func (x *exchange) respond(resp kmsg.Response) {
+	if x.answered {
+		panic("broker: request answered twice: " + kmsg.NameForKey(x.request.Header.Key))
+	}
+	resp.SetVersion(x.request.Header.Version)
+	x.frame = wire.AppendResponse(nil, x.request.Header, resp)
+	x.answered = true
+	x.client.flush()
+}
+
+// respondNothing completes a request that has no answer (Produce with
+// acks=0): it still frees its place in the connection's order.
+func (x *exchange) respondNothing() {
+	if x.answered {
+		panic("broker: request answered twice: " + kmsg.NameForKey(x.request.Header.Key))
+	}
+	x.answered, x.silent = true, true
+	x.client.flush()
+}
+
+// flush writes every answered exchange at the head of the queue.
+func (c *client) flush() {
+	if c.closed {
+		return
+	}
+	sent := 0
+	for _, x := range c.exchanges {
+		if !x.answered {
+			break
+		}
+		sent++
+		if !x.silent && !c.conn.Send(x.frame) {
+			// The connection broke or its send queue overflowed;
+			// the network reports Closed, but there is nothing
+			// more to do for this client either way.
+			c.close()
+			return
+		}
+	}
+	if sent == 0 {
+		return
+	}
+	clear(c.exchanges[:sent])
+	c.exchanges = c.exchanges[sent:]
+	if c.paused && len(c.exchanges) < inFlightMax/2 {
+		c.paused = false
+		c.conn.ResumeReceiving()
+	}
+}
+
+// gone reports whether the client went away, so a handler finishing late
+// can skip work nobody will read.
+func (x *exchange) gone() bool { return x.client.closed }

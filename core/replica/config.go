@@ -1,0 +1,112 @@
+package replica
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	corelog "sluice/core/log"
+	"sluice/core/metadata"
+)
+
+// Config is a partition's settings, resolved from its topic's configs and
+// the broker's defaults.
+type Config struct {
+	Log corelog.Config
+
+	// MinInsyncReplicas is min.insync.replicas.
+	MinInsyncReplicas int
+	// Durable is flush.messages=1: acknowledge and expose only fsynced
+	// data. Otherwise the page cache is enough, and the log is synced
+	// every FlushMessages messages or FlushInterval.
+	Durable       bool
+	FlushMessages int64
+	FlushInterval time.Duration
+	// MaxMessageBytes is max.message.bytes: the largest batch accepted.
+	MaxMessageBytes int
+	// LogAppendTime is message.timestamp.type=LogAppendTime.
+	LogAppendTime bool
+	// TimestampBeforeMax and TimestampAfterMax bound how far a
+	// CreateTime batch's timestamp may be from the broker's clock.
+	TimestampBeforeMax, TimestampAfterMax time.Duration
+	// UncleanLeaderElection is unclean.leader.election.enable.
+	UncleanLeaderElection bool
+	// Compact and Delete say what cleanup.policy holds: compact keeps the
+	// latest record per key, delete applies retention; both may be set.
+	Compact bool
+	Delete  bool
+}
+
+// ConfigFrom resolves a topic's settings: explicit topic configs first,
+// then the given defaults (broker-level overrides), then Kafka's defaults.
+func ConfigFrom(topicConfigs, defaults map[string]string) (Config, error) {
+	get := func(name string) string {
+		if v, ok := topicConfigs[name]; ok {
+			return v
+		}
+		if v, ok := defaults[name]; ok {
+			return v
+		}
+		d, ok := metadata.LookupTopicConfig(name)
+		if !ok {
+			panic("replica: no definition for config " + name)
+		}
+		return d.Default
+	}
+	var firstErr error
+	integer := func(name string) int64 {
+		v, err := strconv.ParseInt(get(name), 10, 64)
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("config %s=%q: %v", name, get(name), err)
+		}
+		return v
+	}
+	milliseconds := func(name string) time.Duration {
+		v := integer(name)
+		if v < 0 {
+			return time.Duration(v)
+		}
+		if v > int64(time.Duration(1<<63-1)/time.Millisecond) {
+			return time.Duration(1<<63 - 1)
+		}
+		return time.Duration(v) * time.Millisecond
+	}
+	c := Config{Log: corelog.DefaultConfig()}
+	c.Log.SegmentBytes = integer(metadata.ConfigSegmentBytes)
+	c.Log.SegmentAge = milliseconds(metadata.ConfigSegmentMs)
+	c.Log.RetentionBytes = integer(metadata.ConfigRetentionBytes)
+	c.Log.RetentionAge = milliseconds(metadata.ConfigRetentionMs)
+	if c.Log.RetentionAge < 0 {
+		c.Log.RetentionAge = corelog.Unlimited
+	}
+	c.Log.IndexIntervalBytes = int(integer(metadata.ConfigIndexIntervalBytes))
+	c.MinInsyncReplicas = int(integer(metadata.ConfigMinInsyncReplicas))
+	c.FlushMessages = integer(metadata.ConfigFlushMessages)
+	c.Durable = c.FlushMessages == 1
+	c.FlushInterval = milliseconds(metadata.ConfigFlushMs)
+	c.MaxMessageBytes = int(integer(metadata.ConfigMaxMessageBytes))
+	c.LogAppendTime = get(metadata.ConfigMessageTimestampType) == "LogAppendTime"
+	c.TimestampBeforeMax = milliseconds(metadata.ConfigMessageTimestampBeforeMs)
+	c.TimestampAfterMax = milliseconds(metadata.ConfigMessageTimestampAfterMs)
+	c.UncleanLeaderElection = get(metadata.ConfigUncleanLeaderElection) == "true"
+	policy := get(metadata.ConfigCleanupPolicy)
+	c.Compact = containsPolicy(policy, "compact")
+	c.Delete = containsPolicy(policy, "delete")
+	if firstErr != nil {
+		return c, firstErr
+	}
+	if err := c.Log.Validate(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func containsPolicy(policy, want string) bool {
+	for _, part := range strings.Split(policy, ",") {
+		if strings.TrimSpace(part) == want {
+			return true
+		}
+	}
+	return false
+}

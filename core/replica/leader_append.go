@@ -1,0 +1,163 @@
+package replica
+
+import (
+	"errors"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"sluice/core/batch"
+	"sluice/core/producer"
+)
+
+// AppendResult is what a produce learns from an append.
+type AppendResult struct {
+	BaseOffset int64
+	LastOffset int64
+	// LogAppendTime is the broker's timestamp for LogAppendTime topics,
+	// -1 otherwise (what Produce answers).
+	LogAppendTime  int64
+	LogStartOffset int64
+	// Duplicate is set when the batch was a retry of one already in the
+	// log: nothing was written, and the offsets are the original's.
+	Duplicate bool
+}
+
+// AppendAsLeader validates one produced batch and appends it: the batch is
+// checked once here (framing, CRC, magic, size, attributes, timestamps, the
+// producer's sequence) and stored as it is, stamped with its offset and this
+// leader's epoch. requireISR is set for acks=all, which Kafka refuses up
+// front with NOT_ENOUGH_REPLICAS when the ISR is below min.insync.replicas.
+//
+// The returned error is a *kerr.Error the produce answer carries.
+func (p *Partition) AppendAsLeader(b []byte, requireISR bool) (AppendResult, error) {
+	if !p.IsLeader() {
+		return AppendResult{}, kerr.NotLeaderForPartition
+	}
+	if requireISR && len(p.isr) < p.config.MinInsyncReplicas {
+		return AppendResult{}, kerr.NotEnoughReplicas
+	}
+	if len(b) > p.config.MaxMessageBytes {
+		return AppendResult{}, kerr.MessageTooLarge
+	}
+	h, err := batch.Validate(b)
+	if err != nil {
+		return AppendResult{}, validationError(err)
+	}
+	if h.IsControl() {
+		// Only brokers write control batches (transaction markers).
+		return AppendResult{}, kerr.InvalidRecord
+	}
+	if h.IsTransactional() {
+		// Transactions are not implemented: no partition can be in a
+		// transaction, which is what Kafka says in this case.
+		return AppendResult{}, kerr.InvalidTxnState
+	}
+	now := p.w.Clock.Now().UnixMilli()
+	appendTime := int64(-1)
+	if p.config.LogAppendTime {
+		appendTime = now
+	} else if err := p.checkTimestamp(h, now); err != nil {
+		return AppendResult{}, err
+	}
+
+	decision := p.producers.Check(h)
+	switch decision.Verdict {
+	case producer.Duplicate:
+		return AppendResult{
+			BaseOffset: decision.Original.FirstOffset, LastOffset: decision.Original.LastOffset,
+			LogAppendTime: appendTime, LogStartOffset: p.log.StartOffset(), Duplicate: true,
+		}, nil
+	case producer.OutOfOrder:
+		p.logger.Debug("refusing batch", "reason", decision.Reason)
+		return AppendResult{}, kerr.OutOfOrderSequenceNumber
+	case producer.StaleEpoch:
+		p.logger.Debug("refusing batch", "reason", decision.Reason)
+		return AppendResult{}, kerr.InvalidProducerEpoch
+	}
+
+	if appendTime >= 0 {
+		batch.SetLogAppendTime(b, appendTime)
+	}
+	segmentsBefore := p.log.SegmentCount()
+	info, err := p.log.Append(b, p.leaderEpoch)
+	if err != nil {
+		p.logger.Warn("append failed", "error", err)
+		return AppendResult{}, kafkaError(err)
+	}
+	h.BaseOffset = info.FirstOffset
+	h.LeaderEpoch = p.leaderEpoch
+	if appendTime >= 0 {
+		h.MaxTimestamp = appendTime
+	}
+	p.producers.Record(h, now)
+	if p.log.SegmentCount() != segmentsBefore {
+		p.snapshots.write(p.producers, p.log.EndOffset())
+	}
+	p.afterAppend(int64(h.RecordCount))
+	return AppendResult{
+		BaseOffset: info.FirstOffset, LastOffset: info.LastOffset,
+		LogAppendTime: appendTime, LogStartOffset: p.log.StartOffset(),
+	}, nil
+}
+
+// checkTimestamp applies message.timestamp.before.max.ms and
+// message.timestamp.after.max.ms (KIP-937) to a CreateTime batch.
+func (p *Partition) checkTimestamp(h batch.Header, nowMs int64) error {
+	if h.MaxTimestamp < 0 {
+		return nil // no timestamps
+	}
+	if before := p.config.TimestampBeforeMax.Milliseconds(); nowMs-h.MaxTimestamp > before && before >= 0 {
+		return kerr.InvalidTimestamp
+	}
+	if after := p.config.TimestampAfterMax.Milliseconds(); h.MaxTimestamp-nowMs > after && after >= 0 {
+		return kerr.InvalidTimestamp
+	}
+	return nil
+}
+
+// afterAppend starts the sync the append needs: at once under the durable
+// default, where acknowledgements wait for it (one sync covers every append
+// made meanwhile: group commit); after flush.messages records or flush.ms in
+// page-cache mode. Then the high watermark may move (page-cache mode).
+func (p *Partition) afterAppend(records int64) {
+	switch {
+	case p.config.Durable:
+		p.log.Sync()
+	default:
+		p.unflushedMessages += records
+		if p.unflushedMessages >= p.config.FlushMessages {
+			p.flush()
+		} else if p.flushTimer == nil && p.config.FlushInterval > 0 && p.config.FlushInterval < maxFlushInterval {
+			p.flushTimer = p.w.Clock.AfterFunc(p.config.FlushInterval, p.flush)
+		}
+	}
+	p.updateHighWatermark()
+}
+
+// maxFlushInterval is where flush.ms stops meaning anything: Kafka's
+// default, Long.MAX_VALUE milliseconds, means never.
+const maxFlushInterval = 1 << 62
+
+func (p *Partition) flush() {
+	if p.flushTimer != nil {
+		p.flushTimer.Stop()
+		p.flushTimer = nil
+	}
+	p.unflushedMessages = 0
+	p.log.Sync()
+}
+
+// validationError maps what is wrong with a batch to the Kafka error Kafka
+// gives for it.
+func validationError(err error) error {
+	switch {
+	case errors.Is(err, batch.ErrCRC):
+		return kerr.CorruptMessage
+	case errors.Is(err, batch.ErrShort), errors.Is(err, batch.ErrLength):
+		return kerr.CorruptMessage
+	case errors.Is(err, batch.ErrCompression):
+		return kerr.UnsupportedCompressionType
+	default: // wrong magic, record count
+		return kerr.InvalidRecord
+	}
+}

@@ -1,0 +1,192 @@
+package replica
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sluice/core"
+	"sluice/core/batch"
+	"sluice/core/producer"
+)
+
+// Producer-state snapshots live beside the log's segments as
+// <20-digit offset>.snapshot: the idempotent-producer state as of that
+// offset. They only shorten recovery; the truth is the batch headers in the
+// log, replayed from the newest snapshot at or below the log end.
+const (
+	snapshotSuffix = ".snapshot"
+	// snapshotsKept is how many snapshots stay on disk: the newest might
+	// be torn by a crash, so an older one stands behind it.
+	snapshotsKept = 3
+	// snapshotBytesMax bounds a snapshot file read at recovery.
+	snapshotBytesMax = 64 << 20
+	// replayChunkBytes is how much log a replay reads at a time.
+	replayChunkBytes = 1 << 20
+)
+
+type producerSnapshots struct {
+	w   core.World
+	dir string
+}
+
+func newProducerSnapshots(w core.World, dir string) *producerSnapshots {
+	return &producerSnapshots{w: w, dir: dir}
+}
+
+func snapshotName(offset int64) string {
+	return fmt.Sprintf("%020d%s", offset, snapshotSuffix)
+}
+
+// offsets lists the snapshot offsets on disk, ascending.
+func (s *producerSnapshots) offsets() []int64 {
+	names, err := s.w.FS.ReadDir(s.dir)
+	if err != nil {
+		return nil
+	}
+	var offsets []int64
+	for _, name := range names {
+		if digits, ok := strings.CutSuffix(name, snapshotSuffix); ok {
+			if offset, err := strconv.ParseInt(digits, 10, 64); err == nil {
+				offsets = append(offsets, offset)
+			}
+		}
+	}
+	sort.Slice(offsets, func(i, j int) bool { return offsets[i] < offsets[j] })
+	return offsets
+}
+
+// write saves the state as of offset, then deletes snapshots beyond the
+// newest snapshotsKept. It is fire and forget: a snapshot lost to a crash
+// only means a longer replay.
+func (s *producerSnapshots) write(state *producer.State, offset int64) {
+	final := path.Join(s.dir, snapshotName(offset))
+	temporary := final + ".tmp"
+	f, err := s.w.FS.OpenFile(temporary, true)
+	if err != nil {
+		s.w.Log.Warn("producer snapshot not written", "offset", offset, "error", err)
+		return
+	}
+	data := state.EncodeSnapshot(offset)
+	if err := f.Truncate(0); err == nil {
+		_, err = f.WriteAt(data, 0)
+	}
+	if err != nil {
+		f.Close()
+		s.w.FS.Remove(temporary)
+		s.w.Log.Warn("producer snapshot not written", "offset", offset, "error", err)
+		return
+	}
+	f.Sync(func(err error) {
+		f.Close()
+		if err != nil {
+			s.w.Halt(fmt.Errorf("replica: syncing producer snapshot %s: %w", final, err))
+			return
+		}
+		if err := s.w.FS.Rename(temporary, final); err != nil {
+			s.w.Log.Warn("producer snapshot not renamed", "offset", offset, "error", err)
+			return
+		}
+		s.w.FS.SyncDir(s.dir, func(err error) {
+			if err != nil {
+				s.w.Halt(fmt.Errorf("replica: syncing %s: %w", s.dir, err))
+			}
+		})
+		s.prune()
+	})
+}
+
+// prune keeps the newest snapshotsKept snapshots.
+func (s *producerSnapshots) prune() {
+	offsets := s.offsets()
+	for len(offsets) > snapshotsKept {
+		s.w.FS.Remove(path.Join(s.dir, snapshotName(offsets[0])))
+		offsets = offsets[1:]
+	}
+}
+
+// removeAbove deletes snapshots newer than offset: after a truncation they
+// describe batches that are gone.
+func (s *producerSnapshots) removeAbove(offset int64) {
+	for _, o := range s.offsets() {
+		if o > offset {
+			s.w.FS.Remove(path.Join(s.dir, snapshotName(o)))
+		}
+	}
+}
+
+// load returns the newest readable snapshot at or below limit, or an empty
+// state at the log start when there is none.
+func (s *producerSnapshots) load(limit, logStart int64) (*producer.State, int64) {
+	offsets := s.offsets()
+	for i := len(offsets) - 1; i >= 0; i-- {
+		offset := offsets[i]
+		if offset > limit || offset < logStart {
+			continue
+		}
+		data, err := readWhole(s.w.FS, path.Join(s.dir, snapshotName(offset)))
+		if err != nil {
+			continue
+		}
+		state, at, err := producer.DecodeSnapshot(data)
+		if err != nil || at != offset {
+			s.w.Log.Warn("skipping unreadable producer snapshot", "offset", offset, "error", err)
+			continue
+		}
+		return state, offset
+	}
+	return producer.NewState(), logStart
+}
+
+// rebuildProducerState loads the newest snapshot at or below the log end
+// and replays the batches after it.
+func (p *Partition) rebuildProducerState() error {
+	end := p.log.EndOffset()
+	p.snapshots.removeAbove(end)
+	state, from := p.snapshots.load(end, p.log.StartOffset())
+	for from < end {
+		chunk, err := p.log.Read(from, end, replayChunkBytes, true)
+		if err != nil {
+			return fmt.Errorf("replica: replaying producer state of %s-%d from %d: %w", p.Topic, p.Index, from, err)
+		}
+		sc := batch.Scanner{Buf: chunk}
+		for sc.Next() {
+			h := sc.Header()
+			state.Record(h, h.MaxTimestamp)
+			from = h.NextOffset()
+		}
+		if sc.Err() != nil {
+			return fmt.Errorf("replica: replaying producer state of %s-%d at %d: %w", p.Topic, p.Index, from, sc.Err())
+		}
+	}
+	p.producers = state
+	return nil
+}
+
+func readWhole(fsys core.FS, name string) ([]byte, error) {
+	f, err := fsys.OpenFile(name, false)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size, err := f.Size()
+	if err != nil {
+		return nil, err
+	}
+	if size > snapshotBytesMax {
+		return nil, fmt.Errorf("%s is %d bytes, more than %d", name, size, snapshotBytesMax)
+	}
+	data := make([]byte, size)
+	n, err := f.ReadAt(data, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if int64(n) != size {
+		return nil, fmt.Errorf("%s: short read", name)
+	}
+	return data, nil
+}

@@ -1,0 +1,146 @@
+package replica
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"sluice/core/batch"
+	corelog "sluice/core/log"
+)
+
+// ReadResult is one partition's part of a fetch answer.
+type ReadResult struct {
+	Records        []byte
+	HighWatermark  int64
+	LogStartOffset int64
+	LogEndOffset   int64
+}
+
+// Read serves a consumer: whole batches from offset, below the high
+// watermark (consumers never see what could still be lost), at most
+// maxBytes unless atLeastOne and the first batch alone is bigger (KIP-74).
+// currentLeaderEpoch, when not -1, fences a client whose metadata is stale
+// (KIP-320): an older epoch gets FENCED_LEADER_EPOCH, a newer one
+// UNKNOWN_LEADER_EPOCH.
+func (p *Partition) Read(offset int64, maxBytes int, atLeastOne bool, currentLeaderEpoch int32) (ReadResult, error) {
+	result := ReadResult{HighWatermark: p.highWatermark, LogStartOffset: p.log.StartOffset(), LogEndOffset: p.log.EndOffset()}
+	if err := p.checkLeaderEpoch(currentLeaderEpoch); err != nil {
+		return result, err
+	}
+	if !p.IsLeader() {
+		return result, kerr.NotLeaderForPartition
+	}
+	if offset < p.log.StartOffset() || offset > p.highWatermark {
+		// Kafka lets a consumer sit at the high watermark and wait; past
+		// it, or below the start, its position is out of range.
+		return result, kerr.OffsetOutOfRange
+	}
+	records, err := p.log.Read(offset, p.highWatermark, maxBytes, atLeastOne)
+	if err != nil {
+		p.logger.Warn("read failed", "offset", offset, "error", err)
+		return result, kafkaError(err)
+	}
+	result.Records = records
+	return result, nil
+}
+
+// checkLeaderEpoch applies KIP-320's fencing of a request that names the
+// leader epoch it believes current.
+func (p *Partition) checkLeaderEpoch(currentLeaderEpoch int32) error {
+	switch {
+	case currentLeaderEpoch < 0:
+		return nil
+	case currentLeaderEpoch < p.leaderEpoch:
+		return kerr.FencedLeaderEpoch
+	case currentLeaderEpoch > p.leaderEpoch:
+		return kerr.UnknownLeaderEpoch
+	}
+	return nil
+}
+
+// Special timestamps of ListOffsets.
+const (
+	TimestampLatest       = -1
+	TimestampEarliest     = -2
+	TimestampMaxTimestamp = -3
+)
+
+// OffsetForTimestamp answers ListOffsets for one partition: the earliest
+// offset, the latest (the high watermark: consumers cannot read past it),
+// the offset of the record with the largest timestamp (KIP-734), or the
+// first offset whose timestamp is at or after timestamp (-1 if none).
+func (p *Partition) OffsetForTimestamp(timestamp int64, currentLeaderEpoch int32) (offset, foundTimestamp int64, err error) {
+	if err := p.checkLeaderEpoch(currentLeaderEpoch); err != nil {
+		return -1, -1, err
+	}
+	if !p.IsLeader() {
+		return -1, -1, kerr.NotLeaderForPartition
+	}
+	switch timestamp {
+	case TimestampLatest:
+		return p.highWatermark, -1, nil
+	case TimestampEarliest:
+		return p.log.StartOffset(), -1, nil
+	case TimestampMaxTimestamp:
+		return p.maxTimestampOffset()
+	}
+	answer, found, err := p.log.OffsetForTimestamp(timestamp)
+	if err != nil {
+		return -1, -1, kafkaError(err)
+	}
+	if !found || answer.Offset >= p.highWatermark {
+		return -1, -1, nil
+	}
+	// The log answers per batch; the exact record is inside the batch.
+	return p.exactOffsetForTimestamp(answer, timestamp)
+}
+
+// exactOffsetForTimestamp narrows a batch-level answer to the first record
+// whose timestamp reaches timestamp, decoding the batch when it is not
+// compressed (a compressed batch answers with its base offset, which a
+// consumer then reads from: never later than the right record).
+func (p *Partition) exactOffsetForTimestamp(answer corelog.TimestampOffset, timestamp int64) (int64, int64, error) {
+	b, err := p.log.Read(answer.Offset, p.highWatermark, 1, true)
+	if err != nil {
+		return -1, -1, kafkaError(err)
+	}
+	h, err := batch.Parse(b)
+	if err != nil || h.Compression() != batch.CompressionNone || h.Attributes&batch.TimestampLogTime != 0 {
+		return answer.Offset, answer.Timestamp, nil
+	}
+	records, err := batch.Records(b[:h.Size()])
+	if err != nil {
+		return answer.Offset, answer.Timestamp, nil
+	}
+	for _, r := range records {
+		offset := h.BaseOffset + int64(r.OffsetDelta)
+		if at := h.BaseTimestamp + r.TimestampDelta; at >= timestamp && offset >= answer.Offset {
+			return offset, at, nil
+		}
+	}
+	return answer.Offset, answer.Timestamp, nil
+}
+
+// maxTimestampOffset finds the record with the largest timestamp below the
+// high watermark (ListOffsets v7, KIP-734) by scanning batch headers.
+func (p *Partition) maxTimestampOffset() (int64, int64, error) {
+	best, bestTimestamp := int64(-1), int64(-1)
+	offset := p.log.StartOffset()
+	for offset < p.highWatermark {
+		chunk, err := p.log.Read(offset, p.highWatermark, 1<<20, true)
+		if err != nil {
+			return -1, -1, kafkaError(err)
+		}
+		if len(chunk) == 0 {
+			break
+		}
+		s := batch.Scanner{Buf: chunk}
+		for s.Next() {
+			h := s.Header()
+			if h.MaxTimestamp > bestTimestamp {
+				best, bestTimestamp = h.LastOffset(), h.MaxTimestamp
+			}
+			offset = h.NextOffset()
+		}
+	}
+	return best, bestTimestamp, nil
+}
