@@ -3,8 +3,12 @@ package core
 import "errors"
 
 // FS is a node's disk: a tree of files and directories under one root.
-// Names are slash-separated and relative to that root, as in io/fs; errors
-// for missing names satisfy errors.Is(err, fs.ErrNotExist).
+// Names are slash-separated and relative to that root and must satisfy
+// io/fs.ValidPath ("." is the root itself); errors for missing names satisfy
+// errors.Is(err, fs.ErrNotExist). Rename works on directories too, and a
+// removed file stays usable through handles already open, as on POSIX.
+// Completions of the syncs of one file or directory run in the order the
+// syncs were issued.
 //
 // Writes land in a page cache and are durable only once a sync that began
 // after them completes: File.Sync for a file's bytes and size, SyncDir for the

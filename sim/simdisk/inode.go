@@ -1,0 +1,103 @@
+package simdisk
+
+import (
+	"fmt"
+	"slices"
+)
+
+// inodeNumber names an inode. Entries hold numbers, not pointers, so a
+// durable entry can name an inode the current namespace no longer has.
+type inodeNumber uint64
+
+const (
+	// noInode in an entry change or durable entry means "no entry": a
+	// removal.
+	noInode inodeNumber = 0
+	// rootInode is the root directory, which always exists.
+	rootInode inodeNumber = 1
+)
+
+// inode is one file or directory.
+type inode struct {
+	number    inodeNumber
+	directory bool
+
+	// Files only.
+	data        []byte          // current image: what reads see
+	durableData []byte          // durable image: what survives a crash
+	pending     []fileOperation // since the last sync completed or failed; sequence ascending
+	// operationsIssued is the sequence number the next operation gets.
+	operationsIssued uint64
+
+	// Directories only.
+	entries map[string]inodeNumber // current entries
+	// durableEntries are what a crash keeps, including removals (with
+	// target noInode) so that an older change applied late cannot undo a
+	// newer one.
+	durableEntries map[string]durableEntry
+
+	links   int  // current entries naming this inode
+	handles int  // open File handles
+	counted bool // its size is in Disk.usage; true while links or handles remain
+
+	// lastCompletionAt is the virtual time of the latest sync completion
+	// scheduled for this inode: each new one is scheduled after it, so
+	// completions run in issue order.
+	lastCompletionAt int64
+}
+
+// durableEntry is a directory entry as it stands on the media, with the
+// sequence number of the namespace operation that wrote it.
+type durableEntry struct {
+	target   inodeNumber
+	sequence uint64
+}
+
+// live reports whether the inode is still reachable by a name or a handle;
+// only live files count against capacity.
+func (in *inode) live() bool { return in.links > 0 || in.handles > 0 }
+
+// fileOperation is one change to a file's contents: a write or a truncate.
+type fileOperation struct {
+	sequence uint64
+	truncate bool
+	offset   int64  // write: where
+	bytes    []byte // write: what (a private copy)
+	size     int64  // truncate: the new size
+}
+
+// applyTo returns image with the operation applied.
+func (op fileOperation) applyTo(image []byte) []byte {
+	if op.truncate {
+		return resize(image, op.size)
+	}
+	return writeInto(image, op.offset, op.bytes)
+}
+
+// resize returns image cut or zero-extended to size. Bytes cut off and
+// later regrown read as zeros, never as what was there.
+func resize(image []byte, size int64) []byte {
+	if size < 0 {
+		panic(fmt.Sprintf("simdisk: resize to negative size %d", size))
+	}
+	if size <= int64(len(image)) {
+		return image[:size]
+	}
+	old := len(image)
+	image = slices.Grow(image, int(size)-old)[:size]
+	clear(image[old:])
+	return image
+}
+
+// writeInto returns image with p written at offset, extending it (with a
+// zero-filled hole if offset is past the end) as needed.
+func writeInto(image []byte, offset int64, p []byte) []byte {
+	if offset < 0 {
+		panic(fmt.Sprintf("simdisk: write at negative offset %d", offset))
+	}
+	if end := offset + int64(len(p)); end > int64(len(image)) {
+		image = resize(image, end)
+	}
+	copy(image[offset:], p)
+	return image
+}

@@ -1,0 +1,283 @@
+package simdisk
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"sluice/core"
+)
+
+// entryChange sets one directory entry: name in directory now names target,
+// or nothing when target is noInode.
+type entryChange struct {
+	directory inodeNumber
+	name      string
+	target    inodeNumber
+}
+
+// namespaceOperation is one create, remove, rename or mkdir: its entry
+// changes become durable together, once each directory it touches has had a
+// SyncDir that began after it complete.
+type namespaceOperation struct {
+	sequence    uint64
+	changes     []entryChange
+	directories []inodeNumber // touched, ascending, without repeats
+	covered     []bool        // parallel to directories
+	dropped     bool          // a failed SyncDir covered it: it will never be durable
+}
+
+// fullyCovered reports whether every directory the operation touches has
+// been synced since.
+func (op *namespaceOperation) fullyCovered() bool {
+	for _, covered := range op.covered {
+		if !covered {
+			return false
+		}
+	}
+	return true
+}
+
+// namespaceLog is the namespace operations not yet durable, in issue order.
+type namespaceLog struct {
+	issued  uint64 // the sequence number of the next operation; starts at 1
+	pending []*namespaceOperation
+}
+
+// splitPath splits a valid name into its elements.
+func splitPath(name string) []string { return strings.Split(name, "/") }
+
+// lookup resolves a valid name through the current namespace.
+func (d *Disk) lookup(op, name string) (*inode, error) {
+	if !fs.ValidPath(name) {
+		return nil, pathError(op, name, errInvalidName)
+	}
+	current := d.inode(rootInode)
+	if name == "." {
+		return current, nil
+	}
+	for _, component := range splitPath(name) {
+		if !current.directory {
+			return nil, pathError(op, name, errNotDirectory)
+		}
+		next, ok := current.entries[component]
+		if !ok {
+			return nil, pathError(op, name, fs.ErrNotExist)
+		}
+		current = d.inode(next)
+	}
+	return current, nil
+}
+
+// lookupParent resolves the directory that holds (or would hold) name's
+// entry, and returns it with the entry's name. The root has no parent.
+func (d *Disk) lookupParent(op, name string) (*inode, string, error) {
+	if !fs.ValidPath(name) {
+		return nil, "", pathError(op, name, errInvalidName)
+	}
+	if name == "." {
+		return nil, "", pathError(op, name, errRootEntry)
+	}
+	parentName, base := ".", name
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		parentName, base = name[:i], name[i+1:]
+	}
+	parent, err := d.lookup(op, parentName)
+	if err != nil {
+		return nil, "", pathError(op, name, underlying(err))
+	}
+	if !parent.directory {
+		return nil, "", pathError(op, name, errNotDirectory)
+	}
+	return parent, base, nil
+}
+
+// underlying strips the *fs.PathError lookup added, so the caller can name
+// the path it was asked about.
+func underlying(err error) error {
+	if pathErr, ok := err.(*fs.PathError); ok {
+		return pathErr.Err
+	}
+	return err
+}
+
+// changeNamespace applies entry changes to the current namespace and logs
+// them as one pending operation.
+func (d *Disk) changeNamespace(changes ...entryChange) {
+	var replaced []*inode
+	for _, change := range changes {
+		directory := d.inode(change.directory)
+		if old, ok := directory.entries[change.name]; ok {
+			oldInode := d.inode(old)
+			oldInode.links--
+			replaced = append(replaced, oldInode)
+		}
+		if change.target == noInode {
+			delete(directory.entries, change.name)
+		} else {
+			directory.entries[change.name] = change.target
+			d.inode(change.target).links++
+		}
+	}
+	// Settle after every change: a rename unlinks and relinks its inode.
+	for _, in := range replaced {
+		d.settle(in)
+	}
+
+	d.namespace.issued++
+	op := &namespaceOperation{sequence: d.namespace.issued, changes: changes}
+	for _, change := range changes {
+		if !slices.Contains(op.directories, change.directory) {
+			op.directories = append(op.directories, change.directory)
+		}
+	}
+	slices.Sort(op.directories)
+	op.covered = make([]bool, len(op.directories))
+	d.namespace.pending = append(d.namespace.pending, op)
+}
+
+// applyDurably writes an operation's changes to the durable entries. A
+// change older than what an entry already holds is skipped: the newer
+// operation reached the media first and the older one cannot undo it.
+func (d *Disk) applyDurably(op *namespaceOperation) {
+	for _, change := range op.changes {
+		directory := d.inode(change.directory)
+		if !directory.directory {
+			panic(fmt.Sprintf("simdisk: namespace operation %d changes an entry of file inode %d", op.sequence, change.directory))
+		}
+		if existing, ok := directory.durableEntries[change.name]; ok && existing.sequence > op.sequence {
+			continue
+		}
+		directory.durableEntries[change.name] = durableEntry{target: change.target, sequence: op.sequence}
+	}
+}
+
+// OpenFile implements core.FS.
+func (d *Disk) OpenFile(name string, create bool) (core.File, error) {
+	if name == "." {
+		return nil, pathError("open", name, errIsDirectory)
+	}
+	parent, base, err := d.lookupParent("open", name)
+	if err != nil {
+		return nil, err
+	}
+	var in *inode
+	if existing, ok := parent.entries[base]; ok {
+		in = d.inode(existing)
+		if in.directory {
+			return nil, pathError("open", name, errIsDirectory)
+		}
+	} else {
+		if !create {
+			return nil, pathError("open", name, fs.ErrNotExist)
+		}
+		in = d.newInode(false)
+		d.changeNamespace(entryChange{directory: parent.number, name: base, target: in.number})
+	}
+	in.handles++
+	return &File{disk: d, inode: in, name: name, generation: d.generation}, nil
+}
+
+// ReadDir implements core.FS.
+func (d *Disk) ReadDir(dir string) ([]string, error) {
+	directory, err := d.lookup("readdir", dir)
+	if err != nil {
+		return nil, err
+	}
+	if !directory.directory {
+		return nil, pathError("readdir", dir, errNotDirectory)
+	}
+	names := make([]string, 0, len(directory.entries))
+	for name := range directory.entries {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// MkdirAll implements core.FS. Each directory it creates is a namespace
+// operation on its parent.
+func (d *Disk) MkdirAll(dir string) error {
+	if !fs.ValidPath(dir) {
+		return pathError("mkdir", dir, errInvalidName)
+	}
+	current := d.inode(rootInode)
+	if dir == "." {
+		return nil
+	}
+	for _, component := range splitPath(dir) {
+		if !current.directory {
+			return pathError("mkdir", dir, errNotDirectory)
+		}
+		if next, ok := current.entries[component]; ok {
+			current = d.inode(next)
+			continue
+		}
+		created := d.newInode(true)
+		d.changeNamespace(entryChange{directory: current.number, name: component, target: created.number})
+		current = created
+	}
+	if !current.directory {
+		return pathError("mkdir", dir, errNotDirectory)
+	}
+	return nil
+}
+
+// Remove implements core.FS.
+func (d *Disk) Remove(name string) error {
+	parent, base, err := d.lookupParent("remove", name)
+	if err != nil {
+		return err
+	}
+	target, ok := parent.entries[base]
+	if !ok {
+		return pathError("remove", name, fs.ErrNotExist)
+	}
+	if in := d.inode(target); in.directory && len(in.entries) > 0 {
+		return pathError("remove", name, errDirectoryNotEmpty)
+	}
+	d.changeNamespace(entryChange{directory: parent.number, name: base, target: noInode})
+	return nil
+}
+
+// Rename implements core.FS, with POSIX rename's rules: a file may replace
+// a file, a directory may replace an empty directory, and a directory may
+// not move below itself.
+func (d *Disk) Rename(from, to string) error {
+	fromParent, fromBase, err := d.lookupParent("rename", from)
+	if err != nil {
+		return err
+	}
+	toParent, toBase, err := d.lookupParent("rename", to)
+	if err != nil {
+		return err
+	}
+	sourceNumber, ok := fromParent.entries[fromBase]
+	if !ok {
+		return pathError("rename", from, fs.ErrNotExist)
+	}
+	source := d.inode(sourceNumber)
+	if source.directory && strings.HasPrefix(to, from+"/") {
+		return pathError("rename", to, errRenameIntoItself)
+	}
+	if existingNumber, ok := toParent.entries[toBase]; ok {
+		if existingNumber == sourceNumber {
+			return nil // the same entry, or two names of one file: nothing to do
+		}
+		existing := d.inode(existingNumber)
+		switch {
+		case source.directory && !existing.directory:
+			return pathError("rename", to, errNotDirectory)
+		case !source.directory && existing.directory:
+			return pathError("rename", to, errIsDirectory)
+		case existing.directory && len(existing.entries) > 0:
+			return pathError("rename", to, errDirectoryNotEmpty)
+		}
+	}
+	d.changeNamespace(
+		entryChange{directory: fromParent.number, name: fromBase, target: noInode},
+		entryChange{directory: toParent.number, name: toBase, target: sourceNumber},
+	)
+	return nil
+}
