@@ -1,0 +1,210 @@
+package checker
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"sluice/jepsen/history"
+)
+
+// analysis indexes a validated history once, for every checker: who sent
+// each value, and every (partition, offset, value) observation, whether
+// from a send acknowledgement or a polled record.
+type analysis struct {
+	ops        []history.Op
+	operations []history.Operation
+	options    Options
+
+	lossPermitted map[history.TopicPartition]bool
+
+	// partitions is every partition a send or poll names, sorted.
+	partitions []history.TopicPartition
+	logs       map[history.TopicPartition]*partitionLog
+
+	// sends is every sent value, in invoke order. Values are unique
+	// (history.Operations checks it).
+	sends []sentValue
+
+	// polledBy lists, per value, the ok polls that received it, as
+	// completion indexes in history order.
+	polledBy map[string][]int
+}
+
+// sentValue is one value of one send operation.
+type sentValue struct {
+	value     string
+	partition history.TopicPartition
+	operation history.Operation
+	// offset is the acknowledged offset: known only for an ok send whose
+	// client was told.
+	offset int64
+}
+
+// observation is one sighting of a value at an offset: an ok send's
+// acknowledgement or a polled record.
+type observation struct {
+	offset int64
+	value  string
+	op     int // the completion that carried it
+	polled bool
+}
+
+// partitionLog is what the history shows of one partition's log.
+type partitionLog struct {
+	// observations are sorted by offset, then value, then op.
+	observations []observation
+	// knownOffsets are the distinct offsets known to hold a record,
+	// ascending.
+	knownOffsets []int64
+	// maxPolledOffset is the highest offset any poll received
+	// (history.OffsetUnknown if none), first received by maxPolledOp.
+	maxPolledOffset int64
+	maxPolledOp     int
+}
+
+// newAnalysis validates ops and indexes them.
+func newAnalysis(ops []history.Op, options Options) (*analysis, error) {
+	if err := options.validate(); err != nil {
+		return nil, err
+	}
+	operations, err := history.Operations(ops)
+	if err != nil {
+		return nil, err
+	}
+	a := &analysis{
+		ops:           ops,
+		operations:    operations,
+		options:       options,
+		lossPermitted: map[history.TopicPartition]bool{},
+		logs:          map[history.TopicPartition]*partitionLog{},
+		polledBy:      map[string][]int{},
+	}
+	for _, tp := range options.LossPermitted {
+		a.lossPermitted[tp] = true
+	}
+	for _, operation := range operations {
+		switch operation.F {
+		case history.FuncSend:
+			a.addSend(operation)
+		case history.FuncPoll:
+			if operation.Type == history.OK {
+				a.addPoll(ops[operation.Complete])
+			}
+		}
+	}
+	for _, tp := range a.partitions {
+		a.logs[tp].finish()
+	}
+	return a, nil
+}
+
+func (a *analysis) addSend(operation history.Operation) {
+	invoke := a.ops[operation.Invoke]
+	for i, send := range invoke.Sends {
+		sent := sentValue{value: send.Value, partition: send.Partition, operation: operation, offset: history.OffsetUnknown}
+		log := a.log(send.Partition)
+		if operation.Type == history.OK {
+			sent.offset = a.ops[operation.Complete].Sends[i].Offset
+			if sent.offset != history.OffsetUnknown {
+				log.observations = append(log.observations,
+					observation{offset: sent.offset, value: send.Value, op: operation.Complete})
+			}
+		}
+		a.sends = append(a.sends, sent)
+	}
+}
+
+func (a *analysis) addPoll(completion history.Op) {
+	for _, poll := range completion.Polls {
+		log := a.log(poll.Partition)
+		for _, record := range poll.Records {
+			log.observations = append(log.observations,
+				observation{offset: record.Offset, value: record.Value, op: completion.Index, polled: true})
+			if record.Offset > log.maxPolledOffset {
+				log.maxPolledOffset = record.Offset
+				log.maxPolledOp = completion.Index
+			}
+			readers := a.polledBy[record.Value]
+			if len(readers) == 0 || readers[len(readers)-1] != completion.Index {
+				a.polledBy[record.Value] = append(readers, completion.Index)
+			}
+		}
+	}
+}
+
+// log returns the partition's log, creating it on first mention.
+func (a *analysis) log(tp history.TopicPartition) *partitionLog {
+	log, ok := a.logs[tp]
+	if !ok {
+		log = &partitionLog{maxPolledOffset: history.OffsetUnknown}
+		a.logs[tp] = log
+		at, found := slices.BinarySearchFunc(a.partitions, tp, history.TopicPartition.Compare)
+		if found {
+			panic("checker: partition listed without a log: " + tp.String())
+		}
+		a.partitions = slices.Insert(a.partitions, at, tp)
+	}
+	return log
+}
+
+func (l *partitionLog) finish() {
+	slices.SortFunc(l.observations, func(x, y observation) int {
+		return cmp.Or(cmp.Compare(x.offset, y.offset), strings.Compare(x.value, y.value), cmp.Compare(x.op, y.op))
+	})
+	for _, seen := range l.observations {
+		if n := len(l.knownOffsets); n == 0 || l.knownOffsets[n-1] != seen.offset {
+			l.knownOffsets = append(l.knownOffsets, seen.offset)
+		}
+	}
+}
+
+// unknownBelowHighest counts the offsets below the highest known one that
+// are not known to hold a record.
+func (l *partitionLog) unknownBelowHighest() int64 {
+	n := len(l.knownOffsets)
+	if n == 0 {
+		return 0
+	}
+	return l.knownOffsets[n-1] + 1 - int64(n)
+}
+
+// knownBetween returns the lowest offset strictly between low and high
+// known to hold a record, if there is one.
+func (l *partitionLog) knownBetween(low, high int64) (int64, bool) {
+	at, _ := slices.BinarySearch(l.knownOffsets, low+1)
+	if at < len(l.knownOffsets) && l.knownOffsets[at] < high {
+		return l.knownOffsets[at], true
+	}
+	return 0, false
+}
+
+// status is a finding's status in a partition: permitted where the options
+// allow loss and the anomaly is what loss looks like, a failure otherwise.
+func (a *analysis) status(anomaly Anomaly, tp history.TopicPartition) Status {
+	if anomaly.lossConsequence() && a.lossPermitted[tp] {
+		return Permitted
+	}
+	return Failure
+}
+
+// polled reports whether any ok poll received value.
+func (a *analysis) polled(value string) bool { return len(a.polledBy[value]) > 0 }
+
+// opsByProcess groups operations by process, in invoke order within each,
+// processes ascending: each process's operations are sequential, so this
+// is also their order in time.
+func (a *analysis) opsByProcess() [][]history.Operation {
+	sorted := slices.Clone(a.operations)
+	slices.SortStableFunc(sorted, func(x, y history.Operation) int { return cmp.Compare(x.Process, y.Process) })
+	var groups [][]history.Operation
+	for start := 0; start < len(sorted); {
+		end := start + 1
+		for end < len(sorted) && sorted[end].Process == sorted[start].Process {
+			end++
+		}
+		groups = append(groups, sorted[start:end])
+		start = end
+	}
+	return groups
+}

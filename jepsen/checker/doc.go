@@ -1,0 +1,38 @@
+// Package checker judges histories recorded by jepsen/history: Jepsen's
+// Kafka anomaly classes, and porcupine linearizability checks of each
+// partition's log and each consumer group's committed offsets.
+//
+// What it owns:
+//   - The anomaly definitions (anomaly.go): one constant per class, with
+//     the exact rule that flags it. The names and meanings are those of
+//     Jepsen's Kafka test (jepsen.tests.kafka), adapted to this history
+//     format.
+//   - One checker per file, each callable alone (check.go lists them):
+//     lost_write.go (lost-write and unseen), duplicate.go,
+//     inconsistent_offsets.go, nonmonotonic_send.go, poll_order.go
+//     (poll-skip, nonmonotonic-poll), internal_poll_order.go,
+//     aborted_read.go, group_ownership.go, and the linearizability checks
+//     log_linearizability.go and committed_offsets.go.
+//   - The porcupine side: porcupine_search.go runs one search and explains
+//     a failure; log_model.go is the partition log's sequential
+//     specification, over the persistent log of log_state.go, and
+//     log_search.go turns a partition's history into its operations;
+//     visualize.go writes porcupine's HTML page for one partition.
+//   - Report (report.go): per class a count and a few examples naming the
+//     ops involved, a verdict, and a stable text rendering for traces and
+//     the command line.
+//
+// What it must never do: let anything but its input decide its output.
+// Findings are sorted before they are reported and no map order reaches
+// them, because the simulator prints verdicts into traces it hashes. The
+// one exception is the wall clock porcupine reads for its time budget: a
+// search that runs out of budget is reported as inconclusive (Unknown),
+// never as a pass, and never silently.
+//
+// Cost: every checker but the porcupine ones is linear or n log n in the
+// history's size. Porcupine's search is exponential in the worst case,
+// which is what its time budget (Options.LinearizabilityTimeout) is for.
+//
+// Start reading with Check (check.go), then analysis.go, which indexes a
+// history once for all checkers, then any one checker.
+package checker

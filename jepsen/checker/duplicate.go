@@ -1,0 +1,95 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sluice/jepsen/history"
+)
+
+// sighting is one observation together with its partition, for checks
+// that look across partitions.
+type sighting struct {
+	partition history.TopicPartition
+	observation
+}
+
+// duplicates finds values observed at two or more distinct positions
+// (partition, offset). A value sent to one partition and polled from
+// another counts too: it is in two places.
+func (a *analysis) duplicates() []Finding {
+	var sightings []sighting
+	for _, tp := range a.partitions {
+		for _, seen := range a.logs[tp].observations {
+			sightings = append(sightings, sighting{partition: tp, observation: seen})
+		}
+	}
+	slices.SortFunc(sightings, func(x, y sighting) int {
+		return cmp.Or(strings.Compare(x.value, y.value), x.partition.Compare(y.partition),
+			cmp.Compare(x.offset, y.offset), cmp.Compare(x.op, y.op))
+	})
+	var findings []Finding
+	for start := 0; start < len(sightings); {
+		end := start + 1
+		for end < len(sightings) && sightings[end].value == sightings[start].value {
+			end++
+		}
+		if finding, ok := duplicateOf(sightings[start:end]); ok {
+			findings = append(findings, finding)
+		}
+		start = end
+	}
+	return findings
+}
+
+// duplicateOf judges every sighting of one value, sorted by position.
+func duplicateOf(sightings []sighting) (Finding, bool) {
+	type position struct {
+		partition history.TopicPartition
+		offset    int64
+		ops       []int
+	}
+	var positions []position
+	for _, seen := range sightings {
+		last := len(positions) - 1
+		if last >= 0 && positions[last].partition == seen.partition && positions[last].offset == seen.offset {
+			positions[last].ops = append(positions[last].ops, seen.op)
+			continue
+		}
+		positions = append(positions, position{partition: seen.partition, offset: seen.offset, ops: []int{seen.op}})
+	}
+	if len(positions) < 2 {
+		return Finding{}, false
+	}
+	var firstOps, ops []int
+	var places []string
+	for _, at := range positions {
+		firstOps = append(firstOps, at.ops[0])
+		ops = append(ops, at.ops...)
+		places = append(places, fmt.Sprintf("%s@%d (%s)", at.partition, at.offset, describeOps(at.ops)))
+	}
+	return Finding{
+		Anomaly:   Duplicate,
+		Status:    Failure,
+		Partition: positions[0].partition,
+		Ops:       opListPreferring(firstOps, ops),
+		Detail: fmt.Sprintf("value %q observed at %d positions: %s",
+			sightings[0].value, len(positions), strings.Join(places, ", ")),
+	}, true
+}
+
+// describeOps is "op 3" or "ops 3, 7, 9", listing at most
+// opsPerFindingMax.
+func describeOps(ops []int) string {
+	ops = opList(ops...)
+	if len(ops) == 1 {
+		return fmt.Sprintf("op %d", ops[0])
+	}
+	words := make([]string, len(ops))
+	for i, op := range ops {
+		words[i] = fmt.Sprint(op)
+	}
+	return "ops " + strings.Join(words, ", ")
+}

@@ -1,0 +1,74 @@
+package checker
+
+import (
+	"testing"
+
+	"sluice/jepsen/history"
+)
+
+func TestDuplicatesAndInconsistentOffsets(t *testing.T) {
+	for _, test := range []struct {
+		name    string
+		anomaly Anomaly
+		check   func(ops []history.Op, options Options) Report
+		// build writes the history and returns the ops of each finding.
+		build func(s *script) [][]int
+	}{
+		{"one value at one offset", Duplicate, CheckDuplicates, func(s *script) [][]int {
+			s.send(0, t0, "a", 0)
+			s.poll(1, pollOf(t0, 0, records(0, "a")))
+			s.poll(2, pollOf(t0, 0, records(0, "a")))
+			return nil
+		}},
+		{"value acknowledged at one offset, polled at another", Duplicate, CheckDuplicates, func(s *script) [][]int {
+			a := s.send(0, t0, "a", 0)
+			s.send(0, t0, "b", 1)
+			poll := s.poll(1, pollOf(t0, 0, records(0, "x", 1, "b", 2, "a")))
+			return [][]int{{a, poll}}
+		}},
+		{"value polled in two partitions", Duplicate, CheckDuplicates, func(s *script) [][]int {
+			first := s.poll(1, pollOf(t0, 0, records(0, "a")))
+			second := s.poll(2, pollOf(t1, 0, records(0, "a")))
+			return [][]int{{first, second}}
+		}},
+		{"offsets agree", InconsistentOffsets, CheckInconsistentOffsets, func(s *script) [][]int {
+			s.send(0, t0, "a", 0)
+			s.send(0, t1, "b", 0)
+			s.poll(1, pollOf(t0, 0, records(0, "a")), pollOf(t1, 0, records(0, "b")))
+			return nil
+		}},
+		{"acknowledgement and poll disagree", InconsistentOffsets, CheckInconsistentOffsets, func(s *script) [][]int {
+			a := s.send(0, t0, "a", 0)
+			poll := s.poll(1, pollOf(t0, 0, records(0, "b")))
+			return [][]int{{a, poll}}
+		}},
+		{"two polls disagree", InconsistentOffsets, CheckInconsistentOffsets, func(s *script) [][]int {
+			first := s.poll(1, pollOf(t0, 3, records(3, "a")))
+			second := s.poll(2, pollOf(t0, 3, records(3, "b")))
+			s.poll(3, pollOf(t0, 3, records(3, "b")))
+			return [][]int{{first, second, second + 2}}
+		}},
+		{"two acknowledgements disagree", InconsistentOffsets, CheckInconsistentOffsets, func(s *script) [][]int {
+			a := s.send(0, t0, "a", 5)
+			b := s.send(1, t0, "b", 5)
+			return [][]int{{a, b}}
+		}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			s := newScript(t)
+			want := test.build(s)
+			wantFindings(t, test.check(s.ops(), Options{}), test.anomaly, Failure, want...)
+		})
+	}
+}
+
+func TestInconsistentOffsetsArePermittedWhereLossIs(t *testing.T) {
+	s := newScript(t)
+	a := s.send(0, t0, "a", 0)
+	b := s.send(1, t0, "b", 0)
+	report := CheckInconsistentOffsets(s.ops(), Options{LossPermitted: []history.TopicPartition{t0}})
+	wantFindings(t, report, InconsistentOffsets, Permitted, []int{a, b})
+	if !report.Valid {
+		t.Fatalf("permitted findings failed the run:\n%s", report)
+	}
+}

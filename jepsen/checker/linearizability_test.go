@@ -1,0 +1,270 @@
+package checker
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"sluice/jepsen/history"
+)
+
+func TestLogLinearizability(t *testing.T) {
+	for _, test := range []struct {
+		name string
+		// build writes the history and returns the ops porcupine should
+		// name as left out of the longest linearizable prefix, nil if the
+		// history is linearizable.
+		build func(s *script) []int
+	}{
+		{"a read sees a value not yet appended", func(s *script) []int {
+			poll := s.poll(1, pollOf(t0, 0, records(0, "a")))
+			send := s.send(0, t0, "a", 0)
+			return []int{poll, send}
+		}},
+		{"an acknowledged append is lost", func(s *script) []int {
+			s.send(0, t0, "a", 0)
+			poll := s.poll(1, pollOf(t0, 0, nil))
+			return []int{poll}
+		}},
+		{"an append read before its acknowledgement is fine", func(s *script) []int {
+			send := s.startSend(0, t0, "a")
+			s.poll(1, pollOf(t0, 0, records(0, "a")))
+			send.ok(0)
+			return nil
+		}},
+		{"acknowledged appends out of real-time order", func(s *script) []int {
+			a := s.send(0, t0, "a", 1)
+			b := s.send(1, t0, "b", 0)
+			return []int{a, b}
+		}},
+		{"a read misses an acknowledged append", func(s *script) []int {
+			s.send(0, t0, "a", 0)
+			s.send(0, t0, "b", 1)
+			poll := s.poll(1, pollOf(t0, 1, nil))
+			return []int{poll}
+		}},
+		{"concurrent appends in one order", func(s *script) []int {
+			a := s.startSend(0, t0, "a")
+			b := s.startSend(1, t0, "b")
+			a.ok(0)
+			b.ok(1)
+			s.poll(2, pollOf(t0, 0, records(0, "a", 1, "b")))
+			return nil
+		}},
+		{"concurrent appends in the other order", func(s *script) []int {
+			a := s.startSend(0, t0, "a")
+			b := s.startSend(1, t0, "b")
+			a.ok(1)
+			b.ok(0)
+			s.poll(2, pollOf(t0, 0, records(0, "b", 1, "a")))
+			return nil
+		}},
+		{"an unknown append that never shows", func(s *script) []int {
+			s.startSend(0, t0, "a").info()
+			s.send(1, t0, "b", 0)
+			s.poll(2, pollOf(t0, 0, records(0, "b")))
+			s.poll(2, pollOf(t0, 1, nil))
+			return nil
+		}},
+		{"an unknown append that shows", func(s *script) []int {
+			s.startSend(0, t0, "a").info()
+			s.poll(2, pollOf(t0, 0, records(0, "a")))
+			s.send(1, t0, "b", 1)
+			s.poll(2, pollOf(t0, 1, records(1, "b")))
+			return nil
+		}},
+		{"an unobserved unknown append fills a gap", func(s *script) []int {
+			s.startSend(0, t0, "a").info()
+			s.send(1, t0, "b", 1)
+			s.poll(2, pollOf(t0, 1, records(1, "b")))
+			return nil
+		}},
+		{"an unknown append invoked too late cannot fill a gap", func(s *script) []int {
+			b := s.send(1, t0, "b", 1)
+			a := s.startSend(0, t0, "a").info()
+			return []int{b, a}
+		}},
+		{"one unknown append cannot fill two gaps", func(s *script) []int {
+			s.startSend(0, t0, "a").info()
+			c := s.send(1, t0, "c", 2)
+			return []int{c}
+		}},
+		{"a gap is not a value anyone can read", func(s *script) []int {
+			s.startSend(0, t0, "a").info()
+			b := s.send(1, t0, "b", 1)
+			poll := s.poll(2, pollOf(t0, 0, records(0, "a?")))
+			return []int{b, poll}
+		}},
+		{"an append still running when the history ends shows", func(s *script) []int {
+			s.startSend(0, t0, "a")
+			s.poll(2, pollOf(t0, 0, records(0, "a")))
+			return nil
+		}},
+		{"an append with an unknown offset", func(s *script) []int {
+			s.startSend(0, t0, "a").ok(history.OffsetUnknown)
+			s.poll(2, pollOf(t0, 0, records(0, "a")))
+			return nil
+		}},
+		{"a failed append never happened", func(s *script) []int {
+			s.startSend(0, t0, "a").fail()
+			s.send(1, t0, "b", 0)
+			return nil
+		}},
+		{"partitions are separate logs", func(s *script) []int {
+			s.send(0, t0, "a", 0)
+			s.send(0, t1, "b", 0)
+			s.poll(1, pollOf(t0, 0, records(0, "a")), pollOf(t1, 0, records(0, "b")))
+			return nil
+		}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			s := newScript(t)
+			leftOut := test.build(s)
+			report := CheckLogLinearizability(s.ops(), Options{})
+			if leftOut == nil {
+				wantClean(t, report)
+				return
+			}
+			wantFindings(t, report, NonlinearizableLog, Failure, leftOut)
+		})
+	}
+}
+
+func TestLogLinearizabilityIsPermittedWhereLossIs(t *testing.T) {
+	s := newScript(t)
+	s.send(0, t0, "a", 0)
+	poll := s.poll(1, pollOf(t0, 0, nil))
+	report := CheckLogLinearizability(s.ops(), Options{LossPermitted: []history.TopicPartition{t0}})
+	wantFindings(t, report, NonlinearizableLog, Permitted, []int{poll})
+	if report.Verdict != Pass {
+		t.Fatalf("permitted loss failed the run:\n%s", report)
+	}
+}
+
+func TestCommittedOffsets(t *testing.T) {
+	commitOf := func(offset int64) history.Payload {
+		return history.Payload{Commits: []history.Commit{{Group: "g", Partition: t0, Offset: offset}}}
+	}
+	fetch := func(s *script, process int, offset int64) int {
+		return s.operation(process, history.FuncFetchCommitted, commitOf(history.OffsetUnknown), commitOf(offset))
+	}
+	commit := func(s *script, process int, offset int64) int {
+		return s.operation(process, history.FuncCommit, commitOf(offset), history.Payload{})
+	}
+	for _, test := range []struct {
+		name  string
+		build func(s *script) []int
+	}{
+		{"reads follow commits", func(s *script) []int {
+			fetch(s, 1, history.OffsetUnknown)
+			commit(s, 0, 5)
+			fetch(s, 1, 5)
+			commit(s, 0, 7)
+			fetch(s, 2, 7)
+			return nil
+		}},
+		{"a read returns an overwritten offset", func(s *script) []int {
+			commit(s, 0, 5)
+			commit(s, 0, 7)
+			return []int{fetch(s, 1, 5)}
+		}},
+		{"a read forgets a commit", func(s *script) []int {
+			commit(s, 0, 5)
+			return []int{fetch(s, 1, history.OffsetUnknown)}
+		}},
+		{"an unknown commit may show", func(s *script) []int {
+			s.invoke(0, history.FuncCommit, commitOf(9)).Info("timed out")
+			fetch(s, 1, 9)
+			return nil
+		}},
+		{"an unknown commit may never show", func(s *script) []int {
+			commit(s, 0, 5)
+			s.invoke(1, history.FuncCommit, commitOf(9)).Info("timed out")
+			fetch(s, 2, 5)
+			return nil
+		}},
+		{"a failed commit never shows", func(s *script) []int {
+			commit(s, 0, 5)
+			s.invoke(1, history.FuncCommit, commitOf(9)).Fail("stale generation")
+			return []int{fetch(s, 2, 9)}
+		}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			s := newScript(t)
+			leftOut := test.build(s)
+			report := CheckCommittedOffsets(s.ops(), Options{})
+			if leftOut == nil {
+				wantClean(t, report)
+				return
+			}
+			wantFindings(t, report, NonlinearizableCommittedOffset, Failure, leftOut)
+		})
+	}
+}
+
+// hardToLinearize is a history whose search explores every order of many
+// concurrent appends with unknown offsets before it can conclude that a
+// read of a value nobody sent is impossible: far more than a millisecond
+// of work.
+func hardToLinearize(t *testing.T) []history.Op {
+	s := newScript(t)
+	var sends []pendingSend
+	for process := range 14 {
+		sends = append(sends, s.startSend(process, t0, fmt.Sprintf("v%d", process)))
+	}
+	for _, send := range sends {
+		send.ok(history.OffsetUnknown)
+	}
+	s.poll(99, pollOf(t0, 0, records(0, "never-sent")))
+	return s.ops()
+}
+
+func TestExhaustedBudgetIsInconclusiveNeverAPass(t *testing.T) {
+	report := CheckLogLinearizability(hardToLinearize(t), Options{LinearizabilityTimeout: time.Millisecond})
+	if report.Verdict != Unknown || report.Valid {
+		t.Fatalf("want verdict unknown:\n%s", report)
+	}
+	if len(report.Inconclusive) != 1 || report.Inconclusive[0].Partition != t0 ||
+		report.Inconclusive[0].Anomaly != NonlinearizableLog {
+		t.Fatalf("want one inconclusive check of %s:\n%s", t0, report)
+	}
+	if !strings.Contains(report.Summary(), "inconclusive=1") {
+		t.Fatalf("summary hides the inconclusive check: %s", report.Summary())
+	}
+}
+
+func TestVisualizeLogWritesAPage(t *testing.T) {
+	s := newScript(t)
+	s.send(0, t0, "a", 0)
+	s.poll(1, pollOf(t0, 0, nil))
+	var page bytes.Buffer
+	if err := VisualizeLog(s.ops(), t0, Options{}, &page); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<html", `append \"a\" at 0`, "read nothing from 0"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("visualization lacks %q", want)
+		}
+	}
+	if err := VisualizeLog(s.ops(), t1, Options{}, &page); err == nil {
+		t.Error("visualized a partition the history never touches")
+	}
+}
+
+func TestVisualizeCommittedOffsetWritesAPage(t *testing.T) {
+	s := newScript(t)
+	commit := history.Payload{Commits: []history.Commit{{Group: "g", Partition: t0, Offset: 5}}}
+	s.operation(0, history.FuncCommit, commit, history.Payload{})
+	var page bytes.Buffer
+	if err := VisualizeCommittedOffset(s.ops(), "g", t0, Options{}, &page); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "commit 5") {
+		t.Error("visualization lacks the commit")
+	}
+	if err := VisualizeCommittedOffset(s.ops(), "other", t0, Options{}, &page); err == nil {
+		t.Error("visualized a group the history never touches")
+	}
+}

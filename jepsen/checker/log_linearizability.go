@@ -1,0 +1,39 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// logLinearizability runs porcupine on every partition's log, one
+// partition at a time, so each gets its own verdict and budget.
+func (a *analysis) logLinearizability() ([]Finding, []Inconclusive) {
+	var findings []Finding
+	var inconclusive []Inconclusive
+	timeout := a.options.linearizabilityTimeout()
+	for _, tp := range a.partitions {
+		s := a.logSearch(tp)
+		outcome := s.run(timeout)
+		switch outcome.result {
+		case porcupine.Ok:
+		case porcupine.Illegal:
+			findings = append(findings, Finding{
+				Anomaly:   NonlinearizableLog,
+				Status:    a.status(NonlinearizableLog, tp),
+				Partition: tp,
+				Ops:       opList(outcome.leftOut...),
+				Detail:    s.describeIllegal(outcome),
+			})
+		case porcupine.Unknown:
+			inconclusive = append(inconclusive, Inconclusive{
+				Anomaly:   NonlinearizableLog,
+				Partition: tp,
+				Detail:    fmt.Sprintf("porcupine ran out of its %s budget on %d operations", timeout, len(s.operations)),
+			})
+		default:
+			panic(fmt.Sprintf("checker: porcupine returned %q", outcome.result))
+		}
+	}
+	return findings, inconclusive
+}

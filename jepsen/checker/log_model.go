@@ -1,0 +1,188 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+
+	"sluice/jepsen/history"
+)
+
+// describedRecordsMax bounds how many records an operation's description
+// lists in porcupine's visualization.
+const describedRecordsMax = 6
+
+// logOperationKind is what one operation does to a partition's log.
+type logOperationKind uint8
+
+const (
+	// appendValue appends value. Its output is the offset it must land
+	// at, or history.OffsetUnknown when any offset will do.
+	appendValue logOperationKind = iota + 1
+	// appendUnobserved is a send of unknown outcome whose value nobody
+	// observed: it may have appended at any moment after its invoke, or
+	// never, and no read can tell which value it was. See logModel for
+	// how the model keeps it cheap.
+	appendUnobserved
+	// readRecords reads records at their offsets: each offset must hold
+	// its value.
+	readRecords
+	// readNothing reads that the log holds nothing at or past from.
+	readNothing
+)
+
+// logInput is one operation on the log model.
+type logInput struct {
+	kind  logOperationKind
+	value string
+	// records, for readRecords, sorted by descending offset so a read walks
+	// the log backwards once.
+	records []history.Record
+	from    int64
+}
+
+// partitionState is the log model's state: the log, and how many
+// unobserved appends have been invoked whose value is not yet in it.
+type partitionState struct {
+	log *logState
+	// unplaced counts appendUnobserved operations linearized so far whose
+	// value has not been placed in the log.
+	unplaced int
+}
+
+// logModel is the sequential specification of a partition: a log that
+// sends append to and polls read from.
+//
+// Unobserved appends (sends of unknown outcome whose value no poll ever
+// received) get special treatment, because a run with many timeouts has
+// many of them and porcupine would otherwise try each at every point of
+// the history. They are interchangeable: no read can tell them apart. So
+// when one is linearized the model only counts it (unplaced), and an
+// append that must land at offset o when the log is shorter fills the gap
+// with that many unplaced ones, as if they had taken effect just before
+// it. That is always a valid moment for them (after their invoke, since
+// they were linearized earlier, and their outcome is unknown), and any
+// linearization that places them elsewhere can be rearranged into this
+// one without changing what any read sees: a read cannot observe them,
+// and a read that the log ends at p only gets easier when the log grows
+// later. Unplaced ones left over at the end never happened, or landed
+// past everything anyone read.
+//
+// More unplaced appends never make a step fail, so counting one as early
+// as possible is never worse: logSearch gives each the instant of its
+// invoke, which spares porcupine from trying it anywhere else.
+var logModel = porcupine.Model{
+	Init: func() any { return partitionState{log: emptyLog()} },
+	Step: func(state, input, output any) (bool, any) {
+		current := state.(partitionState)
+		operation := input.(*logInput)
+		switch operation.kind {
+		case appendValue:
+			next, ok := current.appendAt(operation.value, output.(int64))
+			return ok, next
+		case appendUnobserved:
+			current.unplaced++
+			return true, current
+		case readRecords:
+			return current.log.holds(operation.records), current
+		case readNothing:
+			return current.log.length <= operation.from, current
+		}
+		panic(fmt.Sprintf("checker: unknown log operation kind %d", operation.kind))
+	},
+	Equal: func(x, y any) bool {
+		a, b := x.(partitionState), y.(partitionState)
+		return a.unplaced == b.unplaced && a.log.equal(b.log)
+	},
+	Hash: func(state any) uint64 {
+		s := state.(partitionState)
+		return s.log.hash ^ uint64(s.unplaced)*0x9e3779b97f4a7c15
+	},
+	DescribeOperation: func(input, output any) string {
+		operation := input.(*logInput)
+		switch operation.kind {
+		case appendValue:
+			if offset := output.(int64); offset != history.OffsetUnknown {
+				return fmt.Sprintf("append %q at %d", operation.value, offset)
+			}
+			return fmt.Sprintf("append %q", operation.value)
+		case appendUnobserved:
+			return fmt.Sprintf("make %q, never observed, available to fill a gap", operation.value)
+		case readRecords:
+			return "read " + describeRecords(operation.records)
+		default:
+			return fmt.Sprintf("read nothing from %d", operation.from)
+		}
+	},
+	DescribeState: func(state any) string {
+		s := state.(partitionState)
+		var tail []string
+		for version := s.log; version.length > 0 && len(tail) < describedRecordsMax; version = version.previous {
+			if version.unobserved {
+				tail = append(tail, fmt.Sprintf("%d:(unobserved)", version.length-1))
+			} else {
+				tail = append(tail, fmt.Sprintf("%d:%q", version.length-1, version.value))
+			}
+		}
+		slices.Reverse(tail)
+		description := fmt.Sprintf("length %d, ending %s", s.log.length, strings.Join(tail, " "))
+		if s.unplaced > 0 {
+			description += fmt.Sprintf("; %d unobserved appends unplaced", s.unplaced)
+		}
+		return description
+	},
+	DescribeOperationMetadata: describeMetadata,
+}
+
+// appendAt appends value at offset (history.OffsetUnknown: wherever the
+// log ends), first filling any gap with unplaced unobserved appends.
+func (s partitionState) appendAt(value string, offset int64) (partitionState, bool) {
+	if offset != history.OffsetUnknown {
+		gap := offset - s.log.length
+		if gap < 0 || gap > int64(s.unplaced) {
+			return s, false
+		}
+		for range gap {
+			s.log = s.log.appendUnobserved()
+		}
+		s.unplaced -= int(gap)
+	}
+	s.log = s.log.append(value)
+	return s, true
+}
+
+// holds reports whether the log holds every record, given in descending
+// offset order, at its offset.
+func (l *logState) holds(descending []history.Record) bool {
+	version := l
+	for _, record := range descending {
+		if record.Offset >= l.length {
+			return false
+		}
+		version = version.ancestor(record.Offset + 1)
+		if version.unobserved || version.value != record.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// describeRecords lists records, given in descending offset order, in
+// ascending order: `3:"a" 4:"b"`, eliding the middle of long lists.
+func describeRecords(descending []history.Record) string {
+	if len(descending) == 0 {
+		return "nothing"
+	}
+	words := make([]string, len(descending))
+	for i, record := range descending {
+		words[len(descending)-1-i] = fmt.Sprintf("%d:%q", record.Offset, record.Value)
+	}
+	if len(words) > describedRecordsMax {
+		half := describedRecordsMax / 2
+		elided := fmt.Sprintf("...(%d more)...", len(words)-2*half)
+		words = slices.Concat(words[:half], []string{elided}, words[len(words)-half:])
+	}
+	return strings.Join(words, " ")
+}

@@ -1,0 +1,56 @@
+package checker
+
+import (
+	"fmt"
+
+	"sluice/jepsen/history"
+)
+
+// lostWrites finds LostWrite and Unseen values: ok sends no poll received,
+// split by whether some poll reached their offset. The two are disjoint,
+// so a value is counted once.
+func (a *analysis) lostWrites() []Finding {
+	var findings []Finding
+	for _, sent := range a.sends {
+		if sent.operation.Type != history.OK || a.polled(sent.value) {
+			continue
+		}
+		log := a.logs[sent.partition]
+		if sent.offset != history.OffsetUnknown && sent.offset <= log.maxPolledOffset {
+			findings = append(findings, Finding{
+				Anomaly:   LostWrite,
+				Status:    a.status(LostWrite, sent.partition),
+				Partition: sent.partition,
+				Ops:       opList(sent.operation.Complete, log.maxPolledOp),
+				Detail: fmt.Sprintf("value %q acknowledged at offset %d by op %d was never polled, though op %d polled offset %d",
+					sent.value, sent.offset, sent.operation.Complete, log.maxPolledOp, log.maxPolledOffset),
+			})
+			continue
+		}
+		findings = append(findings, Finding{
+			Anomaly:   Unseen,
+			Status:    a.unseenStatus(sent.partition),
+			Partition: sent.partition,
+			Ops:       opList(sent.operation.Complete),
+			Detail: fmt.Sprintf("value %q acknowledged at %s by op %d was never polled",
+				sent.value, describeOffset(sent.offset), sent.operation.Complete),
+		})
+	}
+	return findings
+}
+
+// unseenStatus: without a final drain an unseen value may simply not have
+// been read yet, so it judges nothing.
+func (a *analysis) unseenStatus(tp history.TopicPartition) Status {
+	if !a.options.FinalDrain {
+		return Informational
+	}
+	return a.status(Unseen, tp)
+}
+
+func describeOffset(offset int64) string {
+	if offset == history.OffsetUnknown {
+		return "an unknown offset"
+	}
+	return fmt.Sprintf("offset %d", offset)
+}

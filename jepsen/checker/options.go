@@ -1,0 +1,53 @@
+package checker
+
+import (
+	"fmt"
+	"time"
+
+	"sluice/jepsen/history"
+)
+
+// linearizabilityTimeoutDefault is porcupine's budget per partition (or per
+// group partition) when Options leaves it zero. Histories the simulator
+// produces check in well under a second; a search that takes longer than
+// this is reported as inconclusive rather than allowed to stall a sweep.
+const linearizabilityTimeoutDefault = 10 * time.Second
+
+// Options say what the configuration under test promises.
+type Options struct {
+	// LossPermitted lists partitions whose acknowledged writes the
+	// configuration may lose: acks=1, or fsync off with every replica
+	// crashing at once. Anomalies that are consequences of loss
+	// (see Anomaly.lossConsequence) are reported there as permitted, not
+	// as failures.
+	LossPermitted []history.TopicPartition
+
+	// FinalDrain says the history ends with polls that read every
+	// partition to its end, so a value still unseen is lost.
+	FinalDrain bool
+
+	// LinearizabilityTimeout is porcupine's time budget for each partition
+	// and each (group, partition) it checks. Zero means
+	// linearizabilityTimeoutDefault; a search that runs out is reported in
+	// Report.Inconclusive.
+	LinearizabilityTimeout time.Duration
+}
+
+func (o Options) validate() error {
+	if o.LinearizabilityTimeout < 0 {
+		return fmt.Errorf("checker: negative linearizability timeout %s", o.LinearizabilityTimeout)
+	}
+	for _, tp := range o.LossPermitted {
+		if tp.Topic == "" || tp.Partition < 0 {
+			return fmt.Errorf("checker: loss permitted in invalid partition %q", tp.String())
+		}
+	}
+	return nil
+}
+
+func (o Options) linearizabilityTimeout() time.Duration {
+	if o.LinearizabilityTimeout == 0 {
+		return linearizabilityTimeoutDefault
+	}
+	return o.LinearizabilityTimeout
+}

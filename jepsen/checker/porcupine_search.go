@@ -1,0 +1,138 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// returnTimeUnknown is the return time given to an operation whose outcome
+// is unknown (info, or still running when the history ended): it may take
+// effect at any moment after its invoke, or never, which porcupine
+// expresses as an operation that never returns and is linearized last,
+// after everything that could observe it.
+const returnTimeUnknown = math.MaxInt64
+
+// leftOutReportedMax bounds how many operations missing from the longest
+// linearizable prefix a finding names.
+const leftOutReportedMax = 3
+
+// search is one porcupine check: a model and the operations of one
+// partition (or one group's partition). Each operation's Metadata is the
+// history index of the op that names it.
+type search struct {
+	model      porcupine.Model
+	operations []porcupine.Operation
+}
+
+// searchOutcome is what a search found.
+type searchOutcome struct {
+	result porcupine.CheckResult
+	// For an Illegal result: the length of the longest linearizable
+	// prefix porcupine found, and the history indexes of the first
+	// operations (by call time, those with known return times) it could
+	// not fit after it: where to start looking.
+	linearized int
+	leftOut    []int
+	info       porcupine.LinearizationInfo
+}
+
+// addOperation appends an operation, numbering its process densely later.
+func (s *search) addOperation(process int, call, ret int64, input, output any, op int) {
+	s.operations = append(s.operations, porcupine.Operation{
+		ClientId: process, Input: input, Output: output, Call: call, Return: ret, Metadata: op,
+	})
+}
+
+// run checks the operations with a time budget. Porcupine runs in its own
+// goroutines and reads the wall clock for the budget; the result is
+// nevertheless a function of the input unless the budget runs out, which
+// is reported as porcupine.Unknown.
+func (s *search) run(timeout time.Duration) searchOutcome {
+	s.numberClients()
+	result, info := porcupine.CheckOperationsVerbose(s.model, s.operations, timeout)
+	outcome := searchOutcome{result: result, info: info}
+	if result == porcupine.Illegal {
+		outcome.linearized, outcome.leftOut = s.leftOut(info)
+	}
+	return outcome
+}
+
+// numberClients renumbers processes 0, 1, 2... in ascending order, as
+// porcupine's visualization wants.
+func (s *search) numberClients() {
+	var processes []int
+	for _, operation := range s.operations {
+		processes = append(processes, operation.ClientId)
+	}
+	slices.Sort(processes)
+	processes = slices.Compact(processes)
+	for i := range s.operations {
+		s.operations[i].ClientId, _ = slices.BinarySearch(processes, s.operations[i].ClientId)
+	}
+}
+
+// leftOut picks the longest partial linearization (ties broken by
+// comparing the sequences, so the choice never depends on the order
+// porcupine lists them in) and lists the operations missing from it.
+func (s *search) leftOut(info porcupine.LinearizationInfo) (int, []int) {
+	var longest []int
+	for _, partials := range info.PartialLinearizations() {
+		for _, partial := range partials {
+			if len(partial) > len(longest) || (len(partial) == len(longest) && slices.Compare(partial, longest) < 0) {
+				longest = partial
+			}
+		}
+	}
+	included := make([]bool, len(s.operations))
+	for _, id := range longest {
+		included[id] = true
+	}
+	var missing []int
+	for id, operation := range s.operations {
+		if !included[id] && operation.Return != returnTimeUnknown {
+			missing = append(missing, id)
+		}
+	}
+	slices.SortFunc(missing, func(x, y int) int {
+		return cmp.Or(cmp.Compare(s.operations[x].Call, s.operations[y].Call), cmp.Compare(x, y))
+	})
+	var ops []int
+	for _, id := range missing[:min(len(missing), leftOutReportedMax)] {
+		ops = append(ops, s.operations[id].Metadata.(int))
+	}
+	return len(longest), ops
+}
+
+// describeIllegal is the detail of a failed search.
+func (s *search) describeIllegal(outcome searchOutcome) string {
+	var leftOut []string
+	for _, op := range outcome.leftOut {
+		for _, operation := range s.operations {
+			if operation.Metadata.(int) == op {
+				leftOut = append(leftOut, fmt.Sprintf("op %d %s", op, s.model.DescribeOperation(operation.Input, operation.Output)))
+				break
+			}
+		}
+	}
+	detail := fmt.Sprintf("no linearization of its %d operations exists; the longest linearizable prefix has %d",
+		len(s.operations), outcome.linearized)
+	if len(leftOut) > 0 {
+		detail += "; first left out: " + strings.Join(leftOut, ", ")
+	}
+	return detail
+}
+
+// describeMetadata names an operation by its history op in porcupine's
+// visualization.
+func describeMetadata(metadata any) string {
+	if op, ok := metadata.(int); ok {
+		return fmt.Sprintf("op %d", op)
+	}
+	return ""
+}

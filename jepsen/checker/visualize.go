@@ -1,0 +1,49 @@
+package checker
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/anishathalye/porcupine"
+
+	"sluice/jepsen/history"
+)
+
+// VisualizeLog checks one partition's log again and writes porcupine's
+// HTML visualization of the history and its (partial) linearizations to w:
+// the page to open when a report names a nonlinearizable-log.
+func VisualizeLog(ops []history.Op, tp history.TopicPartition, options Options, w io.Writer) error {
+	a, err := newAnalysis(ops, options)
+	if err != nil {
+		return err
+	}
+	if _, ok := a.logs[tp]; !ok {
+		return fmt.Errorf("checker: the history never sends to or polls %s", tp)
+	}
+	return visualize(a.logSearch(tp), options, w)
+}
+
+// VisualizeCommittedOffset is VisualizeLog for one group's committed offset
+// of one partition.
+func VisualizeCommittedOffset(ops []history.Op, group string, tp history.TopicPartition, options Options, w io.Writer) error {
+	a, err := newAnalysis(ops, options)
+	if err != nil {
+		return err
+	}
+	s := a.committedOffsetSearch(groupPartition{group: group, partition: tp})
+	if len(s.operations) == 0 {
+		return fmt.Errorf("checker: the history never commits or fetches group %q's offset of %s", group, tp)
+	}
+	return visualize(s, options, w)
+}
+
+func visualize(s *search, options Options, w io.Writer) error {
+	outcome := s.run(options.linearizabilityTimeout())
+	if outcome.result == porcupine.Unknown {
+		return fmt.Errorf("checker: porcupine ran out of its %s budget; nothing to visualize", options.linearizabilityTimeout())
+	}
+	if err := porcupine.Visualize(s.model, outcome.info, w); err != nil {
+		return fmt.Errorf("checker: writing the visualization: %w", err)
+	}
+	return nil
+}
