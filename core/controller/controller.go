@@ -8,9 +8,6 @@ import (
 	"sluice/core/metadata"
 )
 
-// operationsQueuedMax bounds the admin operations waiting their turn.
-const operationsQueuedMax = 10_000
-
 // Proposer commits records: the quorum, from the controller's side.
 type Proposer interface {
 	// Propose appends records and calls done once they are committed
@@ -20,12 +17,16 @@ type Proposer interface {
 
 // Config holds the controller's settings.
 type Config struct {
-	// DefaultPartitions is num.partitions.
+	// DefaultPartitions is num.partitions, for CreateTopics asking for -1
+	// partitions. Zero means Kafka's default, 1.
 	DefaultPartitions int32
-	// DefaultReplicationFactor is default.replication.factor.
+	// DefaultReplicationFactor is default.replication.factor, for
+	// CreateTopics asking for -1. Zero means Kafka's default, 1.
 	DefaultReplicationFactor int16
-	// TopicDefaults are broker-level defaults for topic configs, shown by
-	// DescribeConfigs as DEFAULT_CONFIG... (see the broker).
+	// TopicDefaults are broker-level overrides of topic config defaults,
+	// keyed by topic config name (retention.ms for Kafka's
+	// log.retention.ms). CreateTopics answers report them with source
+	// STATIC_BROKER_CONFIG, as DescribeConfigs does.
 	TopicDefaults map[string]string
 }
 
@@ -37,8 +38,12 @@ type Controller struct {
 	proposer Proposer
 	image    *metadata.Image
 
-	queue   []func(finish func())
-	running bool
+	// queue holds the operations waiting their turn; running is set while
+	// one is between its start and its finish, draining while runNext's
+	// loop is starting operations.
+	queue    []func(finish func())
+	running  bool
+	draining bool
 }
 
 // New returns a controller that proposes through p. Its image starts empty
@@ -67,22 +72,55 @@ func (c *Controller) enqueue(op func(finish func())) bool {
 	return true
 }
 
+// runNext starts queued operations while none is running. An operation
+// that finishes inside its own call (nothing to commit) lets the loop start
+// the next one, rather than a nested call: a long run of such operations
+// must not grow the stack.
 func (c *Controller) runNext() {
-	if c.running || len(c.queue) == 0 {
+	if c.running || c.draining {
 		return
 	}
-	op := c.queue[0]
-	c.queue = c.queue[1:]
-	c.running = true
-	finished := false
-	op(func() {
-		if finished {
-			panic("controller: operation finished twice")
-		}
-		finished = true
-		c.running = false
-		c.runNext()
+	c.draining = true
+	for !c.running && len(c.queue) > 0 {
+		op := c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[1:]
+		c.running = true
+		finished := false
+		op(func() {
+			assert(!finished, "operation finished twice")
+			finished = true
+			c.running = false
+			c.runNext() // returns at once when called from the loop
+		})
+	}
+	c.draining = false
+}
+
+// submit queues an operation. When its turn comes, plan validates the
+// request against the committed image and returns the records to commit
+// and answer, which is then called with the outcome: nil once the records
+// are committed and applied to the image (at once when there are none), or
+// why they were not. When the queue is full, refuse is called instead,
+// before submit returns.
+func (c *Controller) submit(plan func() (records []metadata.Record, answer func(*failure)), refuse func(*failure)) {
+	accepted := c.enqueue(func(finish func()) {
+		records, answer := plan()
+		assert(len(records) <= recordsPerOperationMax, "operation planned %d records, more than %d", len(records), recordsPerOperationMax)
+		c.propose(records, func(err error) {
+			var outcome *failure
+			if err != nil {
+				outcome = proposalFailed(err)
+			}
+			// Answer before the next operation starts, so answers
+			// leave in the order the operations ran.
+			answer(outcome)
+			finish()
+		})
 	})
+	if !accepted {
+		refuse(queueFull())
+	}
 }
 
 // propose commits records and then calls done, inside an operation.

@@ -2,6 +2,7 @@ package metadata
 
 import (
 	"fmt"
+	corelog "sluice/core/log"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,7 +61,7 @@ var topicConfigDefinitions = []TopicConfigDefinition{
 	{Name: ConfigRetentionBytes, Default: "-1",
 		Doc: "The most bytes a partition keeps before deleting its oldest segments; -1 is unlimited.", validate: atLeast(-1)},
 	{Name: ConfigSegmentBytes, Default: strconv.Itoa(1 << 30),
-		Doc: "Roll to a new segment file at this size.", validate: between(14, 1<<30)},
+		Doc: "Roll to a new segment file at this size.", validate: between(corelog.SegmentBytesMin, corelog.SegmentBytesMax)},
 	{Name: ConfigSegmentMs, Default: strconv.FormatInt((7 * 24 * time.Hour).Milliseconds(), 10),
 		Doc: "Roll to a new segment file when the active one is this old, in milliseconds.", validate: atLeast(1)},
 	{Name: ConfigCleanupPolicy, Default: "delete",
