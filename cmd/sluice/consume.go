@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func init() {
+	register("consume", "print records of a topic, from earliest, latest or an offset", runConsume)
+}
+
+func runConsume(args []string) int {
+	flags := flag.NewFlagSet("consume", flag.ContinueOnError)
+	brokers := flags.String("brokers", "127.0.0.1:9092", "bootstrap brokers, comma-separated")
+	topic := flags.String("topic", "", "topic to consume (required)")
+	from := flags.String("from", "earliest", "earliest, latest, or an offset (applies to every partition)")
+	group := flags.String("group", "", "consume as this consumer group, committing offsets (resumes where the group left off)")
+	count := flags.Int("count", 0, "stop after this many records (0: run until Ctrl-C)")
+	idle := flags.Duration("exit-idle", 0, "stop when no record arrived for this long (0: never)")
+	printKeys := flags.Bool("keys", false, "print key<TAB>value")
+	if err := flags.Parse(args); err != nil {
+		return 2
+	}
+	if *topic == "" {
+		fmt.Fprintln(os.Stderr, "sluice consume: --topic is required")
+		return 2
+	}
+	var start kgo.Offset
+	switch *from {
+	case "earliest":
+		start = kgo.NewOffset().AtStart()
+	case "latest":
+		start = kgo.NewOffset().AtEnd()
+	default:
+		n, err := strconv.ParseInt(*from, 10, 64)
+		if err != nil || n < 0 {
+			fmt.Fprintf(os.Stderr, "sluice consume: --from %q: want earliest, latest or an offset\n", *from)
+			return 2
+		}
+		start = kgo.NewOffset().At(n)
+	}
+	options := []kgo.Opt{
+		kgo.SeedBrokers(strings.Split(*brokers, ",")...),
+		kgo.ConsumeTopics(*topic),
+		kgo.ConsumeResetOffset(start),
+	}
+	if *group != "" {
+		// Commit exactly what was printed, no more, so --count leaves the
+		// group's position right after the last record shown.
+		options = append(options, kgo.ConsumerGroup(*group), kgo.DisableAutoCommit())
+	}
+	client, err := kgo.NewClient(options...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice consume:", err)
+		return 1
+	}
+	defer client.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	seen := 0
+	lastRecord := time.Now()
+	for {
+		pollCtx := ctx
+		var cancel context.CancelFunc
+		if *idle > 0 {
+			pollCtx, cancel = context.WithDeadline(ctx, lastRecord.Add(*idle))
+		}
+		fetches := client.PollFetches(pollCtx)
+		if cancel != nil {
+			cancel()
+		}
+		if ctx.Err() != nil || (*idle > 0 && time.Since(lastRecord) >= *idle && fetches.NumRecords() == 0) {
+			break
+		}
+		for _, e := range fetches.Errors() {
+			if e.Err != context.DeadlineExceeded && e.Err != context.Canceled {
+				fmt.Fprintf(os.Stderr, "sluice consume: %s[%d]: %v\n", e.Topic, e.Partition, e.Err)
+			}
+		}
+		stopNow := false
+		var printed []*kgo.Record
+		fetches.EachRecord(func(r *kgo.Record) {
+			if stopNow {
+				return
+			}
+			printed = append(printed, r)
+			lastRecord = time.Now()
+			if *printKeys {
+				fmt.Printf("%s\t%s\n", r.Key, r.Value)
+			} else {
+				fmt.Printf("%s\n", r.Value)
+			}
+			seen++
+			if *count > 0 && seen >= *count {
+				stopNow = true
+			}
+		})
+		if *group != "" && len(printed) > 0 {
+			if err := client.CommitRecords(context.Background(), printed...); err != nil {
+				fmt.Fprintln(os.Stderr, "sluice consume: commit:", err)
+			}
+		}
+		if stopNow {
+			break
+		}
+	}
+	return 0
+}

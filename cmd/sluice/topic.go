@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func init() {
+	register("topic", "manage topics: create, list, describe, delete", runTopic)
+}
+
+const topicUsage = `usage: sluice topic <create|list|describe|delete> [flags] [topic...]
+
+  sluice topic create --partitions 6 --replication-factor 3 [--config retention.ms=60000] orders
+  sluice topic list
+  sluice topic describe orders
+  sluice topic delete orders`
+
+// adminTimeout bounds every admin request the tools make.
+const adminTimeout = 30 * time.Second
+
+func runTopic(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, topicUsage)
+		return 2
+	}
+	action, args := args[0], args[1:]
+	flags := flag.NewFlagSet("topic "+action, flag.ContinueOnError)
+	brokers := flags.String("brokers", "127.0.0.1:9092", "bootstrap brokers, comma-separated")
+	partitions := flags.Int("partitions", -1, "partitions for create (-1: the broker's num.partitions)")
+	replicationFactor := flags.Int("replication-factor", -1, "replication factor for create (-1: the broker's default)")
+	var configs settings
+	flags.Var(&configs, "config", "topic config key=value for create (repeatable)")
+	if err := flags.Parse(args); err != nil {
+		return 2
+	}
+	client, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(*brokers, ",")...))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice topic:", err)
+		return 1
+	}
+	defer client.Close()
+	admin := kadm.NewClient(client)
+	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+	defer cancel()
+
+	switch action {
+	case "create":
+		return topicCreate(ctx, admin, flags.Args(), int32(*partitions), int16(*replicationFactor), configs)
+	case "list":
+		return topicList(ctx, admin)
+	case "describe":
+		return topicDescribe(ctx, admin, flags.Args())
+	case "delete":
+		return topicDelete(ctx, admin, flags.Args())
+	}
+	fmt.Fprintln(os.Stderr, topicUsage)
+	return 2
+}
+
+func topicCreate(ctx context.Context, admin *kadm.Client, topics []string, partitions int32, replicationFactor int16, configs settings) int {
+	if len(topics) == 0 {
+		fmt.Fprintln(os.Stderr, "sluice topic create: name at least one topic")
+		return 2
+	}
+	topicConfigs := map[string]*string{}
+	for _, c := range configs {
+		key, value, ok := strings.Cut(c, "=")
+		if !ok {
+			fmt.Fprintf(os.Stderr, "sluice topic create: --config %q: expected key=value\n", c)
+			return 2
+		}
+		topicConfigs[key] = kadm.StringPtr(value)
+	}
+	results, err := admin.CreateTopics(ctx, partitions, replicationFactor, topicConfigs, topics...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice topic create:", err)
+		return 1
+	}
+	status := 0
+	for _, r := range results.Sorted() {
+		if r.Err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v %s\n", r.Topic, r.Err, r.ErrMessage)
+			status = 1
+			continue
+		}
+		fmt.Printf("created %s (%d partitions, replication factor %d)\n", r.Topic, r.NumPartitions, r.ReplicationFactor)
+	}
+	return status
+}
+
+func topicList(ctx context.Context, admin *kadm.Client) int {
+	details, err := admin.ListTopics(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice topic list:", err)
+		return 1
+	}
+	for _, name := range details.Names() {
+		fmt.Println(name)
+	}
+	return 0
+}
+
+func topicDescribe(ctx context.Context, admin *kadm.Client, topics []string) int {
+	details, err := admin.ListTopics(ctx, topics...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice topic describe:", err)
+		return 1
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	defer w.Flush()
+	status := 0
+	for _, name := range details.Names() {
+		t := details[name]
+		if t.Err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, t.Err)
+			status = 1
+			continue
+		}
+		fmt.Fprintf(w, "topic %s\tid %s\tpartitions %d\treplication factor %d\n", name, t.ID, len(t.Partitions), t.Partitions.NumReplicas())
+		for _, p := range t.Partitions.Sorted() {
+			fmt.Fprintf(w, "  partition %d\tleader %d\tepoch %d\treplicas %v\tisr %v\n", p.Partition, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR)
+		}
+		configs, err := admin.DescribeTopicConfigs(ctx, name)
+		if err == nil {
+			for _, rc := range configs {
+				sort.Slice(rc.Configs, func(i, j int) bool { return rc.Configs[i].Key < rc.Configs[j].Key })
+				for _, c := range rc.Configs {
+					if c.Source != 5 { // DEFAULT_CONFIG: only show what is set
+						fmt.Fprintf(w, "  config %s=%s\t(%s)\n", c.Key, c.MaybeValue(), c.Source)
+					}
+				}
+			}
+		}
+	}
+	return status
+}
+
+func topicDelete(ctx context.Context, admin *kadm.Client, topics []string) int {
+	if len(topics) == 0 {
+		fmt.Fprintln(os.Stderr, "sluice topic delete: name at least one topic")
+		return 2
+	}
+	results, err := admin.DeleteTopics(ctx, topics...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice topic delete:", err)
+		return 1
+	}
+	status := 0
+	for _, r := range results.Sorted() {
+		if r.Err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", r.Topic, r.Err)
+			status = 1
+			continue
+		}
+		fmt.Printf("deleted %s\n", r.Topic)
+	}
+	return status
+}

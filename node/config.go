@@ -1,0 +1,217 @@
+package node
+
+import (
+	"bufio"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"sluice/core/broker"
+	"sluice/core/metadata"
+	sluicenet "sluice/net"
+)
+
+// Config is everything a node needs to start.
+type Config struct {
+	// Listen is the client listener's address (Kafka's listeners).
+	Listen string
+	// Advertised is the host:port clients are told to use (Kafka's
+	// advertised.listeners); Listen when empty.
+	Advertised string
+	// DataDir is the data directory (Kafka's log.dirs, one directory).
+	DataDir string
+	// LogLevel is the slog level: debug, info, warn, error.
+	LogLevel slog.Level
+	// InboxMax bounds the events waiting for the node's loop.
+	InboxMax int
+
+	Broker broker.Config
+	Net    sluicenet.Limits
+}
+
+// DefaultConfig is a single node on 127.0.0.1:9092 with data in ./data.
+func DefaultConfig() Config {
+	return Config{
+		Listen:   "127.0.0.1:9092",
+		DataDir:  "./data",
+		LogLevel: slog.LevelInfo,
+		InboxMax: 1 << 16,
+		Broker:   broker.DefaultConfig(),
+		Net:      sluicenet.DefaultLimits(),
+	}
+}
+
+// LoadProperties applies a Kafka-style properties file (key=value lines,
+// # comments) to c. It understands the Kafka broker settings Sluice honours;
+// an unknown key is an error, so a typo never silently does nothing.
+func (c *Config) LoadProperties(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	scanner := bufio.NewScanner(f)
+	for line := 1; scanner.Scan(); line++ {
+		text := strings.TrimSpace(scanner.Text())
+		if text == "" || strings.HasPrefix(text, "#") || strings.HasPrefix(text, "!") {
+			continue
+		}
+		key, value, ok := strings.Cut(text, "=")
+		if !ok {
+			return fmt.Errorf("%s:%d: expected key=value", path, line)
+		}
+		if err := c.Set(strings.TrimSpace(key), strings.TrimSpace(value)); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+	}
+	return scanner.Err()
+}
+
+// brokerTopicDefaults maps Kafka broker settings to the topic config they
+// set the default of.
+var brokerTopicDefaults = map[string]string{
+	"log.retention.ms":                metadata.ConfigRetentionMs,
+	"log.retention.bytes":             metadata.ConfigRetentionBytes,
+	"log.segment.bytes":               metadata.ConfigSegmentBytes,
+	"log.roll.ms":                     metadata.ConfigSegmentMs,
+	"log.cleanup.policy":              metadata.ConfigCleanupPolicy,
+	"message.max.bytes":               metadata.ConfigMaxMessageBytes,
+	"min.insync.replicas":             metadata.ConfigMinInsyncReplicas,
+	"log.flush.interval.messages":     metadata.ConfigFlushMessages,
+	"log.flush.interval.ms":           metadata.ConfigFlushMs,
+	"log.message.timestamp.type":      metadata.ConfigMessageTimestampType,
+	"unclean.leader.election.enable":  metadata.ConfigUncleanLeaderElection,
+	"log.cleaner.delete.retention.ms": metadata.ConfigDeleteRetentionMs,
+	"log.index.interval.bytes":        metadata.ConfigIndexIntervalBytes,
+}
+
+// Set applies one Kafka-named setting.
+func (c *Config) Set(key, value string) error {
+	if topicConfig, ok := brokerTopicDefaults[key]; ok {
+		definition, _ := metadata.LookupTopicConfig(topicConfig)
+		if err := definition.Validate(value); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		if c.Broker.TopicDefaults == nil {
+			c.Broker.TopicDefaults = map[string]string{}
+		}
+		c.Broker.TopicDefaults[topicConfig] = value
+		return nil
+	}
+	switch key {
+	case "log.retention.hours", "log.retention.minutes":
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil || n < -1 {
+			return fmt.Errorf("%s: %q is not a duration count", key, value)
+		}
+		unit := time.Hour
+		if key == "log.retention.minutes" {
+			unit = time.Minute
+		}
+		return c.Set("log.retention.ms", strconv.FormatInt((time.Duration(n)*unit).Milliseconds(), 10))
+	case "node.id", "broker.id":
+		n, err := strconv.ParseInt(value, 10, 32)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%s: %q is not a node id", key, value)
+		}
+		c.Broker.NodeID = int32(n)
+	case "listeners":
+		c.Listen = stripListenerName(value)
+	case "advertised.listeners":
+		c.Advertised = stripListenerName(value)
+	case "log.dirs", "log.dir":
+		if strings.Contains(value, ",") {
+			return fmt.Errorf("%s: Sluice uses one data directory", key)
+		}
+		c.DataDir = value
+	case "num.partitions":
+		n, err := strconv.ParseInt(value, 10, 32)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s: %q is not a partition count", key, value)
+		}
+		c.Broker.DefaultPartitions = int32(n)
+	case "default.replication.factor":
+		n, err := strconv.ParseInt(value, 10, 16)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s: %q is not a replication factor", key, value)
+		}
+		c.Broker.DefaultReplicationFactor = int16(n)
+	case "auto.create.topics.enable":
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not true or false", key, value)
+		}
+		c.Broker.AutoCreateTopics = b
+	case "broker.rack":
+		c.Broker.Rack = value
+	case "log.retention.check.interval.ms":
+		return setMilliseconds(&c.Broker.RetentionCheckInterval, key, value)
+	case "producer.id.expiration.ms":
+		return setMilliseconds(&c.Broker.ProducerIDExpiration, key, value)
+	case "socket.request.max.bytes":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1024 {
+			return fmt.Errorf("%s: %q is not a size of at least 1024", key, value)
+		}
+		c.Net.FrameBytesMax = n
+	case "max.connections":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s: %q is not a count", key, value)
+		}
+		c.Net.ConnectionsMax = n
+	case "connections.max.idle.ms":
+		return setMilliseconds(&c.Net.IdleTimeout, key, value)
+	default:
+		return fmt.Errorf("unknown setting %q", key)
+	}
+	return nil
+}
+
+func setMilliseconds(target *time.Duration, key, value string) error {
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%s: %q is not a number of milliseconds", key, value)
+	}
+	*target = time.Duration(n) * time.Millisecond
+	return nil
+}
+
+// stripListenerName turns "PLAINTEXT://host:port" into "host:port".
+func stripListenerName(value string) string {
+	if _, address, ok := strings.Cut(value, "://"); ok {
+		return address
+	}
+	return value
+}
+
+// resolve fills derived settings and checks the whole.
+func (c *Config) resolve() error {
+	if c.Advertised == "" {
+		c.Advertised = c.Listen
+	}
+	host, portText, err := net.SplitHostPort(c.Advertised)
+	if err != nil {
+		return fmt.Errorf("advertised address %q: %w", c.Advertised, err)
+	}
+	port, err := strconv.ParseUint(portText, 10, 16)
+	if err != nil || port == 0 {
+		return fmt.Errorf("advertised address %q: bad port", c.Advertised)
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		return fmt.Errorf("advertised address %q: clients need a host they can reach; set --advertised", c.Advertised)
+	}
+	c.Broker.AdvertisedHost = host
+	c.Broker.AdvertisedPort = int32(port)
+	if c.DataDir == "" {
+		return fmt.Errorf("no data directory")
+	}
+	if c.InboxMax < 1024 {
+		return fmt.Errorf("inbox of %d events is too small: disk completions alone may need 1024", c.InboxMax)
+	}
+	return c.Net.Validate()
+}
