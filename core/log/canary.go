@@ -1,0 +1,14 @@
+package log
+
+// Planted bugs (core.Canaries) that the simulator's log workload must
+// catch. Production never switches them on.
+const (
+	// CanarySyncedBeforeDurable advances SyncedOffset when a sync is
+	// issued rather than when it completes, so a crash in between loses
+	// writes the log promised were durable.
+	CanarySyncedBeforeDurable = "log-synced-before-sync-completes"
+
+	// CanaryRecoverySkipsCRC makes recovery check batch framing but not
+	// CRCs, so a torn write whose tail reached the disk as zeros is kept.
+	CanaryRecoverySkipsCRC = "log-recovery-skips-crc"
+)

@@ -1,0 +1,124 @@
+package log
+
+import (
+	"bytes"
+	"fmt"
+	"hash/crc32"
+	"strconv"
+	"strings"
+)
+
+// checkpoint is what the log remembers across restarts besides its
+// segments, in the one file log.checkpoint:
+//
+//	sluice-log-checkpoint 1
+//	start-offset 120
+//	recovery-point 4000
+//	epochs 2
+//	3 120
+//	5 3100
+//	crc32c 1a2b3c4d
+//
+// The start offset is the log start; segments below it are removed only
+// once a checkpoint recording it is durable (see retention.go). The
+// recovery point says which segments recovery may trust without scanning:
+// those ending strictly below it (see sync.go and open.go). The epoch
+// entries are the leader epoch cache for those trusted segments, whose
+// batch headers recovery does not read. Kafka keeps these in separate
+// files; here they share one, written atomically (temporary file, Sync,
+// Rename, SyncDir), so a crash can never pair a recovery point with epoch
+// entries from another moment. The CRC-32C line lets a read corrupted in
+// flight be told apart and re-read.
+type checkpoint struct {
+	startOffset   int64
+	recoveryPoint int64
+	epochs        []EpochEntry
+}
+
+const checkpointMagic = "sluice-log-checkpoint 1"
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func (c checkpoint) encode() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\nstart-offset %d\nrecovery-point %d\nepochs %d\n", checkpointMagic, c.startOffset, c.recoveryPoint, len(c.epochs))
+	for _, e := range c.epochs {
+		fmt.Fprintf(&b, "%d %d\n", e.Epoch, e.StartOffset)
+	}
+	fmt.Fprintf(&b, "crc32c %08x\n", crc32.Checksum(b.Bytes(), castagnoli))
+	return b.Bytes()
+}
+
+// decodeCheckpoint parses and checks a checkpoint file. Any deviation is
+// errBadData: the caller re-reads, and if it persists, recovers without a
+// checkpoint (scanning everything).
+func decodeCheckpoint(b []byte) (checkpoint, error) {
+	var c checkpoint
+	bad := func(format string, args ...any) (checkpoint, error) {
+		return checkpoint{}, fmt.Errorf("%w: checkpoint: %s", errBadData, fmt.Sprintf(format, args...))
+	}
+	body, crcLine, found := cutLastLine(b)
+	if !found {
+		return bad("no CRC line")
+	}
+	crcText, found := strings.CutPrefix(crcLine, "crc32c ")
+	if !found {
+		return bad("no CRC line")
+	}
+	if crcText != fmt.Sprintf("%08x", crc32.Checksum(body, castagnoli)) {
+		return bad("CRC mismatch")
+	}
+	var err error
+	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+	if len(lines) < 4 || lines[0] != checkpointMagic {
+		return bad("unknown format")
+	}
+	if c.startOffset, err = parseField(lines[1], "start-offset"); err != nil {
+		return bad("%v", err)
+	}
+	if c.recoveryPoint, err = parseField(lines[2], "recovery-point"); err != nil {
+		return bad("%v", err)
+	}
+	count, err := parseField(lines[3], "epochs")
+	if err != nil || count > epochEntriesMax || int(count) != len(lines)-4 {
+		return bad("epoch count %q does not match its lines", lines[3])
+	}
+	for i, line := range lines[4:] {
+		epochText, startText, found := strings.Cut(line, " ")
+		epoch, err1 := strconv.ParseInt(epochText, 10, 32)
+		start, err2 := strconv.ParseInt(startText, 10, 64)
+		if !found || err1 != nil || err2 != nil || epoch < 0 || start < 0 {
+			return bad("epoch line %d %q", i, line)
+		}
+		e := EpochEntry{Epoch: int32(epoch), StartOffset: start}
+		if i > 0 && (e.Epoch <= c.epochs[i-1].Epoch || e.StartOffset <= c.epochs[i-1].StartOffset) {
+			return bad("epoch line %d does not increase", i)
+		}
+		c.epochs = append(c.epochs, e)
+	}
+	return c, nil
+}
+
+func parseField(line, name string) (int64, error) {
+	text, found := strings.CutPrefix(line, name+" ")
+	if !found {
+		return 0, fmt.Errorf("expected %q, found %q", name, line)
+	}
+	v, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("bad %s %q", name, text)
+	}
+	return v, nil
+}
+
+// cutLastLine splits b, which must end in a newline, before its last line.
+func cutLastLine(b []byte) (body []byte, last string, found bool) {
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		return nil, "", false
+	}
+	i := bytes.LastIndexByte(b[:len(b)-1], '\n')
+	if i < 0 {
+		return nil, "", false
+	}
+	return b[:i+1], string(b[i+1 : len(b)-1]), true
+}

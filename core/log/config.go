@@ -1,0 +1,67 @@
+package log
+
+import (
+	"fmt"
+	"time"
+)
+
+// Unlimited switches off a retention bound (RetentionBytes, RetentionAge),
+// as -1 does for Kafka's retention.bytes and retention.ms.
+const Unlimited = -1
+
+// Config is a partition log's settings. Each field mirrors the Kafka topic
+// config named in its comment and has the same default.
+type Config struct {
+	// SegmentBytes is segment.bytes: the active segment rolls before an
+	// append would make it larger. Default 1 GiB. A single append larger
+	// than this still goes in, alone in a fresh segment.
+	SegmentBytes int64
+
+	// SegmentAge is segment.ms: the active segment rolls once it has been
+	// active this long (measured on the monotonic clock from the moment it
+	// became active in this process). Default 7 days.
+	SegmentAge time.Duration
+
+	// RetentionBytes is retention.bytes: ApplyRetention deletes the oldest
+	// segments while the log without them would still be at least this
+	// big. Unlimited (-1) by default.
+	RetentionBytes int64
+
+	// RetentionAge is retention.ms: ApplyRetention deletes the oldest
+	// segments whose largest record timestamp is older than this, judged
+	// against Clock.Now. Default 7 days; Unlimited (-1) keeps everything.
+	RetentionAge time.Duration
+
+	// IndexIntervalBytes is index.interval.bytes: roughly how many bytes of
+	// batches lie between two offset index entries. Default 4096; 0 indexes
+	// every batch.
+	IndexIntervalBytes int
+}
+
+// DefaultConfig returns Kafka's defaults.
+func DefaultConfig() Config {
+	return Config{
+		SegmentBytes:       1 << 30,
+		SegmentAge:         7 * 24 * time.Hour,
+		RetentionBytes:     Unlimited,
+		RetentionAge:       7 * 24 * time.Hour,
+		IndexIntervalBytes: 4096,
+	}
+}
+
+// Validate reports the first setting out of its range.
+func (c Config) Validate() error {
+	switch {
+	case c.SegmentBytes < SegmentBytesMin || c.SegmentBytes > SegmentBytesMax:
+		return fmt.Errorf("%w: SegmentBytes %d is outside [%d, %d]", ErrConfig, c.SegmentBytes, SegmentBytesMin, SegmentBytesMax)
+	case c.SegmentAge <= 0:
+		return fmt.Errorf("%w: SegmentAge %v must be positive", ErrConfig, c.SegmentAge)
+	case c.RetentionBytes < Unlimited:
+		return fmt.Errorf("%w: RetentionBytes %d must be -1 (unlimited) or at least 0", ErrConfig, c.RetentionBytes)
+	case c.RetentionAge < Unlimited:
+		return fmt.Errorf("%w: RetentionAge %v must be -1 (unlimited) or at least 0", ErrConfig, c.RetentionAge)
+	case c.IndexIntervalBytes < 0 || c.IndexIntervalBytes > IndexIntervalBytesMax:
+		return fmt.Errorf("%w: IndexIntervalBytes %d is outside [0, %d]", ErrConfig, c.IndexIntervalBytes, IndexIntervalBytesMax)
+	}
+	return nil
+}

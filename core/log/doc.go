@@ -1,0 +1,37 @@
+// Package log is a partition's log: a segmented, append-only sequence of
+// Kafka RecordBatch v2 batches in one directory, like Kafka's UnifiedLog and
+// LogSegment. It owns the segment files and their offset and time indexes,
+// the leader epoch cache, the checkpoint, retention, truncation, crash
+// recovery, and the one durability promise the rest of Sluice builds on:
+// SyncedOffset, below which every batch survives any crash.
+//
+// It must never touch the world except through core.World: files through
+// core.FS, time through core.Clock. Like everything under core/ it starts
+// no goroutines, takes no locks, and is used from its node's loop only;
+// disk syncs complete later, as callbacks on that loop. It must never serve
+// bytes that fail their CRC, report as durable anything a completed sync
+// does not cover, or go on after a failed sync (it halts the node, which
+// recovers).
+//
+// How callers use durability: append, call Sync, and acknowledge a write
+// only once SyncedOffset is above its last offset (OnSynced reports each
+// advance). Syncs are group commits: one round covers every change made
+// before it began. After a truncation (TruncateTo, or recovery cutting a
+// torn tail), appends fail with ErrTruncationNotDurable until the sync the
+// truncation started completes; the caller retries. A crash brings back a
+// prefix of some state the log was in since the last completed sync began,
+// never a mix of two states, and never less than SyncedOffset.
+//
+// On disk, in the partition directory:
+//
+//	00000000000000000000.log        batches, back to back
+//	00000000000000000000.index      offset index of a sealed segment
+//	00000000000000000000.timeindex  time index of a sealed segment
+//	log.checkpoint                  start offset, recovery point, epochs
+//
+// Start reading with Log (log.go) and Open (open.go), which says how
+// recovery decides what to trust; then append.go, read.go, and sync.go,
+// whose comment explains why a truncation fences appends; retention.go
+// says why segments below the start go only once the new start is
+// durable. segment.go and reader.go hold the per-file mechanics.
+package log

@@ -1,0 +1,61 @@
+package log
+
+import (
+	"path"
+	"strconv"
+	"strings"
+)
+
+// File names inside a partition directory. Segment files are named by their
+// base offset in 20 digits, as Kafka's are, so that sorting names sorts
+// segments.
+const (
+	segmentSuffix     = ".log"
+	offsetIndexSuffix = ".index"
+	timeIndexSuffix   = ".timeindex"
+	temporarySuffix   = ".tmp"
+
+	// checkpointName holds the log start offset, the recovery point and the
+	// leader epoch entries, in one file so that they change together
+	// atomically (see checkpoint.go).
+	checkpointName = "log.checkpoint"
+
+	baseOffsetDigits = 20
+)
+
+// baseName is the 20-digit stem shared by a segment's three files.
+func baseName(baseOffset int64) string {
+	digits := strconv.FormatInt(baseOffset, 10)
+	return strings.Repeat("0", max(baseOffsetDigits-len(digits), 0)) + digits
+}
+
+func segmentPath(dir string, baseOffset int64) string {
+	return path.Join(dir, baseName(baseOffset)+segmentSuffix)
+}
+
+func offsetIndexPath(dir string, baseOffset int64) string {
+	return path.Join(dir, baseName(baseOffset)+offsetIndexSuffix)
+}
+
+func timeIndexPath(dir string, baseOffset int64) string {
+	return path.Join(dir, baseName(baseOffset)+timeIndexSuffix)
+}
+
+// parseBaseName reads the base offset from a file name with the given
+// suffix, reporting false for any other name.
+func parseBaseName(name, suffix string) (int64, bool) {
+	stem, found := strings.CutSuffix(name, suffix)
+	if !found || len(stem) != baseOffsetDigits {
+		return 0, false
+	}
+	for _, c := range stem {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	offset, err := strconv.ParseInt(stem, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return offset, true
+}

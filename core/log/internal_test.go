@@ -1,0 +1,205 @@
+package log
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCheckpointRoundTripsAndRejectsDamage(t *testing.T) {
+	c := checkpoint{startOffset: 120, recoveryPoint: 4000, epochs: []EpochEntry{{3, 120}, {5, 3100}}}
+	encoded := c.encode()
+	want := "sluice-log-checkpoint 1\nstart-offset 120\nrecovery-point 4000\nepochs 2\n3 120\n5 3100\n"
+	if !strings.HasPrefix(string(encoded), want) {
+		t.Fatalf("encoded checkpoint:\n%s", encoded)
+	}
+	decoded, err := decodeCheckpoint(encoded)
+	if err != nil || decoded.startOffset != 120 || decoded.recoveryPoint != 4000 || len(decoded.epochs) != 2 || decoded.epochs[1] != (EpochEntry{5, 3100}) {
+		t.Fatalf("decode: %+v, %v", decoded, err)
+	}
+	empty, err := decodeCheckpoint(checkpoint{}.encode())
+	if err != nil || empty.startOffset != 0 || len(empty.epochs) != 0 {
+		t.Fatalf("empty checkpoint: %+v, %v", empty, err)
+	}
+	// Every single-bit flip anywhere is caught.
+	for i := range encoded {
+		for bit := range 8 {
+			damaged := append([]byte{}, encoded...)
+			damaged[i] ^= 1 << bit
+			if _, err := decodeCheckpoint(damaged); !errors.Is(err, errBadData) {
+				t.Fatalf("flip of bit %d of byte %d not detected", bit, i)
+			}
+		}
+	}
+	for _, n := range []int{0, 1, len(encoded) / 2, len(encoded) - 1} {
+		if _, err := decodeCheckpoint(encoded[:n]); !errors.Is(err, errBadData) {
+			t.Fatalf("checkpoint cut to %d bytes accepted", n)
+		}
+	}
+	// Epochs that do not increase are refused even with a valid CRC.
+	bad := checkpoint{epochs: []EpochEntry{{5, 10}, {4, 20}}}.encode()
+	if _, err := decodeCheckpoint(bad); !errors.Is(err, errBadData) {
+		t.Fatalf("decreasing epochs accepted")
+	}
+}
+
+func TestOffsetIndexLookupAndSanityChecks(t *testing.T) {
+	x := offsetIndex{baseOffset: 100}
+	if e := x.lookup(150); e != (offsetEntry{100, 0}) {
+		t.Fatalf("empty lookup %+v", e)
+	}
+	x.add(110, 400)
+	x.add(130, 900)
+	x.add(131, 1000)
+	cases := []struct{ offset, wantOffset, wantPosition int64 }{
+		{100, 100, 0}, {109, 100, 0}, {110, 110, 400}, {129, 110, 400}, {130, 130, 900}, {500, 131, 1000},
+	}
+	for _, c := range cases {
+		if e := x.lookup(c.offset); e.offset != c.wantOffset || e.position != c.wantPosition {
+			t.Fatalf("lookup(%d) = %+v, want (%d, %d)", c.offset, e, c.wantOffset, c.wantPosition)
+		}
+	}
+	decoded, err := decodeOffsetIndex(100, x.encode(), 2000)
+	if err != nil || len(decoded.entries) != 3 || decoded.entries[2] != (offsetEntry{131, 1000}) {
+		t.Fatalf("round trip: %+v, %v", decoded, err)
+	}
+	encoded := x.encode()
+	if _, err := decodeOffsetIndex(100, encoded[:len(encoded)-3], 2000); !errors.Is(err, errBadData) {
+		t.Fatalf("partial entry accepted")
+	}
+	if _, err := decodeOffsetIndex(100, encoded, 1000); !errors.Is(err, errBadData) {
+		t.Fatalf("position at the segment's end accepted")
+	}
+	swapped := append(append([]byte{}, encoded[8:16]...), encoded[0:8]...)
+	if _, err := decodeOffsetIndex(100, swapped, 2000); !errors.Is(err, errBadData) {
+		t.Fatalf("decreasing entries accepted")
+	}
+	x.truncateFromPosition(900)
+	if len(x.entries) != 1 || x.last() != (offsetEntry{110, 400}) {
+		t.Fatalf("truncateFromPosition(900) left %+v", x.entries)
+	}
+}
+
+func TestTimeIndexKeepsOnlyGrowingTimestamps(t *testing.T) {
+	x := timeIndex{baseOffset: 0}
+	x.maybeAdd(noTimestamp, 0) // no timestamp: nothing to index
+	x.maybeAdd(50, 3)
+	x.maybeAdd(50, 5) // not larger
+	x.maybeAdd(40, 6)
+	x.maybeAdd(70, 9)
+	if len(x.entries) != 2 || x.entries[1] != (timeEntry{70, 9}) {
+		t.Fatalf("entries %+v", x.entries)
+	}
+	if _, ok := x.lastBefore(50); ok {
+		t.Fatalf("lastBefore(50) found an entry older than the first")
+	}
+	if e, ok := x.lastBefore(51); !ok || e.offset != 3 {
+		t.Fatalf("lastBefore(51) = %+v", e)
+	}
+	if e, ok := x.lastBefore(1000); !ok || e.offset != 9 {
+		t.Fatalf("lastBefore(1000) = %+v", e)
+	}
+	decoded, err := decodeTimeIndex(0, x.encode())
+	if err != nil || len(decoded.entries) != 2 || decoded.entries[0] != (timeEntry{50, 3}) {
+		t.Fatalf("round trip %+v %v", decoded, err)
+	}
+	x.truncateFromOffset(9)
+	if len(x.entries) != 1 {
+		t.Fatalf("truncateFromOffset(9) left %+v", x.entries)
+	}
+}
+
+// The cases of Kafka's LeaderEpochFileCacheTest for endOffsetFor
+// (KIP-101, with KIP-279's answer for an epoch below every cached one).
+func TestEpochCacheEndOffsetFor(t *testing.T) {
+	var c epochCache
+	if e, o := c.endOffsetFor(0, 10); e != -1 || o != -1 {
+		t.Fatalf("empty cache: (%d, %d)", e, o)
+	}
+	c.assign(2, 6)
+	c.assign(2, 8) // same epoch: no new entry
+	c.assign(4, 10)
+	c.assign(7, 15)
+	if len(c.entries) != 3 {
+		t.Fatalf("entries %v", c.entries)
+	}
+	logEnd := int64(20)
+	cases := []struct {
+		name      string
+		epoch     int32
+		wantEpoch int32
+		wantEnd   int64
+	}{
+		{"undefined epoch", -1, -1, -1},
+		{"below every cached epoch (KIP-279)", 1, 1, 6},
+		{"first epoch", 2, 2, 10},
+		{"between cached epochs: the floor epoch's end", 3, 2, 10},
+		{"middle epoch", 4, 4, 15},
+		{"between 4 and 7", 6, 4, 15},
+		{"latest epoch: the log end", 7, 7, 20},
+		{"above the latest", 8, -1, -1},
+	}
+	for _, tc := range cases {
+		e, o := c.endOffsetFor(tc.epoch, logEnd)
+		if e != tc.wantEpoch || o != tc.wantEnd {
+			t.Errorf("%s: endOffsetFor(%d) = (%d, %d), want (%d, %d)", tc.name, tc.epoch, e, o, tc.wantEpoch, tc.wantEnd)
+		}
+	}
+
+	c.truncateFromEnd(15)
+	if c.latestEpoch() != 4 || len(c.entries) != 2 {
+		t.Fatalf("truncateFromEnd(15): %v", c.entries)
+	}
+	c.truncateFromStart(12)
+	if len(c.entries) != 1 || c.entries[0] != (EpochEntry{4, 12}) {
+		t.Fatalf("truncateFromStart(12): %v", c.entries)
+	}
+	if e, ok := c.epochAt(11); ok {
+		t.Fatalf("epochAt below the first entry = %d", e)
+	}
+	// A new epoch at the start of an epoch with no batches replaces it.
+	c.assign(9, 12)
+	if len(c.entries) != 1 || c.entries[0] != (EpochEntry{9, 12}) {
+		t.Fatalf("replacing assign: %v", c.entries)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatalf("an epoch going back did not panic")
+		}
+	}()
+	c.assign(8, 30)
+}
+
+func TestConfigValidation(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatalf("default config: %v", err)
+	}
+	bad := []func(*Config){
+		func(c *Config) { c.SegmentBytes = SegmentBytesMin - 1 },
+		func(c *Config) { c.SegmentBytes = SegmentBytesMax + 1 },
+		func(c *Config) { c.SegmentAge = 0 },
+		func(c *Config) { c.RetentionBytes = -2 },
+		func(c *Config) { c.RetentionAge = -2 },
+		func(c *Config) { c.IndexIntervalBytes = -1 },
+	}
+	for i, change := range bad {
+		c := DefaultConfig()
+		change(&c)
+		if err := c.Validate(); !errors.Is(err, ErrConfig) {
+			t.Errorf("bad config %d accepted", i)
+		}
+	}
+}
+func TestFileNamesRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		in   int64
+		want string
+	}{{0, "00000000000000000000"}, {42, "00000000000000000042"}, {9223372036854775807, "09223372036854775807"}} {
+		if got := baseName(c.in); got != c.want {
+			t.Fatalf("%d: %s", c.in, got)
+		}
+		if back, ok := parseBaseName(baseName(c.in)+".log", ".log"); !ok || back != c.in {
+			t.Fatalf("round trip %d", c.in)
+		}
+	}
+}

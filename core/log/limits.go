@@ -1,0 +1,75 @@
+package log
+
+import "sluice/core/batch"
+
+// Every bound the log keeps, in one place. Relations between them are
+// asserted in init below, so that changing one cannot silently break another.
+const (
+	// SegmentBytesMin and SegmentBytesMax bound Config.SegmentBytes. The
+	// upper bound keeps every file position an offset index stores below
+	// 2^32 even after the last append of a full segment (see appendBytesMax).
+	SegmentBytesMin = 128
+	SegmentBytesMax = 1 << 30
+
+	// appendBytesMax is the most bytes one Append or AppendReplicated may
+	// carry; Kafka's message.max.bytes defaults to 1 MiB, so this is a
+	// generous ceiling, not a tuning knob.
+	appendBytesMax = 64 << 20
+
+	// readBytesMax caps the bytes one Read returns, whatever maxBytes asks.
+	readBytesMax = 64 << 20
+
+	// IndexIntervalBytesMax bounds Config.IndexIntervalBytes.
+	IndexIntervalBytesMax = SegmentBytesMax
+
+	// indexEntriesMax is how many entries an offset or time index holds;
+	// the active segment rolls when either is full (Kafka's
+	// segment.index.bytes plays this role). It also bounds what loading an
+	// index file may allocate.
+	indexEntriesMax = 1 << 20
+
+	// relativeOffsetMax is the largest offset distance from a segment's
+	// base that its indexes can store; the active segment rolls before an
+	// append would go beyond it, as Kafka's does.
+	relativeOffsetMax = 1<<31 - 1
+
+	// epochEntriesMax bounds the leader epoch cache. Retention trims it
+	// from the front; a partition that changes leader more often than this
+	// within its retention is refused new epochs rather than growing
+	// without limit.
+	epochEntriesMax = 1 << 16
+
+	// checkpointBytesMax bounds the checkpoint file (header lines plus one
+	// short line per epoch entry).
+	checkpointBytesMax = 64 + 48*epochEntriesMax
+
+	// readAttemptsMax is how many times a read whose bytes fail their
+	// checks is repeated before the failure is believed. Bits can flip
+	// between the media and memory (a bus, a controller, the simulator's
+	// read corruption) while the media itself is fine; recovery must not
+	// truncate synced data because of one bad read.
+	readAttemptsMax = 8
+
+	// scanChunkBytes is how much recovery reads at a time while scanning a
+	// segment, so a run of small batches costs one read.
+	scanChunkBytes = 1 << 20
+
+	// segmentsMax bounds the segments one partition directory may hold.
+	// With SegmentBytesMin segments it is still 128 GiB of log; beyond it
+	// Open refuses the directory instead of allocating without limit.
+	segmentsMax = 1 << 20
+)
+
+func init() {
+	// A batch is appended at a position below SegmentBytesMax (a full
+	// segment rolls first), so positions and sizes fit an index's uint32.
+	if SegmentBytesMax+appendBytesMax >= 1<<32 {
+		panic("log: SegmentBytesMax + appendBytesMax must fit in uint32 positions")
+	}
+	if SegmentBytesMin < batch.HeaderSize {
+		panic("log: SegmentBytesMin must hold at least one batch header")
+	}
+	if readBytesMax < appendBytesMax {
+		panic("log: readBytesMax must fit the largest batch, or atLeastOne could not return it")
+	}
+}

@@ -1,0 +1,135 @@
+package log
+
+import (
+	"errors"
+	"fmt"
+
+	"sluice/core/batch"
+)
+
+// Read returns whole batches starting with the one that holds offset, for a
+// fetch. It stops before any batch whose base offset is at or above
+// maxOffset (a fetch passes the high watermark), and at maxBytes, except
+// that when atLeastOne is set the first batch is returned even if it alone
+// is bigger (KIP-74), so a consumer can always make progress. The batches
+// come from one segment; the caller reads on from the offset after them.
+//
+// Every batch returned has passed its CRC, starts where the previous one
+// ended, and carries the epoch the epoch cache expects, on this read: bytes
+// that fail those checks on every re-read give ErrCorrupt and no bytes, so
+// corrupt data is never served. An offset outside [StartOffset, EndOffset]
+// gives ErrOffsetOutOfRange; EndOffset itself gives no bytes.
+func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]byte, error) {
+	if err := l.usable(); err != nil {
+		return nil, err
+	}
+	if offset < l.startOffset || offset > l.endOffset {
+		return nil, fmt.Errorf("%w: %d is outside [%d, %d]", ErrOffsetOutOfRange, offset, l.startOffset, l.endOffset)
+	}
+	maxBytes = min(max(maxBytes, 0), readBytesMax)
+	if offset == l.endOffset || offset >= maxOffset {
+		return nil, nil
+	}
+	s := l.segments[l.segmentIndexFor(offset)]
+	// One read usually covers the way from the index entry to the batch
+	// (about one index interval) and the batches returned.
+	chunkBytes := min(l.config.IndexIntervalBytes+maxBytes+batch.HeaderSize, readBytesMax)
+	var result []byte
+	err := withRereads(func() error {
+		result = nil
+		entry := s.offsets.lookup(offset)
+		r := newBatchReader(s.file, entry.position, s.bytes, entry.offset, chunkBytes, s.reads.bytes)
+		defer func() { s.reads.keep(r.buffer) }()
+		found := false
+		for r.next() {
+			h := r.header
+			if h.LastOffset() < offset {
+				continue
+			}
+			found = true
+			if h.BaseOffset >= maxOffset {
+				break
+			}
+			if epoch, known := l.epochs.epochAt(h.LastOffset()); known && epoch != h.LeaderEpoch {
+				return fmt.Errorf("%w: batch at offset %d has epoch %d, the cache says %d", errBadData, h.BaseOffset, h.LeaderEpoch, epoch)
+			}
+			if len(result)+len(r.current) > maxBytes && !(atLeastOne && len(result) == 0) {
+				break
+			}
+			result = append(result, r.current...)
+		}
+		if r.err != nil {
+			return r.err
+		}
+		if !found {
+			return fmt.Errorf("%w: offset %d not found in segment %d", errBadData, offset, s.baseOffset)
+		}
+		return nil
+	})
+	if errors.Is(err, errBadData) {
+		return nil, fmt.Errorf("%w: segment %d: %v", ErrCorrupt, s.baseOffset, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// TimestampOffset is the answer of OffsetForTimestamp.
+type TimestampOffset struct {
+	Offset    int64 // where a consumer should start
+	Timestamp int64 // the max timestamp of the batch found
+}
+
+// OffsetForTimestamp finds the first batch, at or after StartOffset, whose
+// max timestamp is at or above timestamp (ListOffsets by timestamp). It
+// picks the first segment whose largest timestamp reaches timestamp, then
+// uses that segment's time index to skip the batches known to be older.
+// found is false when no batch is that recent. The answer is batch-level:
+// the batch's base offset (or StartOffset if the start lies inside it); a
+// caller wanting the exact record decodes the batch.
+func (l *Log) OffsetForTimestamp(timestamp int64) (answer TimestampOffset, found bool, err error) {
+	if err := l.usable(); err != nil {
+		return TimestampOffset{}, false, err
+	}
+	for _, s := range l.segments {
+		if s.maxTimestamp < timestamp || s.endOffset <= l.startOffset {
+			continue
+		}
+		h, found, err := s.firstBatchSince(timestamp, l.startOffset)
+		if err != nil {
+			if errors.Is(err, errBadData) {
+				err = fmt.Errorf("%w: segment %d: %v", ErrCorrupt, s.baseOffset, err)
+			}
+			return TimestampOffset{}, false, err
+		}
+		if found {
+			return TimestampOffset{Offset: max(h.BaseOffset, l.startOffset), Timestamp: h.MaxTimestamp}, true, nil
+		}
+	}
+	return TimestampOffset{}, false, nil
+}
+
+// firstBatchSince finds the segment's first batch holding offsets at or
+// above minOffset with a max timestamp at or above timestamp.
+func (s *segment) firstBatchSince(timestamp, minOffset int64) (h batch.Header, found bool, err error) {
+	// Every batch up to an entry older than timestamp is older too.
+	start := s.offsets.lookup(minOffset)
+	if older, ok := s.times.lastBefore(timestamp); ok {
+		if candidate := s.offsets.lookup(older.offset); candidate.offset > start.offset {
+			start = candidate
+		}
+	}
+	err = withRereads(func() error {
+		r := newBatchReader(s.file, start.position, s.bytes, start.offset, scanChunkBytes, s.reads.bytes)
+		defer func() { s.reads.keep(r.buffer) }()
+		for r.next() {
+			if r.header.LastOffset() >= minOffset && r.header.MaxTimestamp >= timestamp {
+				h, found = r.header, true
+				return nil
+			}
+		}
+		return r.err
+	})
+	return h, found, err
+}

@@ -1,0 +1,231 @@
+package log
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"sluice/core"
+	"sluice/core/batch"
+)
+
+// batchReader walks the whole batches stored in one segment file, from a
+// position up to a limit, and hands out only batches that pass every check
+// a stored batch can be given:
+//   - its header parses (magic 2, a plausible length) and it ends at or
+//     before the limit;
+//   - it starts at the offset the previous one ended at: the base offset is
+//     outside the CRC, so continuity is its only check;
+//   - its CRC matches (unless verifyCRC is off, which only the
+//     CanaryRecoverySkipsCRC bug does).
+//
+// It reads the file in chunks of at least chunkBytes, so a run of small
+// batches costs one read, into one buffer it reuses: the current batch's
+// bytes are valid only until the next call to next. A failed check stops
+// it with errBadData and leaves position at the bad batch; callers re-read
+// (see withRereads) before believing it.
+type batchReader struct {
+	file       core.File
+	limit      int64
+	chunkBytes int
+	verifyCRC  bool
+
+	position   int64 // where the next batch starts
+	nextOffset int64 // the offset the next batch must start at
+
+	chunk         []byte
+	chunkPosition int64
+	buffer        []byte // backs chunk; reused for every read
+
+	header          batch.Header
+	current         []byte
+	currentPosition int64
+	err             error
+}
+
+func newBatchReader(file core.File, position, limit, nextOffset int64, chunkBytes int, buffer []byte) *batchReader {
+	return &batchReader{
+		file:       file,
+		limit:      limit,
+		chunkBytes: chunkBytes,
+		verifyCRC:  true,
+		position:   position,
+		nextOffset: nextOffset,
+		buffer:     buffer,
+	}
+}
+
+// next advances to the next batch and reports whether there is one. It
+// returns false at the limit (err nil) or at a batch that fails a check.
+func (r *batchReader) next() bool {
+	if r.err != nil || r.position >= r.limit {
+		return false
+	}
+	if r.limit-r.position < batch.HeaderSize {
+		return r.fail("torn: %d bytes left, less than a header", r.limit-r.position)
+	}
+	header, err := r.bytesAt(r.position, batch.HeaderSize)
+	if err != nil {
+		r.err = err
+		return false
+	}
+	h, err := batch.Parse(header)
+	if err != nil {
+		return r.fail("%v", err)
+	}
+	size := int64(h.Size())
+	switch {
+	case size > appendBytesMax:
+		return r.fail("batch claims %d bytes, more than any append", size)
+	case r.position+size > r.limit:
+		return r.fail("torn: batch of %d bytes runs past %d", size, r.limit)
+	}
+	b, err := r.bytesAt(r.position, int(size))
+	if err != nil {
+		r.err = err
+		return false
+	}
+	// The whole batch may come from a later read than its header did:
+	// check the bytes that will be handed out, header included.
+	if h, err = batch.Parse(b); err != nil || int64(h.Size()) != size {
+		return r.fail("header read differently twice")
+	}
+	switch {
+	case h.BaseOffset != r.nextOffset:
+		return r.fail("batch starts at offset %d, expected %d", h.BaseOffset, r.nextOffset)
+	case h.LastOffsetDelta < 0 || h.LastOffsetDelta > relativeOffsetMax:
+		return r.fail("last offset delta %d", h.LastOffsetDelta)
+	case r.verifyCRC && !batch.CheckCRC(b):
+		return r.fail("CRC mismatch")
+	}
+	r.header, r.current, r.currentPosition = h, b, r.position
+	r.position += size
+	r.nextOffset = h.NextOffset()
+	return true
+}
+
+func (r *batchReader) fail(format string, args ...any) bool {
+	r.err = fmt.Errorf("%w: at position %d: %s", errBadData, r.position, fmt.Sprintf(format, args...))
+	return false
+}
+
+// bytesAt returns n bytes at position, reading a fresh chunk into the
+// buffer when the current one does not hold them.
+func (r *batchReader) bytesAt(position int64, n int) ([]byte, error) {
+	if position >= r.chunkPosition && position+int64(n) <= r.chunkPosition+int64(len(r.chunk)) {
+		start := position - r.chunkPosition
+		return r.chunk[start : start+int64(n)], nil
+	}
+	length := min(max(int64(n), int64(r.chunkBytes)), r.limit-position)
+	if int64(cap(r.buffer)) < length {
+		r.buffer = make([]byte, length)
+	}
+	r.chunk, r.chunkPosition = r.buffer[:length], position
+	if err := readFull(r.file, r.chunk, position); err != nil {
+		r.chunk = nil
+		return nil, err
+	}
+	return r.chunk[:n], nil
+}
+
+// readFull fills p from offset. A file shorter than expected is bad data
+// (the segment was cut under us, or its size misread), not an I/O failure.
+func readFull(f core.File, p []byte, offset int64) error {
+	n, err := f.ReadAt(p, offset)
+	if n == len(p) {
+		return nil
+	}
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: file ends at %d, expected %d bytes at %d", errBadData, offset+int64(n), len(p), offset)
+	}
+	if err == nil {
+		err = io.ErrShortBuffer
+	}
+	return fmt.Errorf("log: read at %d: %w", offset, err)
+}
+
+// withRereads runs read until it succeeds, fails with something other
+// than bad data, or has found bad data readAttemptsMax times in a row. A
+// read can be corrupted between the media and memory while the media is
+// fine; only a failure that persists is believed.
+func withRereads(read func() error) error {
+	var err error
+	for range readAttemptsMax {
+		if err = read(); err == nil || !errors.Is(err, errBadData) {
+			return err
+		}
+	}
+	return err
+}
+
+// readStable reads a whole file that carries no checksum of its own (an
+// index file) and returns its bytes once two reads in a row agree, which
+// tells a read corrupted in flight from the file's real content.
+func readStable(fs core.FS, name string, sizeMax int64) ([]byte, error) {
+	f, err := fs.OpenFile(name, false)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size, err := f.Size()
+	if err != nil {
+		return nil, err
+	}
+	if size > sizeMax {
+		return nil, fmt.Errorf("%w: %s is %d bytes, more than %d", errBadData, name, size, sizeMax)
+	}
+	var previous []byte
+	for attempt := 0; attempt <= readAttemptsMax; attempt++ {
+		b := make([]byte, size)
+		if err := readFull(f, b, 0); err != nil && !errors.Is(err, errBadData) {
+			return nil, err
+		}
+		if previous != nil && bytes.Equal(previous, b) {
+			return b, nil
+		}
+		previous = b
+	}
+	return nil, fmt.Errorf("%w: %s reads differently every time", errBadData, name)
+}
+
+// readChecked reads a whole small file whose content carries its own check
+// (the checkpoint), re-reading while decode reports bad data.
+func readChecked[T any](fs core.FS, name string, sizeMax int64, decode func([]byte) (T, error)) (T, error) {
+	var value T
+	f, err := fs.OpenFile(name, false)
+	if err != nil {
+		return value, err
+	}
+	defer f.Close()
+	size, err := f.Size()
+	if err != nil {
+		return value, err
+	}
+	if size > sizeMax {
+		return value, fmt.Errorf("%w: %s is %d bytes, more than %d", errBadData, name, size, sizeMax)
+	}
+	err = withRereads(func() error {
+		b := make([]byte, size)
+		if err := readFull(f, b, 0); err != nil {
+			return err
+		}
+		value, err = decode(b)
+		return err
+	})
+	return value, err
+}
+
+// readBuffer is a log's reusable read buffer, shared by its segments: the
+// log reads from one place at a time, and callers copy what they keep.
+type readBuffer struct {
+	bytes []byte
+}
+
+// keep holds on to a reader's buffer for the next read, unless it is
+// bigger than a scan chunk: a rare huge read should not stay pinned.
+func (b *readBuffer) keep(buffer []byte) {
+	if cap(buffer) > cap(b.bytes) && cap(buffer) <= scanChunkBytes {
+		b.bytes = buffer
+	}
+}

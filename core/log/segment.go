@@ -1,0 +1,222 @@
+package log
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"sluice/core"
+	"sluice/core/batch"
+)
+
+// segment is one file of the log, Kafka's LogSegment: batches back to back
+// from baseOffset, with its offset and time indexes held in memory. Only the
+// last segment (the active one) is appended to; the others are sealed, and
+// their indexes are also on disk, written and synced when they rolled.
+//
+// Invariant: bytes is the size of the whole batches the file holds, and
+// endOffset is the offset after the last of them (baseOffset when empty).
+type segment struct {
+	baseOffset int64
+	file       core.File
+	reads      *readBuffer
+
+	bytes     int64
+	endOffset int64
+
+	// sizeOnDisk is the file's size when Open found it.
+	sizeOnDisk int64
+
+	offsets offsetIndex
+	times   timeIndex
+
+	// maxTimestamp is the largest batch max timestamp in the segment
+	// (noTimestamp if none), and offsetOfMaxTimestamp the batch holding it;
+	// retention by age and OffsetForTimestamp use them.
+	maxTimestamp         int64
+	offsetOfMaxTimestamp int64
+
+	// bytesSinceIndexEntry counts the batch bytes appended since the last
+	// offset index entry, as Kafka's bytesSinceLastIndexEntry does.
+	bytesSinceIndexEntry int64
+
+	// activeSince is Clock.Elapsed when the segment became active, for
+	// rolling by SegmentAge.
+	activeSince time.Duration
+
+	// sealed: rolled, with index files written (the next sync covers them).
+	sealed bool
+
+	// dirty: written or truncated since its last sync began.
+	dirty bool
+}
+
+func newSegment(baseOffset int64, file core.File, reads *readBuffer) *segment {
+	s := &segment{baseOffset: baseOffset, file: file, reads: reads}
+	s.offsets = offsetIndex{baseOffset: baseOffset}
+	s.times = timeIndex{baseOffset: baseOffset}
+	s.restartAt(offsetEntry{offset: baseOffset, position: 0})
+	return s
+}
+
+// restartAt rewinds the segment's running state to just before the batch
+// at entry, keeping the index entries before it. Replaying the batches from
+// there with record rebuilds exactly the state appending them built:
+// bytesSinceIndexEntry restarts at zero as it did right after the entry was
+// added, and the last time index entry carries the largest timestamp of the
+// batches up to it.
+func (s *segment) restartAt(entry offsetEntry) {
+	s.bytes = entry.position
+	s.endOffset = entry.offset
+	s.bytesSinceIndexEntry = 0
+	last := s.times.last()
+	s.maxTimestamp, s.offsetOfMaxTimestamp = last.timestamp, last.offset
+}
+
+// record takes note of a batch written at position: the bookkeeping of
+// Kafka's LogSegment.append, shared by appends, recovery and replays.
+func (s *segment) record(h batch.Header, position int64, indexIntervalBytes int) {
+	if h.BaseOffset != s.endOffset || position != s.bytes {
+		panic(fmt.Sprintf("log: segment %d: batch at offset %d position %d does not follow end %d size %d",
+			s.baseOffset, h.BaseOffset, position, s.endOffset, s.bytes))
+	}
+	if h.MaxTimestamp > s.maxTimestamp {
+		s.maxTimestamp, s.offsetOfMaxTimestamp = h.MaxTimestamp, h.BaseOffset
+	}
+	if s.bytesSinceIndexEntry > int64(indexIntervalBytes) {
+		s.offsets.add(h.BaseOffset, position)
+		s.times.maybeAdd(s.maxTimestamp, s.offsetOfMaxTimestamp)
+		s.bytesSinceIndexEntry = 0
+	}
+	s.bytesSinceIndexEntry += int64(h.Size())
+	s.bytes += int64(h.Size())
+	s.endOffset = h.NextOffset()
+}
+
+// checkRecordable reports bad data if recording h would break the time
+// index's order. That happens only when entries loaded from a damaged index
+// file disagree with the batches, never for batches the log appended itself,
+// so it must not panic as the assertion in maybeAdd would.
+func (s *segment) checkRecordable(h batch.Header, indexIntervalBytes int) error {
+	if s.bytesSinceIndexEntry <= int64(indexIntervalBytes) || len(s.times.entries) == 0 {
+		return nil
+	}
+	timestamp, offset := s.maxTimestamp, s.offsetOfMaxTimestamp
+	if h.MaxTimestamp > timestamp {
+		timestamp, offset = h.MaxTimestamp, h.BaseOffset
+	}
+	if last := s.times.last(); timestamp > last.timestamp && offset <= last.offset {
+		return fmt.Errorf("%w: segment %d: time index entry (%d, %d) disagrees with the batches", errBadData, s.baseOffset, last.timestamp, last.offset)
+	}
+	return nil
+}
+
+// canHold reports whether a batch range ending at lastOffset, of the given
+// size, may go into this segment rather than a fresh one.
+func (s *segment) canHold(lastOffset, bytes int64, config Config, now time.Duration) bool {
+	if s.bytes == 0 {
+		return true // an empty segment takes anything: rolling would not help
+	}
+	return s.bytes+bytes <= config.SegmentBytes &&
+		now-s.activeSince < config.SegmentAge &&
+		lastOffset-s.baseOffset <= relativeOffsetMax &&
+		!s.offsets.full() && !s.times.full()
+}
+
+// readForward reads and records the batches from the segment's current
+// end up to limit, checking each (see batchReader). visit, when not nil,
+// sees each batch before it is recorded and may refuse it with errBadData.
+// On bad data the segment's state covers the batches before the bad one,
+// so a retry resumes there.
+func (s *segment) readForward(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error) error {
+	r := newBatchReader(s.file, s.bytes, limit, s.endOffset, scanChunkBytes, s.reads.bytes)
+	defer func() { s.reads.keep(r.buffer) }()
+	r.verifyCRC = verifyCRC
+	for r.next() {
+		if s.offsets.full() || s.times.full() {
+			return fmt.Errorf("%w: segment %d has more batches than its index holds", errBadData, s.baseOffset)
+		}
+		if err := s.checkRecordable(r.header, indexIntervalBytes); err != nil {
+			return err
+		}
+		if visit != nil {
+			if err := visit(r.header, r.currentPosition); err != nil {
+				return err
+			}
+		}
+		s.record(r.header, r.currentPosition, indexIntervalBytes)
+	}
+	return r.err
+}
+
+// readForwardRereading is readForward that re-reads a batch failing its
+// checks before believing it: only readAttemptsMax failures in a row at the
+// same batch count, since a long scan meets many independent bad reads.
+func (s *segment) readForwardRereading(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error) error {
+	failures := 0
+	for {
+		before := s.bytes
+		err := s.readForward(limit, indexIntervalBytes, verifyCRC, visit)
+		if err == nil || !errors.Is(err, errBadData) {
+			return err
+		}
+		if s.bytes > before {
+			failures = 0
+		}
+		failures++
+		if failures >= readAttemptsMax {
+			return err
+		}
+	}
+}
+
+// locate finds the batch holding offset, which must lie in the segment:
+// its position and base offset.
+func (s *segment) locate(offset int64) (position, baseOffset int64, err error) {
+	err = withRereads(func() error {
+		entry := s.offsets.lookup(offset)
+		r := newBatchReader(s.file, entry.position, s.bytes, entry.offset, scanChunkBytes, s.reads.bytes)
+		defer func() { s.reads.keep(r.buffer) }()
+		for r.next() {
+			if r.header.LastOffset() >= offset {
+				position, baseOffset = r.currentPosition, r.header.BaseOffset
+				return nil
+			}
+		}
+		if r.err != nil {
+			return r.err
+		}
+		return fmt.Errorf("%w: offset %d not found in segment %d", errBadData, offset, s.baseOffset)
+	})
+	return position, baseOffset, err
+}
+
+// cut drops the batches from position on (a batch boundary whose batch
+// starts at offset): the file is truncated and the in-memory state rebuilt
+// by replaying from the last index entry that survives.
+func (s *segment) cut(position, offset int64, indexIntervalBytes int) error {
+	if position < 0 || position > s.bytes {
+		panic(fmt.Sprintf("log: segment %d cut at %d outside [0, %d]", s.baseOffset, position, s.bytes))
+	}
+	s.offsets.truncateFromPosition(position)
+	s.times.truncateFromOffset(offset)
+	s.restartAt(s.offsets.last())
+	if err := s.readForwardRereading(position, indexIntervalBytes, true, nil); err != nil {
+		return err
+	}
+	if s.bytes != position || s.endOffset != offset {
+		panic(fmt.Sprintf("log: segment %d replay ended at (%d, %d), cut was (%d, %d)", s.baseOffset, s.endOffset, s.bytes, offset, position))
+	}
+	if err := s.file.Truncate(position); err != nil {
+		return err
+	}
+	s.dirty = true
+	return nil
+}
+
+// seal closes the segment for appends: its final time index entry records
+// its largest timestamp, so a sealed segment's age is its last entry.
+func (s *segment) seal() {
+	s.times.maybeAdd(s.maxTimestamp, s.offsetOfMaxTimestamp)
+	s.sealed = true
+}

@@ -1,0 +1,334 @@
+package log
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"slices"
+	"sort"
+
+	"sluice/core"
+)
+
+// A sync round is one group commit. It syncs every file that changed since
+// the previous round began (dirty segments, index files of segments that
+// rolled, the directory when names were created or removed); when all of
+// them have completed, it writes the checkpoint if that is due (see below);
+// then it moves SyncedOffset up to the end offset the log had when the round
+// began. One round is in flight at a time; whatever changes meanwhile is
+// covered by the next one, which starts as soon as this one completes if
+// anything is dirty.
+//
+// The checkpoint comes last, after the data it vouches for is durable, so
+// that even a round that fails halfway cannot leave a checkpoint, or a
+// directory entry made durable by the checkpoint's directory sync, ahead of
+// data or names an earlier failed sync dropped.
+//
+// A failed sync means the kernel may already have dropped the dirty pages
+// it covered (PostgreSQL's "fsyncgate"), so no later sync can promise them:
+// the log halts the node, which restarts and recovers from what the disk
+// really holds.
+type syncRound struct {
+	number uint64 // rounds are numbered from 1 in the order they begin
+
+	// endOffset is what SyncedOffset becomes when the round completes:
+	// the end offset when it began, lowered by any truncation since, whose
+	// cut the round does not cover.
+	endOffset int64
+
+	pending int
+	err     error
+
+	// checkpointConsidered: the files are synced and the checkpoint was
+	// written if it was due. checkpoint is what was written, or nil.
+	checkpointConsidered bool
+	checkpoint           *checkpoint
+	// checkpointSkipped: a checkpoint was due but could not be written
+	// (a full disk); the round does not start another just to retry it.
+	checkpointSkipped bool
+}
+
+// Sync starts a sync round if none is in flight and anything is dirty, and
+// otherwise does nothing: a round in flight is followed by another when it
+// completes if changes arrived meanwhile. SyncedOffset advances, and
+// OnSynced functions are called, when a round completes.
+func (l *Log) Sync() {
+	if l.failure != nil || l.round != nil || !l.dirty() {
+		return
+	}
+	l.startRound()
+}
+
+// dirty reports whether anything is not yet durable.
+func (l *Log) dirty() bool { return l.filesDirty() || l.checkpointDue(l.endOffset) }
+
+// filesDirty reports whether any file or directory changed since the last
+// round began.
+func (l *Log) filesDirty() bool {
+	if l.directoryDirty || len(l.directoriesToSync) > 0 || len(l.indexFilesToSync) > 0 {
+		return true
+	}
+	for _, s := range l.segments {
+		if s.dirty {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Log) startRound() {
+	l.syncStats.RoundsStarted++
+	round := &syncRound{endOffset: l.endOffset, number: l.syncStats.RoundsStarted}
+	l.round = round
+	done := func(err error) { l.completeOne(round, err) }
+
+	// Count every operation before issuing any, so that no completion can
+	// find the round finished while it is still being started.
+	var segments []*segment
+	for _, s := range l.segments {
+		if s.dirty {
+			s.dirty = false
+			segments = append(segments, s)
+		}
+	}
+	indexFiles := l.indexFilesToSync
+	l.indexFilesToSync = nil
+	directories := l.directoriesToSync
+	l.directoriesToSync = nil
+	if l.directoryDirty {
+		l.directoryDirty = false
+		directories = append(directories, l.dir)
+	}
+	round.pending = len(segments) + len(indexFiles) + len(directories) + 1
+
+	for _, s := range segments {
+		s.file.Sync(done)
+	}
+	for _, f := range indexFiles {
+		f.Sync(func(err error) {
+			f.Close()
+			done(err)
+		})
+	}
+	for _, directory := range directories {
+		l.world.FS.SyncDir(directory, done)
+	}
+	if l.world.Canaries.On(CanarySyncedBeforeDurable) {
+		// The planted bug: promise durability when the sync is issued.
+		l.advanceSynced(round.endOffset)
+	}
+	// Release the extra count taken above. If every file sync completed
+	// already (they never complete inside the call, but a round with no
+	// files has none), this moves on to the checkpoint.
+	l.completeOne(round, nil)
+}
+
+// completeOne is called once per finished operation of round.
+func (l *Log) completeOne(round *syncRound, err error) {
+	if err != nil && round.err == nil {
+		round.err = err
+	}
+	round.pending--
+	if round.pending > 0 {
+		return
+	}
+	if round.pending < 0 || l.round != round {
+		panic("log: sync round completed twice")
+	}
+	if l.failure != nil {
+		l.round = nil
+		return // closed or halted meanwhile: report nothing
+	}
+	if round.err != nil {
+		l.round = nil
+		l.halt(fmt.Errorf("log: sync failed, unsynced writes may be lost: %w", round.err))
+		return
+	}
+	if !round.checkpointConsidered {
+		round.checkpointConsidered = true
+		if l.checkpointDue(round.endOffset) && l.writeCheckpoint(round) {
+			return // the checkpoint's completion comes back here
+		}
+	}
+	l.finishRound(round)
+}
+
+// finishRound records a round that completed without error.
+func (l *Log) finishRound(round *syncRound) {
+	l.round = nil
+	l.syncStats.RoundsCompleted++
+	if round.number > l.truncationRound {
+		l.truncationPending = false
+	}
+	if round.checkpoint != nil {
+		l.checkpointDurable = round.checkpoint
+		l.syncStats.CheckpointRound = round.number
+		l.removeCondemned(round.checkpoint.startOffset)
+	}
+	l.checkpointWriting = nil
+	l.advanceSynced(round.endOffset)
+	if l.round != nil || l.failure != nil {
+		return // an OnSynced function started a round, or closed the log
+	}
+	if l.filesDirty() || (l.checkpointDue(l.endOffset) && !round.checkpointSkipped) {
+		l.startRound()
+	}
+}
+
+// advanceSynced raises SyncedOffset to target if that is higher, and tells
+// the OnSynced functions.
+func (l *Log) advanceSynced(target int64) {
+	if target > l.endOffset {
+		panic(fmt.Sprintf("log: synced offset %d would pass the end %d", target, l.endOffset))
+	}
+	if target <= l.syncedOffset {
+		return
+	}
+	l.syncedOffset = target
+	for _, f := range l.onSynced {
+		f(target)
+	}
+}
+
+// lowerSynced is called when the log is cut at end: nothing at or above it
+// is durable any more, and a round in flight must not claim it.
+func (l *Log) lowerSynced(end int64) {
+	l.syncedOffset = min(l.syncedOffset, end)
+	if l.round != nil {
+		l.round.endOffset = min(l.round.endOffset, end)
+	}
+}
+
+// Truncations, the checkpoint, and the trust recovery grants.
+//
+// Recovery must bring back a prefix of some state the log was in, never a
+// mix of two. Two things could mix them, and the log rules out both:
+//
+//   - Stale segments. A truncation deletes segments and cuts one, but until
+//     a sync covers it a crash may undo any part of that; had new batches
+//     been appended meanwhile, a stale segment could line up after them (a
+//     segment re-created under a deleted one's name is the worst case). So
+//     after a truncation, whether by TruncateTo or by recovery itself,
+//     appends are refused with ErrTruncationNotDurable until a sync round
+//     that began after it has completed. TruncateTo and Open start that
+//     round themselves. Until then a crash can only bring back the old
+//     state or a prefix of it.
+//
+//   - Trusted segments. Recovery trusts, without reading all their batches,
+//     the segments that end strictly below the checkpoint's recovery point
+//     (see open.go). A checkpoint is written at the end of a round, once
+//     the round's files are synced, with the round's end offset as its
+//     recovery point: every segment ending strictly below that was sealed
+//     before the round began, so the round, or an earlier one, made its
+//     bytes, its index files and its directory entry durable. (Strictly: a
+//     checkpoint must not vouch for the segment that was active when its
+//     round began, which may seal later, at the recovery point itself, with
+//     index files no sync covered yet.) A truncation may cut a trusted
+//     segment - recovery notices, because the segment no longer ends where
+//     the next begins - but new batches must never be written below the
+//     highest recovery point a crash could leave on disk, so appends also
+//     wait until a checkpoint at or below the end is durable. The round a
+//     truncation starts writes it.
+
+// recoveryPointHigh is the highest recovery point a crash could leave on
+// disk: the durable checkpoint's, or the one being written if higher.
+func (l *Log) recoveryPointHigh() int64 {
+	high := int64(0)
+	if l.checkpointDurable != nil {
+		high = l.checkpointDurable.recoveryPoint
+	}
+	if l.checkpointWriting != nil {
+		high = max(high, l.checkpointWriting.recoveryPoint)
+	}
+	return high
+}
+
+// fenced reports whether appends must wait: a truncation is not durable
+// yet, or the end is below data a crash could leave recovery trusting.
+func (l *Log) fenced() bool {
+	return l.truncationPending || l.endOffset < l.recoveryPointHigh()
+}
+
+// truncated notes that the log's files were cut or deleted at its end: the
+// fence holds until a round that begins after now completes.
+func (l *Log) truncated() {
+	l.truncationPending = true
+	l.truncationRound = l.syncStats.RoundsStarted
+}
+
+// checkpointDue reports whether a checkpoint with this recovery point
+// would say something the last one written (or being written) does not: a
+// new start offset, new epochs, a lower recovery point to lift the fence,
+// or more segments recovery may trust.
+func (l *Log) checkpointDue(recoveryPoint int64) bool {
+	last := l.checkpointWriting
+	if last == nil {
+		last = l.checkpointDurable
+	}
+	if last == nil {
+		return true
+	}
+	return last.startOffset != l.startOffset ||
+		!slices.Equal(last.epochs, l.epochs.entries) ||
+		l.endOffset < l.recoveryPointHigh() ||
+		l.segmentsTrusted(last.recoveryPoint) != l.segmentsTrusted(recoveryPoint)
+}
+
+// segmentsTrusted counts the segments a checkpoint with this recovery point
+// lets recovery trust: those ending strictly below it.
+func (l *Log) segmentsTrusted(recoveryPoint int64) int {
+	// Segment i ends where segment i+1 starts.
+	after := sort.Search(len(l.segments), func(i int) bool { return l.segments[i].baseOffset >= recoveryPoint })
+	return max(after-1, 0)
+}
+
+// writeCheckpoint writes the checkpoint as a temporary file, syncs it,
+// renames it over the old one and syncs the directory, then completes the
+// round's last operation. Its recovery point is the round's end offset,
+// durable now that the round's files are synced. It reports false, and
+// writes nothing, if the temporary file cannot be written (a full disk):
+// the checkpoint stays due and a later round tries again. A failed sync
+// halts, as any does.
+func (l *Log) writeCheckpoint(round *syncRound) bool {
+	c := &checkpoint{startOffset: l.startOffset, recoveryPoint: round.endOffset, epochs: l.epochs.clone()}
+	fs := l.world.FS
+	temporary := path.Join(l.dir, checkpointName+temporarySuffix)
+	f, err := fs.OpenFile(temporary, true)
+	if err == nil {
+		if err = f.Truncate(0); err == nil {
+			_, err = f.WriteAt(c.encode(), 0)
+		}
+		if err != nil {
+			f.Close()
+			fs.Remove(temporary)
+		}
+	}
+	if err != nil {
+		round.checkpointSkipped = true
+		level := slog.LevelWarn
+		if errors.Is(err, core.ErrDiskFull) {
+			level = slog.LevelInfo
+		}
+		l.logger.Log(context.Background(), level, "checkpoint not written; a later sync retries", "error", err)
+		return false
+	}
+	round.checkpoint = c
+	l.checkpointWriting = c
+	round.pending++
+	done := func(err error) { l.completeOne(round, err) }
+	f.Sync(func(err error) {
+		f.Close()
+		if err != nil || l.failure != nil {
+			done(err)
+			return
+		}
+		if err := fs.Rename(temporary, path.Join(l.dir, checkpointName)); err != nil {
+			done(err)
+			return
+		}
+		fs.SyncDir(l.dir, done)
+	})
+	return true
+}

@@ -1,0 +1,87 @@
+package log
+
+import (
+	"errors"
+	"fmt"
+)
+
+// TruncateTo removes every batch whose last offset is at or above offset,
+// so that the log ends at or below offset, at a batch boundary: a follower
+// does this where its log diverges from the leader's. Segments after the
+// cut are deleted and the epoch cache forgets epochs that started after
+// it; SyncedOffset drops to at most the new end. An offset at or above
+// EndOffset changes nothing; one below StartOffset is ErrOffsetOutOfRange.
+// If the batch holding offset also holds StartOffset, the log is emptied
+// and restarts at StartOffset.
+//
+// The truncation reaches the disk's page cache at once and becomes durable
+// with the next completed sync, which TruncateTo starts itself: a crash
+// before then may bring the removed batches back (never anything else), and
+// the caller must then truncate again. Until that sync completes, appends
+// are refused with ErrTruncationNotDurable, so that no crash can ever
+// combine new batches with removed ones (see sync.go).
+func (l *Log) TruncateTo(offset int64) error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	if offset < l.startOffset {
+		return fmt.Errorf("%w: cannot truncate to %d below the start %d", ErrOffsetOutOfRange, offset, l.startOffset)
+	}
+	if offset >= l.endOffset {
+		return nil
+	}
+	i := l.segmentIndexFor(offset)
+	s := l.segments[i]
+	position, baseOffset, err := s.locate(offset)
+	if errors.Is(err, errBadData) {
+		return fmt.Errorf("%w: segment %d: %v", ErrCorrupt, s.baseOffset, err)
+	}
+	if err != nil {
+		return err
+	}
+	if baseOffset < l.startOffset {
+		return l.truncateFullyAndStartAt(l.startOffset)
+	}
+	if err := s.cut(position, baseOffset, l.config.IndexIntervalBytes); err != nil {
+		// The segment's state is half rebuilt: only recovery can be
+		// trusted to finish the job.
+		l.halt(fmt.Errorf("log: truncation of segment %d failed: %w", s.baseOffset, err))
+		return err
+	}
+	l.deleteSegments(l.segments[i+1:])
+	l.segments = l.segments[:i+1]
+	// The segment is active again. Its index files on disk, if it was
+	// sealed, are stale until it seals again; recovery never trusts them
+	// meanwhile, because it is the last segment or below no durable
+	// recovery point.
+	s.sealed = false
+	s.activeSince = l.world.Clock.Elapsed()
+	l.endOffset = baseOffset
+	l.epochs.truncateFromEnd(baseOffset)
+	l.lowerSynced(baseOffset)
+	l.logger.Debug("truncated", "offset", offset, "end", l.endOffset)
+	l.truncated()
+	l.checkInvariants()
+	l.Sync()
+	return nil
+}
+
+// truncateFullyAndStartAt empties the log and restarts it at start, as
+// Kafka's truncateFullyAndStartAt does.
+func (l *Log) truncateFullyAndStartAt(start int64) error {
+	s, err := l.createSegment(start)
+	if err != nil {
+		return err
+	}
+	l.deleteSegments(l.segments)
+	l.segments = []*segment{s}
+	l.startOffset, l.endOffset = start, start
+	l.epochs = epochCache{}
+	s.dirty = true
+	l.lowerSynced(start)
+	l.logger.Debug("truncated fully", "start", start)
+	l.truncated()
+	l.checkInvariants()
+	l.Sync()
+	return nil
+}

@@ -1,0 +1,80 @@
+package logworkload
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	"sluice/core/log"
+	"sluice/sim"
+)
+
+const seedsPassing = 300
+
+func TestSeedsPass(t *testing.T) {
+	w := New()
+	for seed := uint64(1); seed <= seedsPassing; seed++ {
+		r := w.Run(seed, sim.RunOptions{})
+		if !r.Passed() {
+			t.Fatalf("%s", r.Line())
+		}
+		if r.TraceHash == "" || r.Steps == 0 || len(r.Options) == 0 || len(r.Stats) == 0 {
+			t.Fatalf("seed %d: result missing its trace, options or stats: %s", seed, r.Line())
+		}
+	}
+}
+
+// A seed is a pure function: running it twice, with or without a trace
+// printed, gives the same result down to the trace hash.
+func TestSameSeedSameResult(t *testing.T) {
+	w := New()
+	for _, seed := range []uint64{1, 2, 3, 42, 1000} {
+		first := w.Run(seed, sim.RunOptions{})
+		var printed bytes.Buffer
+		second := w.Run(seed, sim.RunOptions{Trace: &printed})
+		if !reflect.DeepEqual(first, second) {
+			t.Fatalf("seed %d ran differently:\n%s\n%s", seed, first.Line(), second.Line())
+		}
+		if printed.Len() == 0 {
+			t.Fatalf("seed %d printed no trace", seed)
+		}
+		canary := w.Run(seed, sim.RunOptions{Canaries: []string{log.CanarySyncedBeforeDurable}})
+		again := w.Run(seed, sim.RunOptions{Canaries: []string{log.CanarySyncedBeforeDurable}})
+		if !reflect.DeepEqual(canary, again) {
+			t.Fatalf("seed %d with a canary ran differently", seed)
+		}
+	}
+	if a, b := w.Run(1, sim.RunOptions{}), w.Run(2, sim.RunOptions{}); a.TraceHash == b.TraceHash {
+		t.Fatalf("seeds 1 and 2 have the same trace hash %s", a.TraceHash)
+	}
+}
+
+// Each planted bug is caught within its stated number of seeds from seed
+// 1, by the check meant to catch it.
+func TestCanariesAreCaught(t *testing.T) {
+	expectedCheck := map[string]string{
+		log.CanarySyncedBeforeDurable: "synced-lost",
+		log.CanaryRecoverySkipsCRC:    "recovery-kept-corrupt",
+	}
+	w := New()
+	for _, canary := range Canaries() {
+		if canary.Workload != Name || canary.SeedsMax <= 0 || canary.Description == "" {
+			t.Fatalf("canary %+v is incomplete", canary)
+		}
+		caught := false
+		for seed := uint64(1); seed <= uint64(canary.SeedsMax) && !caught; seed++ {
+			r := w.Run(seed, sim.RunOptions{Canaries: []string{canary.Name}})
+			if r.Passed() {
+				continue
+			}
+			if r.Check != expectedCheck[canary.Name] {
+				t.Fatalf("canary %s caught by the wrong check: %s", canary.Name, r.Line())
+			}
+			caught = true
+			t.Logf("%s caught at seed %d: %s", canary.Name, seed, r.Detail)
+		}
+		if !caught {
+			t.Fatalf("canary %s not caught within %d seeds", canary.Name, canary.SeedsMax)
+		}
+	}
+}
