@@ -33,7 +33,7 @@ func (b *Broker) handleAPIVersions(x *exchange) {
 
 // apiVersionsUnsupported is the v0 answer to an ApiVersions request of a
 // version this build does not know.
-func apiVersionsUnsupported(version int16) *kmsg.ApiVersionsResponse {
+func apiVersionsUnsupported() *kmsg.ApiVersionsResponse {
 	resp := kmsg.NewPtrApiVersionsResponse()
 	resp.ErrorCode = kerr.UnsupportedVersion.Code
 	resp.ApiKeys = advertisedAPIs()

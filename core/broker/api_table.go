@@ -48,6 +48,8 @@ func (b *Broker) dispatch(x *exchange) {
 	h := x.request.Header
 	a, ok := apis[h.Key]
 	switch {
+	case h.Key == apiVersionsKey && h.Version > a.max:
+		x.respondAPIVersionsUnsupported()
 	case !ok || h.Version < a.advertisedMin || h.Version > a.max:
 		// Clients only send what ApiVersions advertised; anything
 		// else is a broken or hostile client, and Kafka closes the

@@ -38,6 +38,8 @@ type Broker struct {
 
 	producerIDs producerIDBlock
 	brokerEpoch int64
+	// groups is the consumer group coordinator and its offsets topic.
+	groups groupCoordination
 
 	retentionTimer core.Timer
 	stopped        bool
@@ -91,6 +93,9 @@ func Start(w core.World, config Config) (*Broker, error) {
 	b.quorum = q
 	b.controller.SetProposer(q)
 	if err := b.removeStrayPartitionDirectories(); err != nil {
+		return nil, err
+	}
+	if err := b.startGroups(); err != nil {
 		return nil, err
 	}
 	for _, name := range b.image.TopicNames() {
@@ -158,6 +163,7 @@ func (b *Broker) Shutdown(done func()) {
 	if b.retentionTimer != nil {
 		b.retentionTimer.Stop()
 	}
+	b.groups.coordinator.Close()
 	for c := range b.clients { // order-independent: closes every client
 		c.close()
 	}

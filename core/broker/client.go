@@ -80,7 +80,7 @@ func (c *client) rejectUndecodable(req *wire.Request, err error) {
 	if req != nil && req.Header.Key == apiVersionsKey && errors.Is(err, wire.ErrVersionTooHigh) {
 		x := &exchange{client: c, request: req}
 		c.exchanges = append(c.exchanges, x)
-		x.respond(apiVersionsUnsupported(req.Header.Version))
+		x.respondAPIVersionsUnsupported()
 		return
 	}
 	c.log.Warn("closing connection: undecodable request", "error", err)
@@ -114,6 +114,20 @@ func (x *exchange) respond(resp kmsg.Response) {
 	}
 	resp.SetVersion(x.request.Header.Version)
 	x.frame = wire.AppendResponse(nil, x.request.Header, resp)
+	x.answered = true
+	x.client.flush()
+}
+
+// respondAPIVersionsUnsupported answers an ApiVersions request of a
+// version this broker does not serve with the v0 answer KIP-511 defines:
+// UNSUPPORTED_VERSION and the full list, so the client can retry at a
+// version both sides speak.
+func (x *exchange) respondAPIVersionsUnsupported() {
+	if x.answered {
+		panic("broker: request answered twice: ApiVersions")
+	}
+	resp := apiVersionsUnsupported()
+	x.frame = wire.AppendResponse(nil, wire.Header{Key: apiVersionsKey, Version: 0, Correlation: x.request.Header.Correlation}, resp)
 	x.answered = true
 	x.client.flush()
 }

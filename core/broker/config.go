@@ -1,6 +1,10 @@
 package broker
 
-import "time"
+import (
+	"time"
+
+	"sluice/core/group"
+)
 
 // Config is a broker's settings. Field comments name the equivalent Kafka
 // broker setting and give its default.
@@ -37,10 +41,42 @@ type Config struct {
 	ProducerIDExpiration time.Duration
 	// FetchWaitMax caps a fetch's MaxWaitMs. Default 30 s.
 	FetchWaitMax time.Duration
+
+	// Consumer groups and their committed offsets (core/group).
+
+	// OffsetsTopicPartitions is offsets.topic.num.partitions: the
+	// partitions __consumer_offsets is created with. Default 50.
+	OffsetsTopicPartitions int32
+	// OffsetsTopicReplicationFactor is offsets.topic.replication.factor;
+	// the topic gets min(this, live brokers) replicas. Default 3.
+	OffsetsTopicReplicationFactor int16
+	// OffsetsTopicSegmentBytes is offsets.topic.segment.bytes. Default
+	// 100 MiB.
+	OffsetsTopicSegmentBytes int64
+	// GroupMinSessionTimeout and GroupMaxSessionTimeout are
+	// group.min.session.timeout.ms and group.max.session.timeout.ms.
+	// Defaults 6 s and 30 min.
+	GroupMinSessionTimeout time.Duration
+	GroupMaxSessionTimeout time.Duration
+	// GroupInitialRebalanceDelay is group.initial.rebalance.delay.ms.
+	// Default 3 s.
+	GroupInitialRebalanceDelay time.Duration
+	// GroupMaxSize is group.max.size. Default unlimited (math.MaxInt32).
+	GroupMaxSize int
+	// OffsetsRetention is offsets.retention.minutes. Default 7 days.
+	OffsetsRetention time.Duration
+	// OffsetsRetentionCheckInterval is
+	// offsets.retention.check.interval.ms. Default 10 min.
+	OffsetsRetentionCheckInterval time.Duration
+	// OffsetMetadataMaxBytes is offset.metadata.max.bytes. Default 4096.
+	OffsetMetadataMaxBytes int
+	// OffsetCommitTimeout is offsets.commit.timeout.ms. Default 5 s.
+	OffsetCommitTimeout time.Duration
 }
 
 // DefaultConfig returns the defaults, for node 1 on 127.0.0.1:9092.
 func DefaultConfig() Config {
+	groups := group.DefaultConfig()
 	return Config{
 		NodeID:                   1,
 		AdvertisedHost:           "127.0.0.1",
@@ -52,5 +88,17 @@ func DefaultConfig() Config {
 		RetentionCheckInterval:   5 * time.Minute,
 		ProducerIDExpiration:     24 * time.Hour,
 		FetchWaitMax:             30 * time.Second,
+
+		OffsetsTopicPartitions:        groups.OffsetsTopicPartitions,
+		OffsetsTopicReplicationFactor: 3,
+		OffsetsTopicSegmentBytes:      100 << 20,
+		GroupMinSessionTimeout:        groups.MinSessionTimeout,
+		GroupMaxSessionTimeout:        groups.MaxSessionTimeout,
+		GroupInitialRebalanceDelay:    groups.InitialRebalanceDelay,
+		GroupMaxSize:                  groups.MaxSize,
+		OffsetsRetention:              groups.OffsetsRetention,
+		OffsetsRetentionCheckInterval: groups.OffsetsRetentionCheckInterval,
+		OffsetMetadataMaxBytes:        groups.OffsetMetadataMaxBytes,
+		OffsetCommitTimeout:           groups.OffsetCommitTimeout,
 	}
 }

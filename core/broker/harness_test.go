@@ -128,6 +128,8 @@ type testClient struct {
 	conn        *testConn
 	handler     interface{ Frame([]byte) }
 	correlation int32
+	// requests counts the requests sent, each of which gets one answer.
+	requests int
 }
 
 func (n *testNode) connect() *testClient {
@@ -138,25 +140,53 @@ func (n *testNode) connect() *testClient {
 // request sends req (at the version set on it) and returns the decoded
 // answer, failing the test if none arrives.
 func (c *testClient) request(req kmsg.Request) kmsg.Response {
+	c.node.t.Helper()
+	return c.send(req).await()
+}
+
+// pendingRequest is a request sent without waiting for its answer.
+type pendingRequest struct {
+	client      *testClient
+	request     kmsg.Request
+	correlation int32
+	// index is the answer's position among the frames the client
+	// receives: answers come in request order.
+	index int
+}
+
+// send sends req and returns at once, so that several clients can have
+// requests waiting together (members joining one rebalance); await then
+// runs the simulation until the answer arrives.
+func (c *testClient) send(req kmsg.Request) *pendingRequest {
+	c.correlation++
+	c.requests++
+	c.handler.Frame(wire.AppendRequest(nil, c.correlation, "sluice-test", req))
+	return &pendingRequest{client: c, request: req, correlation: c.correlation, index: c.requests - 1}
+}
+
+// answered reports whether the answer has arrived.
+func (p *pendingRequest) answered() bool { return len(p.client.conn.sent) > p.index }
+
+// await returns the decoded answer, failing the test if none arrives
+// within answerWaitMax of virtual time.
+func (p *pendingRequest) await() kmsg.Response {
+	c, req := p.client, p.request
 	t := c.node.t
 	t.Helper()
-	c.correlation++
-	answered := len(c.conn.sent) + 1
-	c.handler.Frame(wire.AppendRequest(nil, c.correlation, "sluice-test", req))
 	k := c.node.kernel
-	if !k.RunWhile(k.Now()+int64(answerWaitMax), func() bool { return len(c.conn.sent) < answered && !c.conn.closed }) {
+	if !k.RunWhile(k.Now()+int64(answerWaitMax), func() bool { return !p.answered() && !c.conn.closed }) {
 		t.Fatalf("no answer to %s v%d within %v", kmsg.NameForKey(req.Key()), req.GetVersion(), answerWaitMax)
 	}
 	c.node.checkAlive()
 	if c.conn.closed {
 		t.Fatalf("the broker closed the connection on %s v%d", kmsg.NameForKey(req.Key()), req.GetVersion())
 	}
-	correlation, resp, err := wire.DecodeResponse(c.conn.sent[answered-1], req)
+	correlation, resp, err := wire.DecodeResponse(c.conn.sent[p.index], req)
 	if err != nil {
 		t.Fatalf("decoding the answer to %s: %v", kmsg.NameForKey(req.Key()), err)
 	}
-	if correlation != c.correlation {
-		t.Fatalf("answer has correlation %d, want %d", correlation, c.correlation)
+	if correlation != p.correlation {
+		t.Fatalf("answer has correlation %d, want %d", correlation, p.correlation)
 	}
 	return resp
 }

@@ -47,12 +47,14 @@ func (b *Broker) reconcileTopic(name string) {
 				continue
 			}
 			p.OnHighWatermark(func() { b.fetches.wake(key) })
+			b.watchOffsetsPartition(key, p)
 			b.partitions[key] = p
 		}
 		if mp.Leader == b.config.NodeID {
 			p.BecomeLeader(mp.LeaderEpoch, mp.PartitionEpoch, mp.Replicas, mp.ISR)
 		}
 	}
+	b.reconcileOffsetsTopic(t)
 }
 
 func hosts(p *metadata.Partition, node int32) bool {
@@ -87,6 +89,7 @@ func (b *Broker) reconfigureTopic(topic string) {
 
 // removeTopic closes a deleted topic's partitions and removes their data.
 func (b *Broker) removeTopic(t *metadata.Topic) {
+	b.offsetsTopicRemoved(t)
 	for _, key := range b.sortedPartitionKeys() {
 		if key.topic != t.Name {
 			continue

@@ -61,6 +61,9 @@ func (p *Partition) AppendAsLeader(b []byte, requireISR bool) (AppendResult, err
 	}
 
 	decision := p.producers.Check(h)
+	if decision.Verdict == producer.Duplicate && p.w.Canaries.On(CanaryDuplicateWindowIgnored) {
+		decision.Verdict = producer.Append
+	}
 	switch decision.Verdict {
 	case producer.Duplicate:
 		return AppendResult{

@@ -148,7 +148,7 @@ func (p *Partition) OnHighWatermark(f func()) {
 // high watermark: synced data under the durable default, all of it in
 // page-cache mode.
 func (p *Partition) acknowledgedOffset() int64 {
-	if p.config.Durable {
+	if p.config.Durable && !p.w.Canaries.On(CanaryAcksBeforeSync) {
 		return p.log.SyncedOffset()
 	}
 	return p.log.EndOffset()

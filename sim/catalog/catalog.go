@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"sluice/sim"
+	"sluice/sim/brokerworkload"
 	"sluice/sim/logworkload"
 )
 
@@ -16,6 +17,7 @@ const DefaultWorkload = "log"
 func workloads() []sim.Workload {
 	return []sim.Workload{
 		logworkload.New(),
+		brokerworkload.New(),
 	}
 }
 
@@ -43,6 +45,7 @@ func WorkloadNames() []string {
 func Canaries() []sim.Canary {
 	var all []sim.Canary
 	all = append(all, logworkload.Canaries()...)
+	all = append(all, brokerworkload.Canaries()...)
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all
 }

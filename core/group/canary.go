@@ -1,0 +1,16 @@
+package group
+
+// Canaries are bugs planted in the coordinator that only the simulator
+// switches on (core.World.Canaries), to measure whether it catches them.
+const (
+	// CanaryStaleGenerationCommit accepts an OffsetCommit that carries a
+	// generation older than the group's, member known or not: a zombie
+	// consumer from before a rebalance can then overwrite the progress of
+	// the partition's new owner.
+	CanaryStaleGenerationCommit = "group-stale-generation-commit"
+
+	// CanaryCommitBeforeDurable answers an OffsetCommit (and shows it to
+	// OffsetFetch) as soon as its record is appended, before it is
+	// committed: a crash can then lose an acknowledged commit.
+	CanaryCommitBeforeDurable = "group-commit-before-durable"
+)

@@ -1,0 +1,127 @@
+package brokerworkload
+
+import (
+	"fmt"
+	"strings"
+
+	"sluice/jepsen/checker"
+	"sluice/sim"
+	"sluice/sim/simdisk"
+)
+
+// checkOrder is the order in which anomaly classes are reported when
+// several fail: the loss of acknowledged data first, then what breaks the
+// log's shape, then the whole-history linearizability search, which any of
+// the others also trips.
+var checkOrder = []checker.Anomaly{
+	checker.LostWrite,
+	checker.Unseen,
+	checker.Duplicate,
+	checker.InconsistentOffsets,
+	checker.AbortedRead,
+	checker.NonmonotonicSend,
+	checker.PollSkip,
+	checker.NonmonotonicPoll,
+	checker.InternalPollSkip,
+	checker.InternalNonmonotonicPoll,
+	checker.GroupOwnership,
+	checker.NonlinearizableLog,
+	checker.NonlinearizableCommittedOffset,
+}
+
+// detailFindingsMax bounds the findings a failure's detail quotes.
+const detailFindingsMax = 3
+
+// check judges the history with every checker; the drain at the end read
+// every partition to its end, so an acknowledged value nobody read is lost.
+func (r *run) check() *violation {
+	ops := r.recorder.History()
+	report := checker.Check(ops, checker.Options{
+		LossPermitted: r.settings.lossPermitted(),
+		FinalDrain:    true,
+	})
+	r.report = report.Summary()
+	r.note("check " + r.report)
+	for _, class := range report.Classes {
+		r.counts.lossPermitted += class.Permitted
+	}
+	if report.Error != "" {
+		return &violation{"history", report.Error}
+	}
+	for _, anomaly := range checkOrder {
+		class, checked := report.Class(anomaly)
+		if !checked || class.Failures == 0 {
+			continue
+		}
+		var examples []string
+		for _, finding := range class.Examples {
+			if finding.Status == checker.Failure && len(examples) < detailFindingsMax {
+				examples = append(examples, finding.String())
+			}
+		}
+		return &violation{string(anomaly), fmt.Sprintf("%d failures; %s", class.Failures, strings.Join(examples, "; "))}
+	}
+	if report.Verdict == checker.Unknown {
+		var searches []string
+		for _, inconclusive := range report.Inconclusive {
+			searches = append(searches, inconclusive.String())
+		}
+		return &violation{"inconclusive", strings.Join(searches, "; ")}
+	}
+	if !report.Valid {
+		return &violation{"checker", report.Summary()}
+	}
+	return nil
+}
+
+// stats lists what the run did, in a stable order.
+func (r *run) stats() []sim.Option {
+	var sends, ok, failed, unknown, retries int64
+	for _, d := range r.producers {
+		s := d.producer.Stats()
+		sends, ok, failed, unknown, retries = sends+s.Sends, ok+s.OK, failed+s.Failed, unknown+s.Unknown, retries+s.Retries
+	}
+	var polls, records, outOfRange, corrupt int64
+	readers := r.readers
+	if r.drainer != nil {
+		readers = append(readers[:len(readers):len(readers)], r.drainer)
+	}
+	for _, reader := range readers {
+		s := reader.Stats()
+		polls, records, outOfRange, corrupt = polls+s.Fetches, records+s.RecordsRead, outOfRange+s.OutOfRange, corrupt+s.CorruptAnswers
+	}
+	var timeouts int64
+	for _, c := range r.clients {
+		timeouts += c.Stats().RequestsTimedOut
+	}
+	disk := simdisk.Stats{}
+	crashes, halts := 0, 0
+	if r.node != nil {
+		disk = r.node.machine.Disk.Stats()
+		crashes, halts = r.node.crashes, r.node.halts
+	}
+	return []sim.Option{
+		sim.Opt("ops", r.recorder.Len()),
+		sim.Opt("sends", sends),
+		sim.Opt("sends_ok", ok),
+		sim.Opt("sends_fail", failed),
+		sim.Opt("sends_info", unknown),
+		sim.Opt("retries", retries),
+		sim.Opt("polls", polls),
+		sim.Opt("records_read", records),
+		sim.Opt("out_of_range", outOfRange),
+		sim.Opt("corrupt_fetches", corrupt),
+		sim.Opt("request_timeouts", timeouts),
+		sim.Opt("broker_crashes", crashes),
+		sim.Opt("halts", halts),
+		sim.Opt("resets", r.counts.resets),
+		sim.Opt("client_crashes", r.counts.clientCrashes),
+		sim.Opt("full_disk", r.counts.fullDiskWindows),
+		sim.Opt("slow_disk", r.counts.slowDiskWindows),
+		sim.Opt("syncs_failed", disk.SyncsFailed),
+		sim.Opt("reads_corrupted", disk.ReadsCorrupted),
+		sim.Opt("writes_torn", disk.WritesTorn),
+		sim.Opt("writes_refused_full", disk.WritesRefusedFull),
+		sim.Opt("loss_permitted", r.counts.lossPermitted),
+	}
+}

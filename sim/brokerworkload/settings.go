@@ -1,0 +1,275 @@
+package brokerworkload
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"sluice/jepsen/history"
+	"sluice/sim"
+	"sluice/sim/simdisk"
+	"sluice/sim/simnet"
+)
+
+// random is the part of a kernel.NewRand stream the workload draws from:
+// a seeded stream, never global randomness.
+type random interface {
+	IntN(n int) int
+	Int64N(n int64) int64
+	Float64() float64
+}
+
+// settings are everything a seed decides about a run, drawn before it
+// starts (swarm testing: each seed gets its own cluster shape and fault
+// mix, and about half the seeds leave any one fault out entirely).
+type settings struct {
+	partitions int
+	producers  []producerSettings
+	readers    [][]int32 // each reader's partitions
+	network    simnet.Faults
+	disk       simdisk.Faults
+
+	safety time.Duration
+	// thinkMax bounds the pause a producer lane takes between sends.
+	thinkMax time.Duration
+
+	requestTimeout  time.Duration
+	deliveryTimeout time.Duration
+	produceTimeout  time.Duration
+	fetchMaxWait    time.Duration
+
+	// Mean intervals of the nemesis's faults, zero when the seed leaves
+	// the fault out.
+	brokerCrashMean  time.Duration
+	resetMean        time.Duration
+	clientCrashMean  time.Duration
+	fullDiskMean     time.Duration
+	slowDiskMean     time.Duration
+	restartDelayMax  time.Duration
+	crashUnderLoad   float64 // chance a broker crash comes after a burst of writes
+	resetAllChance   float64 // chance a reset breaks every connection of the broker
+	clientRestartMax time.Duration
+}
+
+// producerSettings are one producer's.
+type producerSettings struct {
+	idempotent bool
+	acks       int16
+	partitions []int32
+}
+
+// Bounds of what a seed may draw.
+const (
+	partitionsDrawMax        = 4
+	producersDrawMax         = 3
+	readersDrawMax           = 2
+	acksOneChance            = 0.2
+	idempotentChance         = 0.5
+	latencyMinDrawMax        = time.Millisecond
+	latencySpreadDrawMax     = 5 * time.Millisecond
+	syncLatencyDrawMax       = 5 * time.Millisecond
+	readCorruptionDrawMax    = 0.01
+	syncFailureDrawMax       = 0.005
+	safetyDrawMin            = 10 * time.Second
+	safetyDrawMax            = 20 * time.Second
+	thinkDrawMin             = 20 * time.Millisecond
+	thinkDrawMax             = 150 * time.Millisecond
+	requestTimeoutDrawMin    = 500 * time.Millisecond
+	requestTimeoutDrawMax    = 3 * time.Second
+	deliveryTimeoutDrawMin   = time.Second
+	deliveryTimeoutDrawMax   = 5 * time.Second
+	fetchMaxWaitDrawMax      = 300 * time.Millisecond
+	brokerCrashMeanDrawMin   = time.Second
+	brokerCrashMeanDrawMax   = 6 * time.Second
+	resetMeanDrawMin         = 300 * time.Millisecond
+	resetMeanDrawMax         = 3 * time.Second
+	clientCrashMeanDrawMin   = 2 * time.Second
+	clientCrashMeanDrawMax   = 8 * time.Second
+	fullDiskMeanDrawMin      = 2 * time.Second
+	fullDiskMeanDrawMax      = 8 * time.Second
+	slowDiskMeanDrawMin      = 2 * time.Second
+	slowDiskMeanDrawMax      = 8 * time.Second
+	restartDelayDrawMax      = time.Second
+	clientRestartDelayMax    = 500 * time.Millisecond
+	fullDiskWindowMax        = 500 * time.Millisecond
+	fullDiskHeadroomBytesMax = 4 << 10
+	slowDiskWindowMax        = time.Second
+	slowDiskLatencyMin       = 20 * time.Millisecond
+	slowDiskLatencyMax       = 300 * time.Millisecond
+	crashBurstMax            = 300 * time.Millisecond
+)
+
+func drawSettings(rng random) settings {
+	var s settings
+	s.partitions = 1 + rng.IntN(partitionsDrawMax)
+	all := make([]int32, s.partitions)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	for range 1 + rng.IntN(producersDrawMax) {
+		p := producerSettings{idempotent: rng.Float64() < idempotentChance, acks: -1, partitions: all}
+		if rng.Float64() < acksOneChance {
+			// acks=1 may lose what it was told was written, so it
+			// writes to some partitions only: the rest keep the
+			// full durability check.
+			p.acks = 1
+			p.partitions = subset(rng, all)
+		}
+		s.producers = append(s.producers, p)
+	}
+	for i := range 1 + rng.IntN(readersDrawMax) {
+		if i == 0 {
+			s.readers = append(s.readers, all) // someone reads everything
+		} else {
+			s.readers = append(s.readers, subset(rng, all))
+		}
+	}
+	s.network.LatencyMin = time.Duration(rng.Int64N(int64(latencyMinDrawMax) + 1))
+	s.network.LatencyMax = s.network.LatencyMin + time.Duration(rng.Int64N(int64(latencySpreadDrawMax)+1))
+	s.disk.SyncLatencyMax = time.Duration(rng.Int64N(int64(syncLatencyDrawMax) + 1))
+	s.disk.SyncLatencyMin = time.Duration(rng.Int64N(int64(s.disk.SyncLatencyMax) + 1))
+	if rng.IntN(2) == 0 {
+		s.disk.TornWrite = rng.Float64()
+	}
+	if rng.IntN(2) == 0 {
+		s.disk.ReadCorruption = rng.Float64() * readCorruptionDrawMax
+	}
+	if rng.IntN(3) == 0 {
+		s.disk.SyncFailure = rng.Float64() * syncFailureDrawMax
+	}
+	s.safety = between(rng, safetyDrawMin, safetyDrawMax)
+	s.thinkMax = between(rng, thinkDrawMin, thinkDrawMax)
+	s.requestTimeout = between(rng, requestTimeoutDrawMin, requestTimeoutDrawMax)
+	s.deliveryTimeout = between(rng, deliveryTimeoutDrawMin, deliveryTimeoutDrawMax)
+	// The broker's wait for acks=all stays below the client's request
+	// timeout, so both paths to an unknown outcome get exercised.
+	s.produceTimeout = between(rng, s.requestTimeout/4, s.requestTimeout*3/4)
+	s.fetchMaxWait = between(rng, 0, fetchMaxWaitDrawMax)
+	if rng.IntN(4) != 0 {
+		s.brokerCrashMean = between(rng, brokerCrashMeanDrawMin, brokerCrashMeanDrawMax)
+	}
+	if rng.IntN(2) == 0 {
+		s.resetMean = between(rng, resetMeanDrawMin, resetMeanDrawMax)
+	}
+	if rng.IntN(2) == 0 {
+		s.clientCrashMean = between(rng, clientCrashMeanDrawMin, clientCrashMeanDrawMax)
+	}
+	if rng.IntN(3) == 0 {
+		s.fullDiskMean = between(rng, fullDiskMeanDrawMin, fullDiskMeanDrawMax)
+	}
+	if rng.IntN(3) == 0 {
+		s.slowDiskMean = between(rng, slowDiskMeanDrawMin, slowDiskMeanDrawMax)
+	}
+	s.restartDelayMax = between(rng, 0, restartDelayDrawMax)
+	s.crashUnderLoad = rng.Float64()
+	s.resetAllChance = rng.Float64()
+	s.clientRestartMax = clientRestartDelayMax
+	return s
+}
+
+// subset draws a non-empty subset of partitions, in order.
+func subset(rng random, all []int32) []int32 {
+	for {
+		var chosen []int32
+		for _, p := range all {
+			if rng.IntN(2) == 0 {
+				chosen = append(chosen, p)
+			}
+		}
+		if len(chosen) > 0 {
+			return chosen
+		}
+	}
+}
+
+// between draws a duration uniformly in [low, high].
+func between(rng random, low, high time.Duration) time.Duration {
+	if high <= low {
+		return low
+	}
+	return low + time.Duration(rng.Int64N(int64(high-low)+1))
+}
+
+// lossPermitted lists the partitions an acks=1 producer writes to: their
+// acknowledged writes may vanish when the broker crashes before a sync.
+func (s settings) lossPermitted() []history.TopicPartition {
+	var permitted []history.TopicPartition
+	for p := range int32(s.partitions) {
+		for _, producer := range s.producers {
+			if producer.acks == 1 && containsPartition(producer.partitions, p) {
+				permitted = append(permitted, history.TopicPartition{Topic: topicName, Partition: p})
+				break
+			}
+		}
+	}
+	return permitted
+}
+
+func containsPartition(partitions []int32, p int32) bool {
+	for _, q := range partitions {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// options lists the settings for the result line, in a stable order.
+func (s settings) options() []sim.Option {
+	var producers []string
+	for _, p := range s.producers {
+		kind := "plain"
+		if p.idempotent {
+			kind = "idem"
+		}
+		producers = append(producers, fmt.Sprintf("%s/acks%d/%s", kind, p.acks, partitionList(p.partitions)))
+	}
+	var readers []string
+	for _, r := range s.readers {
+		readers = append(readers, partitionList(r))
+	}
+	return []sim.Option{
+		sim.Opt("partitions", s.partitions),
+		sim.Opt("producers", strings.Join(producers, ",")),
+		sim.Opt("readers", strings.Join(readers, ",")),
+		sim.Opt("latency", rangeText(s.network.LatencyMin, s.network.LatencyMax)),
+		sim.Opt("sync_latency", rangeText(s.disk.SyncLatencyMin, s.disk.SyncLatencyMax)),
+		sim.Opt("torn_write", roundChance(s.disk.TornWrite)),
+		sim.Opt("read_corruption", roundChance(s.disk.ReadCorruption)),
+		sim.Opt("sync_failure", roundChance(s.disk.SyncFailure)),
+		sim.Opt("safety", s.safety.Round(time.Millisecond)),
+		sim.Opt("think_max", s.thinkMax.Round(time.Millisecond)),
+		sim.Opt("request_timeout", s.requestTimeout.Round(time.Millisecond)),
+		sim.Opt("delivery_timeout", s.deliveryTimeout.Round(time.Millisecond)),
+		sim.Opt("produce_timeout", s.produceTimeout.Round(time.Millisecond)),
+		sim.Opt("fetch_wait", s.fetchMaxWait.Round(time.Millisecond)),
+		sim.Opt("broker_crash_every", meanText(s.brokerCrashMean)),
+		sim.Opt("reset_every", meanText(s.resetMean)),
+		sim.Opt("client_crash_every", meanText(s.clientCrashMean)),
+		sim.Opt("full_disk_every", meanText(s.fullDiskMean)),
+		sim.Opt("slow_disk_every", meanText(s.slowDiskMean)),
+		sim.Opt("restart_delay_max", s.restartDelayMax.Round(time.Millisecond)),
+		sim.Opt("crash_under_load", roundChance(s.crashUnderLoad)),
+	}
+}
+
+func partitionList(partitions []int32) string {
+	var parts []string
+	for _, p := range partitions {
+		parts = append(parts, fmt.Sprint(p))
+	}
+	return "p" + strings.Join(parts, "+")
+}
+
+func rangeText(low, high time.Duration) string {
+	return low.Round(time.Microsecond).String() + "-" + high.Round(time.Microsecond).String()
+}
+
+func meanText(d time.Duration) string {
+	if d == 0 {
+		return "never"
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+func roundChance(p float64) float64 { return float64(int(p*10000)) / 10000 }

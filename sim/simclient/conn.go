@@ -1,0 +1,277 @@
+package simclient
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core"
+	"sluice/core/wire"
+)
+
+// Conn is one connection from a client to a broker address. It opens with
+// an ApiVersions exchange, holding other requests until the broker has said
+// which versions it serves; then it writes requests as they come, each with
+// the next correlation id, and matches each answer to the oldest request
+// still waiting (Kafka answers a connection's requests in order, and the
+// correlation id must agree).
+//
+// Every request completes exactly once: with its answer, or with an error
+// from errors.go when it was refused, timed out, or the connection broke.
+// A request that times out closes the connection, since the answers behind
+// it cannot arrive before its own.
+type Conn struct {
+	client  *Client
+	address string
+	network core.Conn // nil until dialed
+
+	state connState
+	// calls are the requests not yet answered, in the order they were
+	// (or will be) written. Invariant: the written ones come first.
+	calls           []*call
+	correlationNext int32
+	// served maps API key to the highest version the broker serves, from
+	// its ApiVersions answer; lookups only.
+	served map[int16]int16
+
+	cancelDial func() bool
+}
+
+type connState uint8
+
+const (
+	connWaiting     connState = iota + 1 // backing off before the dial
+	connHandshaking                      // dialed; ApiVersions in flight
+	connReady                            // requests are written as they come
+	connClosed
+)
+
+// call is one request and its completion.
+type call struct {
+	correlation   int32 // given when written
+	request       kmsg.Request
+	done          func(kmsg.Response, error)
+	written       bool
+	cancelTimeout func() bool
+}
+
+// newConn starts a connection that dials after delay.
+func newConn(c *Client, address string, delay int64) *Conn {
+	conn := &Conn{client: c, address: address, state: connWaiting}
+	conn.cancelDial = c.kernel.Schedule(delay, c.process, "simclient.dial", conn.dial)
+	return conn
+}
+
+// Address is the broker address this connection goes to.
+func (conn *Conn) Address() string { return conn.address }
+
+func (conn *Conn) dial() {
+	conn.cancelDial = nil
+	conn.state = connHandshaking
+	conn.network = conn.client.endpoint.Dial(conn.address, conn)
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.ClientSoftwareName = "sluice-simclient"
+	req.ClientSoftwareVersion = "1.0.0"
+	req.SetVersion(pinnedVersions[req.Key()])
+	handshake := conn.enqueue(req, conn.handshakeAnswered)
+	// It goes first: requests queued while waiting to dial are written
+	// after it, once it is answered.
+	waiting := conn.calls[:len(conn.calls)-1]
+	conn.calls = append([]*call{handshake}, waiting...)
+	conn.write(handshake)
+}
+
+// handshakeAnswered reads the broker's ApiVersions answer and releases the
+// requests that waited for it.
+func (conn *Conn) handshakeAnswered(resp kmsg.Response, err error) {
+	if err != nil {
+		return // the connection is already closed and its calls failed
+	}
+	answer := resp.(*kmsg.ApiVersionsResponse)
+	if answer.ErrorCode != 0 {
+		conn.fail(fmt.Errorf("%w: ApiVersions answered %v", ErrProtocol, kerr.ErrorForCode(answer.ErrorCode)))
+		return
+	}
+	conn.served = map[int16]int16{}
+	for _, key := range answer.ApiKeys {
+		conn.served[key.ApiKey] = key.MaxVersion
+	}
+	conn.state = connReady
+	conn.client.connectionWorked(conn)
+	// Write what the broker serves, in order; then refuse the rest (last,
+	// since a refused caller may send again on this connection).
+	var kept, refused []*call
+	for _, x := range conn.calls {
+		if conn.serves(x.request) {
+			kept = append(kept, x)
+		} else {
+			refused = append(refused, x)
+		}
+	}
+	conn.calls = kept
+	for _, x := range kept {
+		conn.write(x)
+	}
+	for _, x := range refused {
+		x.cancelTimeout()
+		conn.complete(x, nil, ErrUnsupportedVersion)
+	}
+}
+
+// serves reports whether the broker serves req at the version it carries.
+func (conn *Conn) serves(req kmsg.Request) bool {
+	highest, ok := conn.served[req.Key()]
+	return ok && req.GetVersion() <= highest
+}
+
+// Send queues req, at this client's pinned version, and calls done with the
+// answer or an error, always from a later event.
+func (conn *Conn) Send(req kmsg.Request, done func(kmsg.Response, error)) {
+	version, pinned := pinnedVersion(req)
+	switch {
+	case !pinned:
+		conn.client.later(func() {
+			done(nil, fmt.Errorf("%w: no pinned version for %s", ErrUnsupportedVersion, kmsg.NameForKey(req.Key())))
+		})
+		return
+	case conn.state == connClosed:
+		conn.client.later(func() { done(nil, ErrNotDelivered) })
+		return
+	case len(conn.calls) >= pendingRequestsMax:
+		conn.client.later(func() { done(nil, ErrTooManyPending) })
+		return
+	}
+	req.SetVersion(version)
+	if conn.state == connReady && !conn.serves(req) {
+		conn.client.later(func() { done(nil, ErrUnsupportedVersion) })
+		return
+	}
+	x := conn.enqueue(req, done)
+	if conn.state == connReady {
+		conn.write(x)
+	}
+}
+
+// enqueue adds a call and starts its timeout.
+func (conn *Conn) enqueue(req kmsg.Request, done func(kmsg.Response, error)) *call {
+	x := &call{request: req, done: done}
+	x.cancelTimeout = conn.client.kernel.Schedule(int64(conn.client.config.RequestTimeout), conn.client.process,
+		"simclient.request-timeout", func() { conn.timedOut(x) })
+	conn.calls = append(conn.calls, x)
+	return x
+}
+
+func (conn *Conn) write(x *call) {
+	if x.written {
+		panic(fmt.Sprintf("simclient: request %d to %s written twice", x.correlation, conn.address))
+	}
+	if i := slices.Index(conn.calls, x); i < 0 || (i > 0 && !conn.calls[i-1].written) {
+		panic(fmt.Sprintf("simclient: %s request to %s written out of order", kmsg.NameForKey(x.request.Key()), conn.address))
+	}
+	x.written = true
+	// Ids are given in the order requests go out, as Kafka clients do.
+	x.correlation = conn.correlationNext
+	conn.correlationNext++
+	if conn.correlationNext < 0 {
+		conn.correlationNext = 0 // wrapped; ids only need to differ from recent ones
+	}
+	frame := wire.AppendRequest(nil, x.correlation, conn.client.config.ClientID, x.request)
+	if !conn.network.Send(frame) {
+		// The connection is broken; its Closed may never come (a
+		// send-queue overflow closes without telling this end). Fail
+		// from a later event: write runs inside Send, whose caller must
+		// not see its callback yet.
+		conn.client.later(func() { conn.fail(ErrConnectionLost) })
+	}
+}
+
+// Frame implements core.Handler: the answer to the oldest written request.
+func (conn *Conn) Frame(frame []byte) {
+	if conn.state == connClosed {
+		return
+	}
+	correlation, ok := wire.PeekCorrelation(frame)
+	if !ok || len(conn.calls) == 0 || !conn.calls[0].written || conn.calls[0].correlation != correlation {
+		conn.fail(fmt.Errorf("%w: answer with correlation id %d does not match the oldest request", ErrProtocol, correlation))
+		return
+	}
+	x := conn.calls[0]
+	_, resp, err := wire.DecodeResponse(frame, x.request)
+	if err != nil {
+		conn.fail(fmt.Errorf("%w: %s answer does not decode: %v", ErrProtocol, kmsg.NameForKey(x.request.Key()), err))
+		return
+	}
+	conn.calls[0] = nil
+	conn.calls = conn.calls[1:]
+	x.cancelTimeout()
+	conn.complete(x, resp, nil)
+}
+
+// Closed implements core.Handler: the connection broke or the broker
+// closed it.
+func (conn *Conn) Closed(err error) {
+	if conn.state == connClosed {
+		return
+	}
+	if err == nil {
+		err = ErrConnectionLost
+	}
+	conn.fail(err)
+}
+
+func (conn *Conn) timedOut(x *call) {
+	if conn.state == connClosed {
+		return
+	}
+	conn.client.note(fmt.Sprintf("%s request %d to %s timed out", kmsg.NameForKey(x.request.Key()), x.correlation, conn.address))
+	conn.fail(ErrRequestTimeout)
+}
+
+// fail closes the connection and completes every call: those written with
+// an unknown outcome (unless the connection never came up, so nothing was
+// delivered), the others as not delivered.
+func (conn *Conn) fail(cause error) {
+	if conn.state == connClosed {
+		return
+	}
+	conn.shut()
+	conn.client.connectionClosed(conn, cause)
+	calls := conn.calls
+	conn.calls = nil
+	for _, x := range calls {
+		x.cancelTimeout()
+		switch {
+		case !x.written || neverConnected(cause):
+			conn.complete(x, nil, fmt.Errorf("%w: %w", ErrNotDelivered, cause))
+		case cause == ErrRequestTimeout || cause == ErrConnectionLost:
+			conn.complete(x, nil, cause)
+		default:
+			conn.complete(x, nil, fmt.Errorf("%w: %w", ErrConnectionLost, cause))
+		}
+	}
+}
+
+// shut closes the network side without completing anything.
+func (conn *Conn) shut() {
+	conn.state = connClosed
+	if conn.cancelDial != nil {
+		conn.cancelDial()
+		conn.cancelDial = nil
+	}
+	if conn.network != nil {
+		conn.network.Close()
+	}
+}
+
+// abandon drops the connection and its calls without a word: the client
+// process died, and nothing it was waiting for matters any more.
+func (conn *Conn) abandon() {
+	conn.shut()
+	conn.calls = nil
+}
+
+func (conn *Conn) complete(x *call, resp kmsg.Response, err error) {
+	x.done(resp, err)
+}

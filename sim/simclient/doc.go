@@ -1,0 +1,46 @@
+// Package simclient is a small Kafka client for the simulator: connections
+// that speak the Kafka wire protocol through core/wire and kmsg, a client
+// that keeps a metadata cache and routes requests to partition leaders, an
+// idempotent or plain producer, and a reader (a consumer by assignment). The
+// producer and the reader record every operation in a jepsen/history
+// Recorder, which is what the checkers in jepsen/checker judge.
+//
+// Each Client is a simulated machine of its own: a kernel.Process that can
+// crash (its pending timers and deliveries die with it, and its in-flight
+// operations are recorded as info at that moment) and a simnet.Endpoint it
+// dials from. Everything runs on the simulator's kernel, one event at a time.
+//
+// # What it promises the history
+//
+//   - A send is ok only when the broker answered it with an offset; fail
+//     only when every attempt was definitely refused before anything was
+//     written (see outcome.go); info otherwise: a timeout, a lost
+//     connection, an error that may come after the append, or a client
+//     crash. A plain (non-idempotent) producer never retries a batch whose
+//     outcome is unknown, since that would write it twice; an idempotent one
+//     retries it with the same producer id and sequence, which the broker
+//     deduplicates, and starts over with a new producer id after an info.
+//   - Each history process runs one operation at a time and is never used
+//     again after an info: a producer has one process per partition (one
+//     batch in flight per partition), a reader one process for its polls.
+//   - A poll records what a fetch returned at the position it fetched from.
+//     An empty partition is recorded with its position (From) only when the
+//     broker said its high watermark is exactly there: that is a claim that
+//     the log ends at From, which the linearizability checker relies on.
+//     Position resets after OFFSET_OUT_OF_RANGE are recorded as seeks.
+//
+// # What it must never do
+//
+// Start goroutines, read the wall clock, draw randomness other than from its
+// kernel.NewRand streams, let map order reach behaviour, or call a caller's
+// callback inside the call that registered it. Every bound is a constant in
+// limits.go.
+//
+// # Where to start reading
+//
+// Conn (conn.go) is one connection: correlation ids, in-order answers,
+// timeouts. Client (client.go, metadata.go) owns the connections and the
+// metadata cache. Producer (producer.go, producer_identity.go) and Reader
+// (reader.go, reader_fetch.go) build on it; outcome.go says how each Kafka
+// error is read. Versions pinned to what Sluice serves are in versions.go.
+package simclient

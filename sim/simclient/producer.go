@@ -1,0 +1,420 @@
+package simclient
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core/batch"
+	"sluice/jepsen/history"
+)
+
+// ProducerConfig is a producer's settings. Zero durations take the defaults
+// in limits.go.
+type ProducerConfig struct {
+	// Acks is acks: -1 (all: the broker answers once the write is
+	// committed) or 1 (the leader answers once the write is in its log).
+	Acks int16
+	// Idempotent is enable.idempotence: batches carry a producer id and
+	// per-partition sequence, so retries are deduplicated.
+	Idempotent bool
+
+	DeliveryTimeout time.Duration // delivery.timeout.ms: how long a send may retry
+	ProduceTimeout  time.Duration // the Produce request's TimeoutMillis
+	RetryBackoff    time.Duration // retry.backoff.ms
+	RetryBackoffMax time.Duration // retry.backoff.max.ms
+}
+
+func (c ProducerConfig) withDefaults() ProducerConfig {
+	if c.Acks != 1 && c.Acks != -1 {
+		panic(fmt.Sprintf("simclient: acks=%d; this producer sends acks=1 or acks=-1", c.Acks))
+	}
+	if c.DeliveryTimeout <= 0 {
+		c.DeliveryTimeout = deliveryTimeoutDefault
+	}
+	if c.ProduceTimeout <= 0 {
+		c.ProduceTimeout = produceTimeoutDefault
+	}
+	if c.RetryBackoff <= 0 {
+		c.RetryBackoff = retryBackoffDefault
+	}
+	if c.RetryBackoffMax < c.RetryBackoff {
+		c.RetryBackoffMax = max(retryBackoffMaxDefault, c.RetryBackoff)
+	}
+	return c
+}
+
+// Producer sends one record per batch, at most one batch in flight per
+// partition, and records each send in the history as an invoke completed ok
+// (with the offset the broker gave), fail or info (see doc.go).
+type Producer struct {
+	client    *Client
+	config    ProducerConfig
+	recorder  *history.Recorder
+	processes *Processes
+
+	lanes    map[history.TopicPartition]*lane // lookups only
+	identity producerIdentity
+	stats    ProducerStats
+}
+
+// lane is one partition's stream of sends: one history process, one batch
+// in flight, and (idempotent) the next sequence number.
+type lane struct {
+	partition history.TopicPartition
+	process   int
+	inFlight  *produce
+	// sequence is the next batch's sequence under identity generation
+	// sequenceGeneration.
+	sequence           int32
+	sequenceGeneration int
+}
+
+// produce is one send: its history operation, its batch, and its retries.
+type produce struct {
+	lane     *lane
+	op       *history.Pending
+	key      string
+	value    string
+	done     func(SendResult)
+	deadline int64
+	attempts int
+	backoff  time.Duration
+
+	// batch is built once, so every retry sends the same bytes: with
+	// idempotence, the same producer id, epoch and sequence.
+	batch      []byte
+	generation int // the identity generation batch was built under
+	sequence   int32
+
+	// maybeWritten is set once some attempt's outcome was unknown: the
+	// send can then never be recorded as fail.
+	maybeWritten bool
+	lastError    error
+	finished     bool
+	// waitingForIdentity is set while the send waits for InitProducerId,
+	// which the delivery timeout must be able to interrupt.
+	waitingForIdentity bool
+}
+
+// SendResult is how a send ended, as recorded in the history.
+type SendResult struct {
+	Type   history.Type // OK, Fail or Info
+	Offset int64        // for OK
+	Err    error        // for Fail and Info
+}
+
+// ProducerStats counts a producer's sends by outcome.
+type ProducerStats struct {
+	Sends, OK, Failed, Unknown int64
+	Attempts, Retries          int64
+	ProducerIDs                int64
+	LostToCrash                int64
+}
+
+// ErrLaneBusy: Send was called for a partition whose previous send is not
+// finished.
+var ErrLaneBusy = errors.New("simclient: a send to this partition is already in flight")
+
+// NewProducer builds a producer on a client.
+func NewProducer(c *Client, config ProducerConfig, recorder *history.Recorder, processes *Processes) *Producer {
+	p := &Producer{client: c, config: config.withDefaults(), recorder: recorder, processes: processes}
+	p.forget()
+	c.OnCrash(p.crashed)
+	return p
+}
+
+// forget drops the producer's in-memory state, as a new process starts.
+func (p *Producer) forget() {
+	p.lanes = map[history.TopicPartition]*lane{}
+	p.identity = producerIdentity{id: batch.NoProducerID}
+}
+
+// Stats returns the producer's counters.
+func (p *Producer) Stats() ProducerStats { return p.stats }
+
+// Config is the producer's settings.
+func (p *Producer) Config() ProducerConfig { return p.config }
+
+// Idle reports whether tp has no send in flight.
+func (p *Producer) Idle(tp history.TopicPartition) bool {
+	l := p.lanes[tp]
+	return l == nil || l.inFlight == nil
+}
+
+// InFlight counts the sends not yet finished.
+func (p *Producer) InFlight() int {
+	count := 0
+	for _, l := range p.lanes { // order-independent: a count
+		if l.inFlight != nil {
+			count++
+		}
+	}
+	return count
+}
+
+// Send produces one record with the given key and value to tp: it records
+// the invoke now and calls done once the send is recorded as finished, from
+// a later event. Values must be unique in the run. It fails at once, with
+// nothing recorded, if tp already has a send in flight or the history is
+// full.
+func (p *Producer) Send(tp history.TopicPartition, key, value string, done func(SendResult)) error {
+	if !p.client.Alive() {
+		return fmt.Errorf("simclient: %s is not running", p.client.Name())
+	}
+	l := p.lanes[tp]
+	if l == nil {
+		if len(p.lanes) >= lanesMax {
+			return fmt.Errorf("simclient: producer already sends to %d partitions", lanesMax)
+		}
+		l = &lane{partition: tp, process: p.processes.Next()}
+		p.lanes[tp] = l
+	}
+	if l.inFlight != nil {
+		return ErrLaneBusy
+	}
+	op, err := p.recorder.Invoke(l.process, history.FuncSend, history.Payload{Sends: []history.Send{
+		{Partition: tp, Key: key, Value: value, Offset: history.OffsetUnknown},
+	}})
+	if err != nil {
+		return err
+	}
+	p.client.WantTopic(tp.Topic)
+	s := &produce{
+		lane: l, op: op, key: key, value: value, done: done,
+		deadline: p.client.Now() + int64(p.config.DeliveryTimeout),
+		backoff:  p.config.RetryBackoff,
+	}
+	l.inFlight = s
+	p.stats.Sends++
+	p.client.later(func() { p.attempt(s) })
+	p.client.After(p.config.DeliveryTimeout, "simclient.delivery-timeout", func() {
+		// Attempts check the deadline themselves; only a send parked
+		// waiting for a producer id needs waking.
+		if !s.finished && s.waitingForIdentity {
+			p.giveUp(s, fmt.Errorf("delivery timeout waiting for a producer id: %w", orNone(s.lastError)))
+		}
+	})
+	return nil
+}
+
+// attempt sends the batch once, building it first if needed.
+func (p *Producer) attempt(s *produce) {
+	if s.finished {
+		return
+	}
+	if p.client.Now() >= s.deadline {
+		p.giveUp(s, fmt.Errorf("delivery timeout: %w", orNone(s.lastError)))
+		return
+	}
+	if s.batch == nil {
+		if p.config.Idempotent && p.identity.id == batch.NoProducerID {
+			s.waitingForIdentity = true
+			p.withIdentity(func() {
+				s.waitingForIdentity = false
+				p.attempt(s)
+			})
+			return
+		}
+		p.build(s)
+	}
+	leader, _, err := p.client.Leader(s.lane.partition)
+	if err != nil {
+		s.lastError = err
+		p.client.RefreshMetadata(func(error) { p.retry(s) })
+		return
+	}
+	s.attempts++
+	p.stats.Attempts++
+	if s.attempts > 1 {
+		p.stats.Retries++
+	}
+	req := kmsg.NewPtrProduceRequest()
+	req.Acks = p.config.Acks
+	req.TimeoutMillis = int32(p.config.ProduceTimeout / time.Millisecond)
+	topic := kmsg.NewProduceRequestTopic()
+	topic.Topic = s.lane.partition.Topic
+	partition := kmsg.NewProduceRequestTopicPartition()
+	partition.Partition = s.lane.partition.Partition
+	partition.Records = s.batch
+	topic.Partitions = append(topic.Partitions, partition)
+	req.Topics = append(req.Topics, topic)
+	p.client.Request(leader, req, func(resp kmsg.Response, err error) { p.answered(s, resp, err) })
+}
+
+// build encodes the send's one-record batch, stamping the producer's
+// identity and the lane's next sequence when idempotent.
+func (p *Producer) build(s *produce) {
+	spec := batch.Spec{
+		BaseTimestamp: p.client.WallClock().UnixMilli(),
+		ProducerID:    batch.NoProducerID,
+		ProducerEpoch: -1,
+		BaseSequence:  -1,
+		Records:       []batch.Record{{Key: []byte(s.key), Value: []byte(s.value)}},
+	}
+	if p.config.Idempotent {
+		l := s.lane
+		if l.sequenceGeneration != p.identity.generation {
+			l.sequence, l.sequenceGeneration = 0, p.identity.generation
+		}
+		s.generation, s.sequence = p.identity.generation, l.sequence
+		l.sequence = batch.IncrementSequence(l.sequence, 1)
+		spec.ProducerID, spec.ProducerEpoch, spec.BaseSequence = p.identity.id, p.identity.epoch, s.sequence
+	}
+	s.batch = batch.Build(spec)
+}
+
+// answered reads one attempt's result and finishes or retries the send.
+func (p *Producer) answered(s *produce, resp kmsg.Response, err error) {
+	if s.finished {
+		return
+	}
+	var o outcome
+	offset := int64(-1)
+	switch {
+	case err != nil:
+		o = transportOutcome(err)
+	default:
+		o, offset, err = p.readAnswer(s, resp.(*kmsg.ProduceResponse))
+	}
+	if o.mayBeWritten() && o != written {
+		s.maybeWritten = true
+	}
+	switch {
+	case o == written:
+		p.finish(s, SendResult{Type: history.OK, Offset: offset})
+	case o == sequenceBroken:
+		p.abandonIdentity(s.generation)
+		p.giveUp(s, err)
+	case o.retriable() && (o != unknownRetriable || p.config.Idempotent):
+		s.lastError = err
+		if staleMetadata(err) {
+			p.client.RefreshMetadata(func(error) {})
+		}
+		p.retry(s)
+	default:
+		p.giveUp(s, err)
+	}
+}
+
+// readAnswer finds the send's partition in a Produce answer.
+func (p *Producer) readAnswer(s *produce, resp *kmsg.ProduceResponse) (outcome, int64, error) {
+	tp := s.lane.partition
+	for _, t := range resp.Topics {
+		if t.Topic != tp.Topic {
+			continue
+		}
+		for _, answer := range t.Partitions {
+			if answer.Partition != tp.Partition {
+				continue
+			}
+			o := produceOutcome(answer.ErrorCode, p.config.Acks)
+			if o == written && answer.BaseOffset < 0 {
+				return unknownFatal, -1, fmt.Errorf("%w: produce answered without an offset", ErrProtocol)
+			}
+			return o, answer.BaseOffset, codeError(answer.ErrorCode)
+		}
+	}
+	// An answer that leaves our partition out is a broken broker: we do
+	// not know what it did.
+	return unknownFatal, -1, fmt.Errorf("%w: produce answer does not mention %s", ErrProtocol, tp)
+}
+
+// retry tries again after a backoff, if the delivery timeout allows.
+func (p *Producer) retry(s *produce) {
+	if s.finished {
+		return
+	}
+	wait := jitter(p.client, s.backoff)
+	s.backoff = min(s.backoff*2, p.config.RetryBackoffMax)
+	if p.client.Now()+int64(wait) >= s.deadline {
+		p.giveUp(s, fmt.Errorf("delivery timeout: %w", orNone(s.lastError)))
+		return
+	}
+	p.client.After(wait, "simclient.produce-retry", func() { p.attempt(s) })
+}
+
+// giveUp ends a send that was not acknowledged: fail if nothing can have
+// been written, info otherwise.
+func (p *Producer) giveUp(s *produce, err error) {
+	if s.maybeWritten {
+		p.finish(s, SendResult{Type: history.Info, Err: err})
+		return
+	}
+	p.finish(s, SendResult{Type: history.Fail, Err: err})
+}
+
+// finish records the send's completion and frees its lane.
+func (p *Producer) finish(s *produce, result SendResult) {
+	if s.finished {
+		panic(fmt.Sprintf("simclient: send of %q finished twice", s.value))
+	}
+	s.finished = true
+	l := s.lane
+	l.inFlight = nil
+	switch result.Type {
+	case history.OK:
+		p.stats.OK++
+		acknowledged := s.op.Invocation().Sends[0]
+		acknowledged.Offset = result.Offset
+		s.op.OK(history.Payload{Sends: []history.Send{acknowledged}})
+	case history.Fail:
+		p.stats.Failed++
+		s.op.Fail(result.Err.Error())
+		if p.config.Idempotent && s.batch != nil && s.generation == p.identity.generation && l.sequenceGeneration == s.generation {
+			// Nothing was written: the sequence was not used, and
+			// the next batch must take it.
+			l.sequence = s.sequence
+		}
+	case history.Info:
+		p.stats.Unknown++
+		s.op.Info(result.Err.Error())
+		l.process = p.processes.Next()
+		if p.config.Idempotent {
+			p.abandonIdentity(s.generation)
+		}
+	default:
+		panic(fmt.Sprintf("simclient: send finished as %s", result.Type))
+	}
+	if s.done != nil {
+		s.done(result)
+	}
+}
+
+// crashed records every send in flight as info: the process died with it
+// and nobody will learn what became of it. Then the producer forgets.
+func (p *Producer) crashed() {
+	for _, l := range p.sortedLanes() {
+		if s := l.inFlight; s != nil {
+			s.finished = true
+			p.stats.Unknown++
+			p.stats.LostToCrash++
+			s.op.Info("client crashed with the send in flight")
+		}
+	}
+	p.forget()
+}
+
+func (p *Producer) sortedLanes() []*lane {
+	lanes := make([]*lane, 0, len(p.lanes))
+	for _, l := range p.lanes { // order-independent: sorted below
+		lanes = append(lanes, l)
+	}
+	slices.SortFunc(lanes, func(a, b *lane) int { return a.partition.Compare(b.partition) })
+	return lanes
+}
+
+// jitter spreads a backoff by 20% either way, as Kafka clients do.
+func jitter(c *Client, d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (0.8 + 0.4*c.rng.Float64()))
+}
+
+func orNone(err error) error {
+	if err == nil {
+		return errors.New("no attempt answered")
+	}
+	return err
+}

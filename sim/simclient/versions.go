@@ -1,0 +1,30 @@
+package simclient
+
+import "github.com/twmb/franz-go/pkg/kmsg"
+
+// pinnedVersions are the request versions this client sends, by API key:
+// the newest each of Sluice's handlers serves. A client that negotiated
+// versions would hide a broker that stopped serving one; pinning makes that
+// a loud failure (ErrUnsupportedVersion) instead. Group APIs are listed at
+// the versions Kafka 4 clients use, for the cluster workloads to come.
+var pinnedVersions = map[int16]int16{
+	0:  9,  // Produce
+	1:  12, // Fetch (the last version naming topics, not topic ids)
+	2:  7,  // ListOffsets
+	3:  12, // Metadata
+	8:  8,  // OffsetCommit
+	9:  8,  // OffsetFetch
+	10: 4,  // FindCoordinator
+	11: 9,  // JoinGroup
+	12: 4,  // Heartbeat
+	13: 5,  // LeaveGroup
+	14: 5,  // SyncGroup
+	18: 3,  // ApiVersions
+	22: 4,  // InitProducerId
+}
+
+// pinnedVersion is the version this client sends for req's API.
+func pinnedVersion(req kmsg.Request) (int16, bool) {
+	version, ok := pinnedVersions[req.Key()]
+	return version, ok && version <= req.MaxVersion()
+}
