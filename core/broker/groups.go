@@ -74,6 +74,13 @@ func (b *Broker) watchOffsetsPartition(key partitionKey, p *replica.Partition) {
 		return
 	}
 	p.OnHighWatermark(func() { b.groups.coordinator.HighWatermarkMoved(key.partition) })
+	// A replica leads only once its recovery is durable, which may come
+	// after the metadata made it leader.
+	p.OnLeadershipChange(func() {
+		if t, ok := b.image.Topics[metadata.ConsumerOffsetsTopic]; ok {
+			b.reconcileOffsetsTopic(t)
+		}
+	})
 }
 
 // reconcileOffsetsTopic tells the coordinator, after the metadata changed,

@@ -48,11 +48,20 @@ type Partition struct {
 	// highWatermarkListeners run after the high watermark moves (fetch
 	// long-polls wake up).
 	highWatermarkListeners []func()
+	// leadershipListeners run when IsLeader may have changed.
+	leadershipListeners []func()
 
 	// unflushedMessages counts records appended since the last sync, for
 	// flush.messages in page-cache mode.
 	unflushedMessages int64
 	flushTimer        core.Timer
+
+	// recovered is set once everything recovery found in the log is
+	// known durable. Before that the high watermark would have to be
+	// guessed, so the replica refuses to lead (NOT_LEADER_OR_FOLLOWER,
+	// which clients retry) rather than expose a watermark that moved
+	// back below what consumers already read.
+	recovered bool
 
 	closed bool
 }
@@ -91,8 +100,22 @@ func Open(w core.World, dir string, id Identity, config Config) (*Partition, err
 		return nil, err
 	}
 	p.highWatermark = l.StartOffset()
-	l.OnSynced(func(int64) { p.updateHighWatermark() })
-	// What recovery kept is on disk but not yet known to be durable.
+	// What recovery kept is on disk, but only a sync can say it is
+	// durable: after a power loss it would be, after a process crash it
+	// may sit in the page cache. Until that sync completes this replica
+	// knows no high watermark, so it serves nothing (see recovered).
+	recoveredEnd := l.EndOffset()
+	p.recovered = l.SyncedOffset() >= recoveredEnd
+	l.OnSynced(func(synced int64) {
+		if !p.recovered && synced >= recoveredEnd {
+			p.recovered = true
+			p.logger.Debug("recovered log is durable", "end", recoveredEnd)
+			p.updateHighWatermark()
+			p.leadershipChanged()
+			return
+		}
+		p.updateHighWatermark()
+	})
 	l.Sync()
 	return p, nil
 }
@@ -109,10 +132,24 @@ func (p *Partition) BecomeLeader(leaderEpoch, partitionEpoch int32, replicas, is
 	p.replicas = slices.Clone(replicas)
 	p.isr = slices.Clone(isr)
 	p.updateHighWatermark()
+	p.leadershipChanged()
 }
 
-// IsLeader reports whether this replica leads its partition.
-func (p *Partition) IsLeader() bool { return !p.closed && p.leader == p.nodeID }
+// OnLeadershipChange registers f to run whenever IsLeader may have changed
+// value: the replica became leader, finished recovery, or closed.
+func (p *Partition) OnLeadershipChange(f func()) {
+	p.leadershipListeners = append(p.leadershipListeners, f)
+}
+
+func (p *Partition) leadershipChanged() {
+	for _, f := range p.leadershipListeners {
+		f()
+	}
+}
+
+// IsLeader reports whether this replica leads its partition and can serve
+// as leader: open, and done with recovery.
+func (p *Partition) IsLeader() bool { return !p.closed && p.recovered && p.leader == p.nodeID }
 
 // LeaderEpoch is the epoch of the current leadership.
 func (p *Partition) LeaderEpoch() int32 { return p.leaderEpoch }

@@ -29,10 +29,15 @@ func (p *Partition) Read(offset int64, maxBytes int, atLeastOne bool, currentLea
 	if !p.IsLeader() {
 		return result, kerr.NotLeaderForPartition
 	}
-	if offset < p.log.StartOffset() || offset > p.highWatermark {
-		// Kafka lets a consumer sit at the high watermark and wait; past
-		// it, or below the start, its position is out of range.
+	if offset < p.log.StartOffset() || offset > p.log.EndOffset() {
 		return result, kerr.OffsetOutOfRange
+	}
+	if offset >= p.highWatermark {
+		// Between the high watermark and the log end the records exist
+		// but are not committed yet: as Kafka does, answer nothing
+		// rather than out of range, so a consumer whose position a new
+		// leader has not caught up with just waits.
+		return result, nil
 	}
 	records, err := p.log.Read(offset, p.highWatermark, maxBytes, atLeastOne)
 	if err != nil {

@@ -2,9 +2,6 @@ package brokerworkload
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,30 +16,6 @@ const (
 	seedsToRun      = 300
 	seedsToRunShort = 30
 )
-
-// knownCoreBugs are seeds that fail because of a bug found in core and
-// not yet fixed, each with the check it fails and the regression file that
-// replays it. TestSeedsPass asserts they still fail that way, so the day the
-// bug is fixed the test says to remove them.
-var knownCoreBugs = map[uint64]string{
-	35:  "nonlinearizable-log",
-	39:  "nonlinearizable-log",
-	45:  "nonlinearizable-log",
-	53:  "nonlinearizable-log",
-	64:  "nonlinearizable-log",
-	81:  "nonlinearizable-log",
-	107: "nonlinearizable-log",
-	113: "nonlinearizable-log",
-	127: "nonlinearizable-log",
-	166: "nonlinearizable-log",
-	174: "nonlinearizable-log",
-	195: "nonlinearizable-log",
-	198: "nonlinearizable-log",
-	272: "nonlinearizable-log",
-	282: "nonlinearizable-log",
-	289: "nonlinearizable-log",
-	297: "nonlinearizable-log",
-}
 
 // runSeeds runs seeds [first, first+count) on two goroutines' worth of
 // subtests, each seed single-threaded as always.
@@ -65,13 +38,6 @@ func TestSeedsPass(t *testing.T) {
 		count = seedsToRunShort
 	}
 	runSeeds(t, 1, count, sim.RunOptions{}, func(t *testing.T, r sim.Result) {
-		if check, known := knownCoreBugs[r.Seed]; known {
-			if r.Check != check {
-				t.Errorf("seed %d, a known core bug, now gives check=%q (want %q): if the bug is fixed, remove it from knownCoreBugs and scenarios/regressions\n%s",
-					r.Seed, r.Check, check, r.Line())
-			}
-			return
-		}
 		if !r.Passed() {
 			t.Errorf("%s\nreplay: go run ./cmd/sluice sim --workload broker --seed %d --trace", r.Line(), r.Seed)
 		}
@@ -84,20 +50,6 @@ func TestSeedsPass(t *testing.T) {
 // operationsMin is the fewest history ops (invokes and completions) a run
 // must record to count as a test of anything: 200 operations.
 const operationsMin = 400
-
-func TestKnownCoreBugsHaveRegressionFiles(t *testing.T) {
-	for seed := range knownCoreBugs {
-		path := filepath.Join("..", "..", "scenarios", "regressions", fmt.Sprintf("broker-%d.txt", seed))
-		text, err := os.ReadFile(path)
-		if err != nil {
-			t.Errorf("seed %d: %v", seed, err)
-			continue
-		}
-		if want := fmt.Sprintf("--workload broker --seed %d", seed); !strings.Contains(string(text), want) {
-			t.Errorf("%s does not hold the replay command %q", path, want)
-		}
-	}
-}
 
 func TestSameSeedSameResult(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {

@@ -15,7 +15,11 @@ type Kernel struct {
 	seed  uint64
 	now   int64 // virtual nanoseconds since the run began
 	queue eventQueue
-	rng   *rand.Rand
+	// ties orders events due at the same nanosecond. It is a stream of its
+	// own so that scheduling one more event (a new timer in some
+	// component) does not shift the world's random decisions in rng.
+	ties *rand.Rand
+	rng  *rand.Rand
 	seq   uint64
 	steps uint64
 	trace *Trace
@@ -47,6 +51,7 @@ func NewKernel(seed uint64, trace *Trace) *Kernel {
 	}
 	return &Kernel{
 		seed:     seed,
+		ties:     NewRand(seed, "kernel/ties"),
 		rng:      NewRand(seed, "kernel"),
 		trace:    trace,
 		stepsMax: 50_000_000,
@@ -87,7 +92,7 @@ func (k *Kernel) Schedule(delay int64, owner *Process, label string, fn func()) 
 	}
 	e := &event{
 		at:    k.now + delay,
-		tie:   k.rng.Uint64(),
+		tie:   k.ties.Uint64(),
 		seq:   k.seq,
 		owner: owner,
 		label: label,
