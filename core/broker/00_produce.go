@@ -24,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"sluice/core"
 
+	"sluice/core/metadata"
 	"sluice/core/replica"
 )
 
@@ -109,6 +110,12 @@ func (b *Broker) handleProduce(x *exchange) {
 	for ti, t := range req.Topics {
 		for pi, rp := range t.Partitions {
 			answer := &resp.Topics[ti].Partitions[pi]
+			if metadata.IsInternalTopic(t.Topic) {
+				// Only the broker writes its internal topics (group
+				// metadata and offsets); Kafka answers clients this.
+				answer.ErrorCode = kerr.InvalidTopicException.Code
+				continue
+			}
 			p, err := b.leaderPartition(partitionKey{topic: t.Topic, partition: rp.Partition})
 			if err != nil {
 				answer.ErrorCode = errorCode(err)
