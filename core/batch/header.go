@@ -130,6 +130,12 @@ func IncrementSequence(sequence, delta int32) int32 {
 // present and its stated length is plausible; it does not check the CRC or
 // that the whole batch is in b (see Validate).
 func Parse(b []byte) (Header, error) {
+	if len(b) > offsetMagic && int8(b[offsetMagic]) != Magic {
+		// Checked first: an old-format message set (magic 0 or 1) may
+		// be shorter than a v2 header, and is a wrong format, not a
+		// torn batch.
+		return Header{}, ErrMagic
+	}
 	if len(b) < HeaderSize {
 		return Header{}, ErrShort
 	}

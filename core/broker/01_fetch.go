@@ -93,6 +93,9 @@ func (f *pendingFetch) read() (ready bool) {
 			answer.LastStableOffset = -1
 			answer.LogStartOffset = -1
 			answer.PreferredReadReplica = -1
+			// Never null: librdkafka (kcat) rejects a null record set
+			// as "invalid MessageSetSize -1"; Kafka always sends bytes.
+			answer.RecordBatches = []byte{}
 			p, err := f.broker.leaderPartition(partitionKey{topic: t.Topic, partition: rp.Partition})
 			if err != nil {
 				answer.ErrorCode = errorCode(err)
@@ -108,7 +111,7 @@ func (f *pendingFetch) read() (ready bool) {
 			if err != nil {
 				answer.ErrorCode = errorCode(err)
 				failed = true
-			} else {
+			} else if result.Records != nil {
 				answer.RecordBatches = result.Records
 				total += len(result.Records)
 			}
@@ -156,6 +159,7 @@ func (b *Broker) handleFollowerFetch(x *exchange, req *kmsg.FetchRequest) {
 			answer := kmsg.NewFetchResponseTopicPartition()
 			answer.Partition = rp.Partition
 			answer.ErrorCode = kerr.NotLeaderForPartition.Code
+			answer.RecordBatches = []byte{}
 			rt.Partitions = append(rt.Partitions, answer)
 		}
 		resp.Topics = append(resp.Topics, rt)
