@@ -15,8 +15,8 @@ import (
 // client matrix: which client passed which check against this build.
 func TestMain(m *testing.M) {
 	matrix.declare(
-		[]string{"franz-go", "sarama", "kafka-go", "kcat", "kafkajs", rawClient},
-		append([]string{availableRow}, roundTripSteps...),
+		[]string{"franz-go", franzGoRangeColumn, "sarama", "kafka-go", "kcat", "kafkajs", sluiceCLIColumn, rawClient},
+		slices.Concat([]string{availableRow}, roundTripSteps, groupSteps),
 	)
 	code := m.Run()
 	RemoveBinary()
