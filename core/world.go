@@ -32,4 +32,9 @@ type World struct {
 	// Canaries plants known bugs for the simulator to find; nil in
 	// production.
 	Canaries *Canaries
+
+	// Codecs decompresses and recompresses batch records for the features
+	// that must look inside compressed batches (log compaction). Nil means
+	// uncompressed only: those features leave compressed batches intact.
+	Codecs Codecs
 }

@@ -8,6 +8,7 @@ import (
 	"sluice/sim/simnet"
 
 	"sluice/core"
+	"sluice/node/codecs"
 )
 
 // Machine is one simulated computer: a process that can crash and restart, a
@@ -25,6 +26,9 @@ type Machine struct {
 	canaries *core.Canaries
 	logLevel slog.Level
 	onHalt   func(reason error)
+	// codecs are production's compression codecs: deterministic, and
+	// what a node must use to compact compressed batches.
+	codecs core.Codecs
 }
 
 // MachineOptions are the per-machine parts of a scenario.
@@ -50,6 +54,7 @@ func NewMachine(k *kernel.Kernel, network *simnet.Network, name string, options 
 		buggify:  options.Buggify,
 		canaries: options.Canaries,
 		logLevel: options.LogLevel,
+		codecs:   codecs.New(),
 	}
 	m.Clock = newClock(k, process)
 	m.Disk = simdisk.New(k, process, kernel.NewRand(k.Seed(), "disk/"+name), options.Disk)
@@ -73,6 +78,7 @@ func (m *Machine) World() core.World {
 		Log:      slog.New(newTraceHandler(m.kernel, m.Name, m.logLevel)),
 		Buggify:  m.buggify,
 		Canaries: m.canaries,
+		Codecs:   m.codecs,
 		Halt: func(reason error) {
 			if m.Process.Incarnation() != incarnation || !m.Process.Alive() {
 				return

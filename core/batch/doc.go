@@ -8,5 +8,8 @@
 // (compaction, for one).
 //
 // Start with Header and Parse (header.go), then Scanner (scan.go), which
-// walks a buffer of back-to-back batches as stored in a segment.
+// walks a buffer of back-to-back batches as stored in a segment;
+// compacted.go holds what log compaction needs: splitting records out of a
+// batch, rebuilding a batch with fewer of them, and the relaxed validation
+// of such batches (ValidateCompacted), which produced batches never get.
 package batch

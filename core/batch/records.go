@@ -103,26 +103,13 @@ func Records(b []byte) ([]Record, error) {
 	if h.Compression() != CompressionNone {
 		return nil, ErrCompressed
 	}
-	if h.RecordCount < 0 || int(h.RecordCount) > len(b) {
-		return nil, errRecord
+	split, err := SplitRecords(b[HeaderSize:h.Size()], h.RecordCount)
+	if err != nil {
+		return nil, err
 	}
-	records := make([]Record, 0, h.RecordCount)
-	rest := b[HeaderSize:h.Size()]
-	for range h.RecordCount {
-		length, n := binary.Varint(rest)
-		if n <= 0 || length < 0 || int64(len(rest)-n) < length {
-			return nil, errRecord
-		}
-		body := rest[n : n+int(length)]
-		rest = rest[n+int(length):]
-		r, err := decodeRecord(body)
-		if err != nil {
-			return nil, err
-		}
-		records = append(records, r)
-	}
-	if len(rest) != 0 {
-		return nil, errRecord
+	records := make([]Record, len(split))
+	for i, r := range split {
+		records[i] = r.Record
 	}
 	return records, nil
 }

@@ -37,7 +37,7 @@ func (l *Log) Append(batches []byte, leaderEpoch int32) (AppendInfo, error) {
 	if latest := l.epochs.latestEpoch(); leaderEpoch < latest {
 		return AppendInfo{}, fmt.Errorf("%w: %d after %d", ErrEpochWentBack, leaderEpoch, latest)
 	}
-	spans, err := splitBatches(batches)
+	spans, err := splitBatches(batches, batch.Validate)
 	if err != nil {
 		return AppendInfo{}, err
 	}
@@ -55,14 +55,17 @@ func (l *Log) Append(batches []byte, leaderEpoch int32) (AppendInfo, error) {
 
 // AppendReplicated is the follower's append: the batches already carry
 // their offsets and leader epochs from the leader. The first must start at
-// EndOffset and each continue the previous one (ErrUnexpectedOffset
-// otherwise), and epochs may not go back (ErrEpochWentBack). Epochs are
-// taken from the headers into the epoch cache. Durability is as for Append.
+// or after EndOffset and each at or after the end of the previous one
+// (ErrUnexpectedOffset otherwise): offsets may skip, because a leader's
+// compacted log serves batches with gaps between them and with fewer
+// records than offsets (batch.ValidateCompacted), as Kafka's followers
+// accept. Epochs may not go back (ErrEpochWentBack). Epochs are taken from
+// the headers into the epoch cache. Durability is as for Append.
 func (l *Log) AppendReplicated(batches []byte) (AppendInfo, error) {
 	if err := l.writable(); err != nil {
 		return AppendInfo{}, err
 	}
-	spans, err := splitBatches(batches)
+	spans, err := splitBatches(batches, batch.ValidateCompacted)
 	if err != nil {
 		return AppendInfo{}, err
 	}
@@ -70,8 +73,8 @@ func (l *Log) AppendReplicated(batches []byte) (AppendInfo, error) {
 	for _, span := range spans {
 		h := span.header
 		switch {
-		case h.BaseOffset != expected:
-			return AppendInfo{}, fmt.Errorf("%w: batch starts at %d, expected %d", ErrUnexpectedOffset, h.BaseOffset, expected)
+		case h.BaseOffset < expected:
+			return AppendInfo{}, fmt.Errorf("%w: batch starts at %d, below %d", ErrUnexpectedOffset, h.BaseOffset, expected)
 		case h.LeaderEpoch < 0:
 			return AppendInfo{}, fmt.Errorf("%w: negative leader epoch %d at offset %d", ErrInvalidBatch, h.LeaderEpoch, h.BaseOffset)
 		case h.LeaderEpoch < epoch:
@@ -101,9 +104,9 @@ type batchSpan struct {
 	header   batch.Header
 }
 
-// splitBatches checks that b is one or more whole, valid batches and
-// returns them.
-func splitBatches(b []byte) ([]batchSpan, error) {
+// splitBatches checks that b is one or more whole batches, each passing
+// validate, and returns them.
+func splitBatches(b []byte, validate func([]byte) (batch.Header, error)) ([]batchSpan, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("%w: no batches", ErrInvalidBatch)
 	}
@@ -120,7 +123,7 @@ func splitBatches(b []byte) ([]batchSpan, error) {
 		if h.Size() > len(b)-position {
 			return nil, fmt.Errorf("%w: batch at byte %d needs %d bytes, %d left", ErrInvalidBatch, position, h.Size(), len(b)-position)
 		}
-		if _, err := batch.Validate(b[position : position+h.Size()]); err != nil {
+		if _, err := validate(b[position : position+h.Size()]); err != nil {
 			return nil, fmt.Errorf("%w: at byte %d: %v", ErrInvalidBatch, position, err)
 		}
 		offsets += int64(h.LastOffsetDelta) + 1
@@ -146,6 +149,11 @@ func (l *Log) appendChecked(batches []byte, spans []batchSpan) (AppendInfo, erro
 	}
 	if len(l.epochs.entries)+newEpochs > epochEntriesMax {
 		return AppendInfo{}, fmt.Errorf("%w: %d entries", ErrEpochCacheFull, len(l.epochs.entries))
+	}
+	// Replicated offsets may skip; a segment's indexes still cannot reach
+	// beyond relativeOffsetMax from its base, which is at most the log end.
+	if last.LastOffset()-l.endOffset > relativeOffsetMax {
+		return AppendInfo{}, fmt.Errorf("%w: batches reach offset %d, too far beyond the end %d for one segment", ErrInvalidBatch, last.LastOffset(), l.endOffset)
 	}
 	if !l.active().canHold(last.LastOffset(), int64(len(batches)), l.config, l.world.Clock.Elapsed()) {
 		if err := l.roll(); err != nil {
@@ -173,7 +181,7 @@ func (l *Log) appendChecked(batches []byte, spans []batchSpan) (AppendInfo, erro
 		l.epochs.assign(h.LeaderEpoch, h.BaseOffset)
 		info.MaxTimestamp = max(info.MaxTimestamp, h.MaxTimestamp)
 	}
-	if s.endOffset != last.NextOffset() || first.BaseOffset != l.endOffset {
+	if s.endOffset != last.NextOffset() || first.BaseOffset < l.endOffset {
 		panic(fmt.Sprintf("log: append of [%d, %d] after end %d left the segment ending at %d", first.BaseOffset, last.LastOffset(), l.endOffset, s.endOffset))
 	}
 	l.endOffset = s.endOffset

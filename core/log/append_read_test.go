@@ -109,16 +109,16 @@ func TestAppendReplicatedKeepsOffsetsAndEpochs(t *testing.T) {
 	h := newHarness(t, 1, simdisk.Faults{})
 	l := h.open(log.DefaultConfig())
 
-	_, err := l.AppendReplicated(replicatedBatch(5, 1, 1, 1, 1))
-	expectError(t, err, log.ErrUnexpectedOffset)
-
 	buffer := append(replicatedBatch(0, 1, 2, 3, 10), replicatedBatch(2, 3, 1, 3, 11)...)
 	info, err := l.AppendReplicated(buffer)
 	if err != nil || info.FirstOffset != 0 || info.LastOffset != 2 {
 		t.Fatalf("AppendReplicated: %+v, %v", info, err)
 	}
-	// A gap inside one append and an epoch going back are both refused.
-	_, err = l.AppendReplicated(append(replicatedBatch(3, 3, 1, 1, 1), replicatedBatch(5, 3, 1, 1, 1)...))
+	// A batch below the end, batches overlapping inside one append, and an
+	// epoch going back are all refused.
+	_, err = l.AppendReplicated(replicatedBatch(2, 3, 1, 1, 1))
+	expectError(t, err, log.ErrUnexpectedOffset)
+	_, err = l.AppendReplicated(append(replicatedBatch(3, 3, 2, 1, 1), replicatedBatch(4, 3, 1, 1, 1)...))
 	expectError(t, err, log.ErrUnexpectedOffset)
 	_, err = l.AppendReplicated(replicatedBatch(3, 2, 1, 1, 1))
 	expectError(t, err, log.ErrEpochWentBack)

@@ -11,4 +11,10 @@ const (
 	// CanaryRecoverySkipsCRC makes recovery check batch framing but not
 	// CRCs, so a torn write whose tail reached the disk as zeros is kept.
 	CanaryRecoverySkipsCRC = "log-recovery-skips-crc"
+
+	// CanaryCompactionSwapsUnsynced commits a compaction swap (renames the
+	// new segment to .swap) as soon as the segment is written, before any
+	// sync has made its bytes durable, so a crash can leave recovery
+	// finishing a swap to a torn or empty file.
+	CanaryCompactionSwapsUnsynced = "log-compaction-swaps-unsynced"
 )

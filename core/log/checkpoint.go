@@ -11,9 +11,10 @@ import (
 // checkpoint is what the log remembers across restarts besides its
 // segments, in the one file log.checkpoint:
 //
-//	sluice-log-checkpoint 1
+//	sluice-log-checkpoint 2
 //	start-offset 120
 //	recovery-point 4000
+//	cleaner-offset 2500
 //	epochs 2
 //	3 120
 //	5 3100
@@ -22,26 +23,36 @@ import (
 // The start offset is the log start; segments below it are removed only
 // once a checkpoint recording it is durable (see retention.go). The
 // recovery point says which segments recovery may trust without scanning:
-// those ending strictly below it (see sync.go and open.go). The epoch
-// entries are the leader epoch cache for those trusted segments, whose
-// batch headers recovery does not read. Kafka keeps these in separate
-// files; here they share one, written atomically (temporary file, Sync,
-// Rename, SyncDir), so a crash can never pair a recovery point with epoch
-// entries from another moment. The CRC-32C line lets a read corrupted in
-// flight be told apart and re-read.
+// those ending strictly below it (see sync.go and open.go). The cleaner
+// offset is Kafka's cleaner checkpoint: compaction has finished with every
+// record below it (see compaction.go), and it is written only once the
+// rewritten segments are durable. The epoch entries are the leader epoch
+// cache for the trusted segments, whose batch headers recovery does not
+// read. Kafka keeps these in separate files; here they share one, written
+// atomically (temporary file, Sync, Rename, SyncDir), so a crash can never
+// pair a recovery point with epoch entries from another moment. The
+// CRC-32C line lets a read corrupted in flight be told apart and re-read.
+//
+// Version 1 files, written before compaction existed, have no cleaner
+// offset line and read as cleaner offset 0.
 type checkpoint struct {
 	startOffset   int64
 	recoveryPoint int64
+	cleanerOffset int64
 	epochs        []EpochEntry
 }
 
-const checkpointMagic = "sluice-log-checkpoint 1"
+const (
+	checkpointMagic   = "sluice-log-checkpoint 2"
+	checkpointMagicV1 = "sluice-log-checkpoint 1"
+)
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func (c checkpoint) encode() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\nstart-offset %d\nrecovery-point %d\nepochs %d\n", checkpointMagic, c.startOffset, c.recoveryPoint, len(c.epochs))
+	fmt.Fprintf(&b, "%s\nstart-offset %d\nrecovery-point %d\ncleaner-offset %d\nepochs %d\n",
+		checkpointMagic, c.startOffset, c.recoveryPoint, c.cleanerOffset, len(c.epochs))
 	for _, e := range c.epochs {
 		fmt.Fprintf(&b, "%d %d\n", e.Epoch, e.StartOffset)
 	}
@@ -70,7 +81,7 @@ func decodeCheckpoint(b []byte) (checkpoint, error) {
 	}
 	var err error
 	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
-	if len(lines) < 4 || lines[0] != checkpointMagic {
+	if len(lines) < 4 || (lines[0] != checkpointMagic && lines[0] != checkpointMagicV1) {
 		return bad("unknown format")
 	}
 	if c.startOffset, err = parseField(lines[1], "start-offset"); err != nil {
@@ -79,11 +90,21 @@ func decodeCheckpoint(b []byte) (checkpoint, error) {
 	if c.recoveryPoint, err = parseField(lines[2], "recovery-point"); err != nil {
 		return bad("%v", err)
 	}
-	count, err := parseField(lines[3], "epochs")
-	if err != nil || count > epochEntriesMax || int(count) != len(lines)-4 {
-		return bad("epoch count %q does not match its lines", lines[3])
+	next := 3
+	if lines[0] == checkpointMagic {
+		if len(lines) < 5 {
+			return bad("unknown format")
+		}
+		if c.cleanerOffset, err = parseField(lines[3], "cleaner-offset"); err != nil {
+			return bad("%v", err)
+		}
+		next = 4
 	}
-	for i, line := range lines[4:] {
+	count, err := parseField(lines[next], "epochs")
+	if err != nil || count > epochEntriesMax || int(count) != len(lines)-next-1 {
+		return bad("epoch count %q does not match its lines", lines[next])
+	}
+	for i, line := range lines[next+1:] {
 		epochText, startText, found := strings.Cut(line, " ")
 		epoch, err1 := strconv.ParseInt(epochText, 10, 32)
 		start, err2 := strconv.ParseInt(startText, 10, 64)

@@ -36,6 +36,26 @@ type Config struct {
 	// batches lie between two offset index entries. Default 4096; 0 indexes
 	// every batch.
 	IndexIntervalBytes int
+
+	// The settings of log compaction (Compact, compaction.go); they matter
+	// only to a log whose owner calls Compact, as a replica does for
+	// cleanup.policy=compact.
+
+	// DeleteRetention is delete.retention.ms: a tombstone (a record with a
+	// null value) stays at least this long after compaction first reaches
+	// it, judged by its segment's largest timestamp, so that consumers
+	// reading from behind still see the delete. Default 1 day.
+	DeleteRetention time.Duration
+
+	// MinCompactionLag is min.compaction.lag.ms: a segment holding any
+	// record younger than this (by timestamp, against Clock.Now) is not
+	// compacted yet. Default 0.
+	MinCompactionLag time.Duration
+
+	// MinCleanableDirtyRatio is min.cleanable.dirty.ratio: a compaction
+	// pass starts only when the part of the log not yet compacted is at
+	// least this share of the log's compactable bytes. Default 0.5.
+	MinCleanableDirtyRatio float64
 }
 
 // DefaultConfig returns Kafka's defaults.
@@ -46,6 +66,10 @@ func DefaultConfig() Config {
 		RetentionBytes:     Unlimited,
 		RetentionAge:       7 * 24 * time.Hour,
 		IndexIntervalBytes: 4096,
+
+		DeleteRetention:        24 * time.Hour,
+		MinCompactionLag:       0,
+		MinCleanableDirtyRatio: 0.5,
 	}
 }
 
@@ -62,6 +86,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: RetentionAge %v must be -1 (unlimited) or at least 0", ErrConfig, c.RetentionAge)
 	case c.IndexIntervalBytes < 0 || c.IndexIntervalBytes > IndexIntervalBytesMax:
 		return fmt.Errorf("%w: IndexIntervalBytes %d is outside [0, %d]", ErrConfig, c.IndexIntervalBytes, IndexIntervalBytesMax)
+	case c.DeleteRetention < 0:
+		return fmt.Errorf("%w: DeleteRetention %v must be at least 0", ErrConfig, c.DeleteRetention)
+	case c.MinCompactionLag < 0:
+		return fmt.Errorf("%w: MinCompactionLag %v must be at least 0", ErrConfig, c.MinCompactionLag)
+	case !(c.MinCleanableDirtyRatio >= 0 && c.MinCleanableDirtyRatio <= 1):
+		return fmt.Errorf("%w: MinCleanableDirtyRatio %v is outside [0, 1]", ErrConfig, c.MinCleanableDirtyRatio)
 	}
 	return nil
 }

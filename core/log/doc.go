@@ -22,16 +22,29 @@
 // prefix of some state the log was in since the last completed sync began,
 // never a mix of two states, and never less than SyncedOffset.
 //
+// Compaction (cleanup.policy=compact, Compact) keeps the latest record of
+// every key and removes older ones, rewriting sealed segments below the
+// caller's UpTo. Offsets never change: batches keep theirs, and the log's
+// offsets may skip where records or whole batches were removed; a read of
+// a removed offset returns the next batch. Rewritten segments replace the
+// old ones in memory at once and on disk through the sync rounds, so that
+// a crash leaves either the old segments or the new one.
+//
 // On disk, in the partition directory:
 //
-//	00000000000000000000.log        batches, back to back
-//	00000000000000000000.index      offset index of a sealed segment
-//	00000000000000000000.timeindex  time index of a sealed segment
-//	log.checkpoint                  start offset, recovery point, epochs
+//	00000000000000000000.log          batches, back to back
+//	00000000000000000000.index        offset index of a sealed segment
+//	00000000000000000000.timeindex    time index of a sealed segment
+//	00000000000000000000.log.cleaned  a compacted segment being written
+//	00000000000000000000.log.swap     a compacted segment being swapped in
+//	log.checkpoint                    start offset, recovery point,
+//	                                  cleaner offset, epochs
 //
 // Start reading with Log (log.go) and Open (open.go), which says how
 // recovery decides what to trust; then append.go, read.go, and sync.go,
 // whose comment explains why a truncation fences appends; retention.go
 // says why segments below the start go only once the new start is
-// durable. segment.go and reader.go hold the per-file mechanics.
+// durable; compaction.go says what compaction keeps and
+// compaction_swap.go how its segments reach the disk. segment.go and
+// reader.go hold the per-file mechanics.
 package log

@@ -15,6 +15,13 @@ const (
 	timeIndexSuffix   = ".timeindex"
 	temporarySuffix   = ".tmp"
 
+	// A segment rewritten by compaction is written as <base>.log.cleaned,
+	// renamed to <base>.log.swap once it is durable (the swap is then
+	// committed: recovery finishes it), and finally renamed over
+	// <base>.log, as Kafka's log cleaner does (see compaction_swap.go).
+	cleanedSuffix = segmentSuffix + ".cleaned"
+	swapSuffix    = segmentSuffix + ".swap"
+
 	// checkpointName holds the log start offset, the recovery point and the
 	// leader epoch entries, in one file so that they change together
 	// atomically (see checkpoint.go).
@@ -31,6 +38,14 @@ func baseName(baseOffset int64) string {
 
 func segmentPath(dir string, baseOffset int64) string {
 	return path.Join(dir, baseName(baseOffset)+segmentSuffix)
+}
+
+func cleanedPath(dir string, baseOffset int64) string {
+	return path.Join(dir, baseName(baseOffset)+cleanedSuffix)
+}
+
+func swapPath(dir string, baseOffset int64) string {
+	return path.Join(dir, baseName(baseOffset)+swapSuffix)
 }
 
 func offsetIndexPath(dir string, baseOffset int64) string {

@@ -33,6 +33,10 @@ type harness struct {
 	disk    *simdisk.Disk
 	clock   *testClock
 	halts   []error
+	// codecs, when set, is the World's Codecs.
+	codecs core.Codecs
+	// canaries are planted in every World this harness makes.
+	canaries []string
 }
 
 const testDir = "topic-0"
@@ -67,7 +71,8 @@ func (h *harness) world(canaries ...string) core.World {
 		FS:       h.disk,
 		Entropy:  kernel.NewRand(h.kernel.Seed(), "entropy"),
 		Halt:     func(reason error) { h.halts = append(h.halts, reason) },
-		Canaries: core.NewCanaries(canaries...),
+		Canaries: core.NewCanaries(append(canaries, h.canaries...)...),
+		Codecs:   h.codecs,
 	}
 }
 

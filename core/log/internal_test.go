@@ -2,20 +2,30 @@ package log
 
 import (
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"strings"
 	"testing"
 )
 
 func TestCheckpointRoundTripsAndRejectsDamage(t *testing.T) {
-	c := checkpoint{startOffset: 120, recoveryPoint: 4000, epochs: []EpochEntry{{3, 120}, {5, 3100}}}
+	c := checkpoint{startOffset: 120, recoveryPoint: 4000, cleanerOffset: 2500, epochs: []EpochEntry{{3, 120}, {5, 3100}}}
 	encoded := c.encode()
-	want := "sluice-log-checkpoint 1\nstart-offset 120\nrecovery-point 4000\nepochs 2\n3 120\n5 3100\n"
+	want := "sluice-log-checkpoint 2\nstart-offset 120\nrecovery-point 4000\ncleaner-offset 2500\nepochs 2\n3 120\n5 3100\n"
 	if !strings.HasPrefix(string(encoded), want) {
 		t.Fatalf("encoded checkpoint:\n%s", encoded)
 	}
 	decoded, err := decodeCheckpoint(encoded)
-	if err != nil || decoded.startOffset != 120 || decoded.recoveryPoint != 4000 || len(decoded.epochs) != 2 || decoded.epochs[1] != (EpochEntry{5, 3100}) {
+	if err != nil || decoded.startOffset != 120 || decoded.recoveryPoint != 4000 || decoded.cleanerOffset != 2500 ||
+		len(decoded.epochs) != 2 || decoded.epochs[1] != (EpochEntry{5, 3100}) {
 		t.Fatalf("decode: %+v, %v", decoded, err)
+	}
+	// A version 1 file, from before compaction, reads with cleaner offset 0.
+	v1 := "sluice-log-checkpoint 1\nstart-offset 120\nrecovery-point 4000\nepochs 1\n3 120\n"
+	v1 += fmt.Sprintf("crc32c %08x\n", crc32.Checksum([]byte(v1), castagnoli))
+	decoded, err = decodeCheckpoint([]byte(v1))
+	if err != nil || decoded.startOffset != 120 || decoded.recoveryPoint != 4000 || decoded.cleanerOffset != 0 || len(decoded.epochs) != 1 {
+		t.Fatalf("decode version 1: %+v, %v", decoded, err)
 	}
 	empty, err := decodeCheckpoint(checkpoint{}.encode())
 	if err != nil || empty.startOffset != 0 || len(empty.epochs) != 0 {

@@ -41,7 +41,7 @@ const (
 
 	// checkpointBytesMax bounds the checkpoint file (header lines plus one
 	// short line per epoch entry).
-	checkpointBytesMax = 64 + 48*epochEntriesMax
+	checkpointBytesMax = 256 + 48*epochEntriesMax
 
 	// readAttemptsMax is how many times a read whose bytes fail their
 	// checks is repeated before the failure is believed. Bits can flip
@@ -58,6 +58,30 @@ const (
 	// With SegmentBytesMin segments it is still 128 GiB of log; beyond it
 	// Open refuses the directory instead of allocating without limit.
 	segmentsMax = 1 << 20
+
+	// offsetMapBytesMax bounds the memory of a compaction pass's offset map:
+	// each key's bytes plus offsetMapEntryOverheadBytes. Kafka's
+	// log.cleaner.dedupe.buffer.size (128 MiB) plays this role. A pass
+	// whose dirty section has more keys compacts up to where the map
+	// filled, and the next pass goes on from there.
+	offsetMapBytesMax           = 128 << 20
+	offsetMapEntryOverheadBytes = 64
+
+	// compactionReadBytesPerCallMax is roughly how many bytes of segments
+	// one Compact call reads, so that compaction never holds the node's
+	// loop for long: building a pass's offset map stops there (a pass
+	// needs at least one batch), and cleaning stops after the group that
+	// crosses it (a call cleans at least one group).
+	compactionReadBytesPerCallMax = 256 << 20
+
+	// recordsDecompressedBytesMax bounds the decompressed records of one
+	// batch compaction looks into; a batch inflating beyond it is left as
+	// it is.
+	recordsDecompressedBytesMax = 4 * appendBytesMax
+
+	// cleanedWriteChunkBytes is how much of a cleaned segment is buffered
+	// before it is written.
+	cleanedWriteChunkBytes = 1 << 20
 )
 
 func init() {
@@ -71,5 +95,10 @@ func init() {
 	}
 	if readBytesMax < appendBytesMax {
 		panic("log: readBytesMax must fit the largest batch, or atLeastOne could not return it")
+	}
+	// The largest key (a batch holding one record) must fit the offset
+	// map, or a pass could make no progress.
+	if offsetMapBytesMax < appendBytesMax+offsetMapEntryOverheadBytes {
+		panic("log: offsetMapBytesMax must hold the largest key a batch can carry")
 	}
 }

@@ -69,6 +69,27 @@ type Log struct {
 
 	// reads is the buffer every read of this log reuses.
 	reads readBuffer
+
+	// Compaction (compaction.go). cleanerOffset: every record below it has
+	// been through a finished compaction pass, so the next pass's dirty
+	// section starts there. cleanerOffsetSafe is the part of that whose
+	// rewritten segments are durable, which is what the checkpoint may
+	// record; cleanerClaim is a finished pass's cleaner offset waiting for
+	// its swaps. pass is the pass in progress, nil between passes.
+	cleanerOffset     int64
+	cleanerOffsetSafe int64
+	cleanerClaim      *cleanerClaim
+	pass              *cleanerPass
+	// swaps are the compaction outputs not yet in place on disk, oldest
+	// first (see compaction_swap.go); swapsCreated numbers them.
+	swaps        []*segmentSwap
+	swapsCreated uint64
+	// compressedNoted: the log said once that, without Codecs, compaction
+	// leaves compressed batches as they are.
+	compressedNoted bool
+	// compactionBytesPerCall is compactionReadBytesPerCallMax; tests lower
+	// it to make passes span many calls.
+	compactionBytesPerCall int64
 }
 
 // SyncStats counts the sync rounds of this Log since Open. Besides being

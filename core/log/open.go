@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"path"
+	"slices"
 	"strings"
 
 	"sluice/core"
@@ -16,7 +17,9 @@ import (
 // directory if it is missing, and recovers it from whatever a crash left:
 //
 //  1. Stray temporary files are removed, and so are index files whose
-//     segment is gone.
+//     segment is gone. A compaction swap that was committed (a .log.swap
+//     file) is finished, and one that was not (a .log.cleaned file) is
+//     discarded (see compaction_swap.go).
 //  2. The checkpoint gives the log start offset, the recovery point and the
 //     leader epochs of the trusted segments. Without a readable checkpoint
 //     nothing is trusted and everything is scanned.
@@ -37,7 +40,9 @@ import (
 //     re-read the segment is cut there and every later segment deleted;
 //     a segment that does not start where the previous one ended (a gap,
 //     as when a segment's name was never made durable) is deleted with
-//     every later one.
+//     every later one. A segment that starts below the previous one's end
+//     is a leftover of a finished compaction swap, which the previous
+//     segment replaced: it alone is deleted.
 //
 // After Open, SyncedOffset is the part recovery knows to be durable (up to
 // the recovery point); the rest becomes durable with the next sync. If
@@ -57,21 +62,24 @@ func Open(w core.World, dir string, config Config) (*Log, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	l := &Log{world: w, logger: logger.With("log", dir), dir: dir, config: config}
+	l := &Log{world: w, logger: logger.With("log", dir), dir: dir, config: config, compactionBytesPerCall: compactionReadBytesPerCallMax}
 
-	names, err := w.FS.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := w.FS.MkdirAll(dir); err != nil {
-			return nil, err
-		}
-		// The new directory's own name must become durable too, in
-		// every parent MkdirAll may have created.
+	// The directory's own name must become durable too, in every parent
+	// MkdirAll may have created.
+	syncParents := func() {
 		for parent := path.Dir(dir); ; parent = path.Dir(parent) {
 			l.directoriesToSync = append(l.directoriesToSync, parent)
 			if parent == "." {
 				break
 			}
 		}
+	}
+	names, err := w.FS.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := w.FS.MkdirAll(dir); err != nil {
+			return nil, err
+		}
+		syncParents()
 		names, err = nil, nil
 	}
 	if err != nil {
@@ -82,6 +90,12 @@ func Open(w core.World, dir string, config Config) (*Log, error) {
 			s.file.Close()
 		}
 		return nil, err
+	}
+	if l.checkpointDurable == nil && len(l.directoriesToSync) == 0 {
+		// No checkpoint was ever durable, so neither, perhaps, is the
+		// directory an earlier process created: a process that died
+		// without a power loss leaves its page cache to the next one.
+		syncParents()
 	}
 	l.checkInvariants()
 	if l.fenced() {
@@ -175,11 +189,22 @@ func (l *Log) recover(names []string) error {
 	l.startOffset = start
 	l.epochs.truncateFromEnd(l.endOffset)
 	l.epochs.truncateFromStart(start)
+	if saved != nil {
+		// A cleaner offset above the recovered end is lowered, and
+		// appends wait until that is durable (see fenced).
+		l.cleanerOffset = min(saved.cleanerOffset, l.endOffset)
+		l.cleanerOffsetSafe = l.cleanerOffset
+	}
 
 	// Scanned segments may hold bytes that were only in the page cache,
 	// and their index files on disk may be stale: rewrite those, and sync
 	// all of it with the next round before any recovery point covers it.
+	// Their names, too, may never have been made durable: a process that
+	// died without a power loss leaves its page cache to the next one.
 	active := l.active()
+	if len(scanned) > 0 {
+		l.directoryDirty = true
+	}
 	for _, s := range scanned {
 		s.dirty = true
 		if s != active {
@@ -194,23 +219,47 @@ func (l *Log) recover(names []string) error {
 }
 
 // tidyDirectory sorts the directory's names into segments and leftovers,
-// removing temporary files and index files whose segment is gone.
+// removing temporary files and index files whose segment is gone, and
+// finishing or discarding interrupted compaction swaps.
 func (l *Log) tidyDirectory(names []string) (checkpointFound bool, bases []int64, err error) {
 	segmentNames := map[int64]bool{}
 	var indexNames []string
+	var swapBases []int64
 	for _, name := range names {
 		if base, ok := parseBaseName(name, segmentSuffix); ok {
 			bases = append(bases, base)
 			segmentNames[base] = true
 			continue
 		}
+		if base, ok := parseBaseName(name, swapSuffix); ok {
+			swapBases = append(swapBases, base)
+			continue
+		}
 		switch {
 		case name == checkpointName:
 			checkpointFound = true
-		case strings.HasSuffix(name, temporarySuffix):
+		case strings.HasSuffix(name, temporarySuffix) || strings.HasSuffix(name, cleanedSuffix):
 			l.removeFile(path.Join(l.dir, name))
 		case strings.HasSuffix(name, offsetIndexSuffix) || strings.HasSuffix(name, timeIndexSuffix):
 			indexNames = append(indexNames, name)
+		}
+	}
+	for _, base := range swapBases {
+		// Committed: the new segment replaces <base>.log. The index files
+		// under that name may describe the old file, so they go; the
+		// other old segments it covers go when loadSegments finds them
+		// inside its range.
+		l.removeFile(offsetIndexPath(l.dir, base))
+		l.removeFile(timeIndexPath(l.dir, base))
+		if err := l.world.FS.Rename(swapPath(l.dir, base), segmentPath(l.dir, base)); err != nil {
+			return false, nil, fmt.Errorf("log: finishing an interrupted compaction of segment %d: %w", base, err)
+		}
+		l.directoryDirty = true
+		l.logger.Info("finished an interrupted compaction swap", "segment", base)
+		if !segmentNames[base] {
+			segmentNames[base] = true
+			bases = append(bases, base)
+			slices.Sort(bases)
 		}
 	}
 	for _, name := range indexNames {
@@ -218,7 +267,7 @@ func (l *Log) tidyDirectory(names []string) (checkpointFound bool, bases []int64
 		if !ok {
 			base, ok = parseBaseName(name, timeIndexSuffix)
 		}
-		if ok && !segmentNames[base] {
+		if ok && (!segmentNames[base] || slices.Contains(swapBases, base)) {
 			l.removeFile(path.Join(l.dir, name))
 		}
 	}
@@ -240,6 +289,14 @@ func (l *Log) loadSegments(saved *checkpoint, start, recoveryPoint int64) (scann
 	trusting := saved != nil
 	for i := 0; i < len(l.segments); i++ {
 		s := l.segments[i]
+		if i > 0 && s.baseOffset < l.segments[i-1].endOffset {
+			l.logger.Info("deleting a segment a finished compaction swap replaced",
+				"segment", s.baseOffset, "covered by", l.segments[i-1].baseOffset, "until", l.segments[i-1].endOffset)
+			l.deleteSegments(l.segments[i : i+1])
+			l.segments = slices.Delete(l.segments, i, i+1)
+			i--
+			continue
+		}
 		if i > 0 && s.baseOffset != l.segments[i-1].endOffset {
 			l.logger.Warn("recovery found a gap; deleting the segments after it",
 				"segment", s.baseOffset, "previous end", l.segments[i-1].endOffset)
@@ -269,7 +326,7 @@ func (l *Log) loadSegments(saved *checkpoint, start, recoveryPoint int64) (scann
 		}
 		trusting = false
 		scanned = append(scanned, s)
-		complete, err := l.scanSegment(s, start)
+		complete, err := l.scanSegment(s, start, saved)
 		if err != nil {
 			return nil, err
 		}
@@ -339,7 +396,7 @@ func (l *Log) loadIndexes(s *segment) error {
 // scanSegment rebuilds a segment's state by reading every batch from its
 // start. It reports false if it had to cut the segment short at a batch
 // that failed its checks on every re-read.
-func (l *Log) scanSegment(s *segment, start int64) (complete bool, err error) {
+func (l *Log) scanSegment(s *segment, start int64, saved *checkpoint) (complete bool, err error) {
 	size, err := s.file.Size()
 	if err != nil {
 		return false, err
@@ -348,7 +405,7 @@ func (l *Log) scanSegment(s *segment, start int64) (complete bool, err error) {
 	s.offsets.entries, s.times.entries = nil, nil
 	s.restartAt(offsetEntry{offset: s.baseOffset})
 	verifyCRC := !l.world.Canaries.On(CanaryRecoverySkipsCRC)
-	err = s.readForwardRereading(size, l.config.IndexIntervalBytes, verifyCRC, l.recoverEpoch(s, start))
+	err = s.readForwardRereading(size, l.config.IndexIntervalBytes, verifyCRC, l.recoverEpoch(s, start, saved))
 	if err == nil {
 		return true, nil
 	}
@@ -369,7 +426,11 @@ func (l *Log) scanSegment(s *segment, start int64) (complete bool, err error) {
 // header agrees. Batches wholly below the start offset are deleted as far
 // as readers go and say nothing about epochs: a truncation may have
 // emptied the epoch cache since they were written.
-func (l *Log) recoverEpoch(s *segment, start int64) func(h batch.Header, position int64) error {
+//
+// Compaction may have removed an epoch's first batches, so an epoch first
+// seen after a gap may have started inside the gap: if the checkpoint knows
+// the epoch to start there, that start is taken.
+func (l *Log) recoverEpoch(s *segment, start int64, saved *checkpoint) func(h batch.Header, position int64) error {
 	return func(h batch.Header, position int64) error {
 		if h.LastOffset() < start || !l.epochs.startsNewEpoch(h.LeaderEpoch) {
 			return nil
@@ -388,7 +449,15 @@ func (l *Log) recoverEpoch(s *segment, start int64) func(h batch.Header, positio
 		if err != nil || again.LeaderEpoch != h.LeaderEpoch || again.BaseOffset != h.BaseOffset {
 			return fmt.Errorf("%w: batch at offset %d read with two different epochs", errBadData, h.BaseOffset)
 		}
-		l.epochs.assign(h.LeaderEpoch, h.BaseOffset)
+		epochStart := h.BaseOffset
+		if saved != nil && h.BaseOffset > s.endOffset {
+			for _, e := range saved.epochs {
+				if e.Epoch == h.LeaderEpoch && e.StartOffset >= max(s.endOffset, start) && e.StartOffset < h.BaseOffset {
+					epochStart = e.StartOffset
+				}
+			}
+		}
+		l.epochs.assign(h.LeaderEpoch, epochStart)
 		return nil
 	}
 }

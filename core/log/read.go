@@ -7,15 +7,16 @@ import (
 	"sluice/core/batch"
 )
 
-// Read returns whole batches starting with the one that holds offset, for a
-// fetch. It stops before any batch whose base offset is at or above
+// Read returns whole batches starting with the one that holds offset (or,
+// if compaction removed offset, the first one after it), for a fetch. It stops before any batch whose base offset is at or above
 // maxOffset (a fetch passes the high watermark), and at maxBytes, except
 // that when atLeastOne is set the first batch is returned even if it alone
 // is bigger (KIP-74), so a consumer can always make progress. The batches
 // come from one segment; the caller reads on from the offset after them.
 //
-// Every batch returned has passed its CRC, starts where the previous one
-// ended, and carries the epoch the epoch cache expects, on this read: bytes
+// Every batch returned has passed its CRC, starts at or after the end of
+// the previous one (a gap is confirmed by a second read, see batchReader),
+// and carries the epoch the epoch cache expects, on this read: bytes
 // that fail those checks on every re-read give ErrCorrupt and no bytes, so
 // corrupt data is never served. An offset outside [StartOffset, EndOffset]
 // gives ErrOffsetOutOfRange; EndOffset itself gives no bytes.

@@ -2,6 +2,7 @@ package log
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -15,8 +16,11 @@ import (
 // a stored batch can be given:
 //   - its header parses (magic 2, a plausible length) and it ends at or
 //     before the limit;
-//   - it starts at the offset the previous one ended at: the base offset is
-//     outside the CRC, so continuity is its only check;
+//   - it starts at or after the offset the previous one ended at. The base
+//     offset is outside the CRC, so continuity is its only check; a gap
+//     (offsets compaction removed, see compaction.go) is therefore believed
+//     only when a second read of the base offset, straight from the file,
+//     agrees with the first, which tells a gap from a bit flipped in flight;
 //   - its CRC matches (unless verifyCRC is off, which only the
 //     CanaryRecoverySkipsCRC bug does).
 //
@@ -92,17 +96,36 @@ func (r *batchReader) next() bool {
 		return r.fail("header read differently twice")
 	}
 	switch {
-	case h.BaseOffset != r.nextOffset:
-		return r.fail("batch starts at offset %d, expected %d", h.BaseOffset, r.nextOffset)
+	case h.BaseOffset < r.nextOffset:
+		return r.fail("batch starts at offset %d, below %d where the previous one ended", h.BaseOffset, r.nextOffset)
 	case h.LastOffsetDelta < 0 || h.LastOffsetDelta > relativeOffsetMax:
 		return r.fail("last offset delta %d", h.LastOffsetDelta)
 	case r.verifyCRC && !batch.CheckCRC(b):
 		return r.fail("CRC mismatch")
 	}
+	if h.BaseOffset > r.nextOffset {
+		if err := r.confirmGap(h.BaseOffset); err != nil {
+			r.err = err
+			return false
+		}
+	}
 	r.header, r.current, r.currentPosition = h, b, r.position
 	r.position += size
 	r.nextOffset = h.NextOffset()
 	return true
+}
+
+// confirmGap reads the current batch's base offset again, from the file
+// rather than the chunk, and reports bad data unless it is baseOffset.
+func (r *batchReader) confirmGap(baseOffset int64) error {
+	var again [8]byte
+	if err := readFull(r.file, again[:], r.position); err != nil {
+		return err
+	}
+	if got := int64(binary.BigEndian.Uint64(again[:])); got != baseOffset {
+		return fmt.Errorf("%w: at position %d: offset gap from %d to %d read as %d the second time", errBadData, r.position, r.nextOffset, baseOffset, got)
+	}
+	return nil
 }
 
 func (r *batchReader) fail(format string, args ...any) bool {

@@ -16,6 +16,8 @@ import (
 //
 // Invariant: bytes is the size of the whole batches the file holds, and
 // endOffset is the offset after the last of them (baseOffset when empty).
+// Batch offsets increase but may skip: compaction removes whole batches
+// (see compaction.go), though never a segment's last one.
 type segment struct {
 	baseOffset int64
 	file       core.File
@@ -49,6 +51,11 @@ type segment struct {
 
 	// dirty: written or truncated since its last sync began.
 	dirty bool
+
+	// swap is set while the segment is a compaction's output whose files
+	// have not yet replaced, on disk, the segments it was cleaned from
+	// (see compaction_swap.go); its file is then not yet <base>.log.
+	swap *segmentSwap
 }
 
 func newSegment(baseOffset int64, file core.File, reads *readBuffer) *segment {
@@ -76,7 +83,7 @@ func (s *segment) restartAt(entry offsetEntry) {
 // record takes note of a batch written at position: the bookkeeping of
 // Kafka's LogSegment.append, shared by appends, recovery and replays.
 func (s *segment) record(h batch.Header, position int64, indexIntervalBytes int) {
-	if h.BaseOffset != s.endOffset || position != s.bytes {
+	if h.BaseOffset < s.endOffset || position != s.bytes {
 		panic(fmt.Sprintf("log: segment %d: batch at offset %d position %d does not follow end %d size %d",
 			s.baseOffset, h.BaseOffset, position, s.endOffset, s.bytes))
 	}
@@ -170,42 +177,56 @@ func (s *segment) readForwardRereading(limit int64, indexIntervalBytes int, veri
 	}
 }
 
-// locate finds the batch holding offset, which must lie in the segment:
-// its position and base offset.
-func (s *segment) locate(offset int64) (position, baseOffset int64, err error) {
+// locate finds the batch holding offset, which must lie in the segment, or
+// if compaction removed that offset, the first batch after it: its position
+// and base offset, and previousEnd, the offset after the batch before it
+// (the segment's base offset if it is the first). Without gaps previousEnd
+// is the batch's base offset.
+func (s *segment) locate(offset int64) (position, baseOffset, previousEnd int64, err error) {
 	err = withRereads(func() error {
+		// Start one index entry early: the batch before the one found may
+		// end below the found one's base (a gap), and only reading it
+		// tells where. Batches before the entry found all end below
+		// offset, so the reader passes at least one of them unless it
+		// starts at the segment's start.
 		entry := s.offsets.lookup(offset)
+		if entry.position > 0 {
+			entry = s.offsets.lookup(entry.offset - 1)
+		}
 		r := newBatchReader(s.file, entry.position, s.bytes, entry.offset, scanChunkBytes, s.reads.bytes)
 		defer func() { s.reads.keep(r.buffer) }()
+		previous := s.baseOffset
 		for r.next() {
 			if r.header.LastOffset() >= offset {
-				position, baseOffset = r.currentPosition, r.header.BaseOffset
+				position, baseOffset, previousEnd = r.currentPosition, r.header.BaseOffset, previous
 				return nil
 			}
+			previous = r.header.NextOffset()
 		}
 		if r.err != nil {
 			return r.err
 		}
 		return fmt.Errorf("%w: offset %d not found in segment %d", errBadData, offset, s.baseOffset)
 	})
-	return position, baseOffset, err
+	return position, baseOffset, previousEnd, err
 }
 
-// cut drops the batches from position on (a batch boundary whose batch
-// starts at offset): the file is truncated and the in-memory state rebuilt
-// by replaying from the last index entry that survives.
-func (s *segment) cut(position, offset int64, indexIntervalBytes int) error {
+// cut drops the batches from position on (a batch boundary; previousEnd is
+// the offset after the batch before it): the file is truncated and the
+// in-memory state rebuilt by replaying from the last index entry that
+// survives.
+func (s *segment) cut(position, previousEnd int64, indexIntervalBytes int) error {
 	if position < 0 || position > s.bytes {
 		panic(fmt.Sprintf("log: segment %d cut at %d outside [0, %d]", s.baseOffset, position, s.bytes))
 	}
 	s.offsets.truncateFromPosition(position)
-	s.times.truncateFromOffset(offset)
+	s.times.truncateFromOffset(previousEnd)
 	s.restartAt(s.offsets.last())
 	if err := s.readForwardRereading(position, indexIntervalBytes, true, nil); err != nil {
 		return err
 	}
-	if s.bytes != position || s.endOffset != offset {
-		panic(fmt.Sprintf("log: segment %d replay ended at (%d, %d), cut was (%d, %d)", s.baseOffset, s.endOffset, s.bytes, offset, position))
+	if s.bytes != position || s.endOffset != previousEnd {
+		panic(fmt.Sprintf("log: segment %d replay ended at (%d, %d), cut was (%d, %d)", s.baseOffset, s.endOffset, s.bytes, previousEnd, position))
 	}
 	if err := s.file.Truncate(position); err != nil {
 		return err

@@ -81,14 +81,24 @@ func (l *Log) writeIndexFiles(s *segment) {
 }
 
 // deleteSegments closes and removes the files of the given segments. The
-// caller drops them from l.segments.
+// caller drops them from l.segments. A compaction output whose swap has not
+// finished takes the segments it replaces with it (see compaction_swap.go).
 func (l *Log) deleteSegments(segments []*segment) {
 	for _, s := range segments {
 		s.file.Close()
-		l.removeFile(segmentPath(l.dir, s.baseOffset))
-		l.removeFile(offsetIndexPath(l.dir, s.baseOffset))
-		l.removeFile(timeIndexPath(l.dir, s.baseOffset))
+		if s.swap != nil {
+			l.cancelSwap(s.swap)
+			continue
+		}
+		l.removeSegmentFiles(s.baseOffset)
 	}
+}
+
+// removeSegmentFiles removes a segment's file and its index files.
+func (l *Log) removeSegmentFiles(baseOffset int64) {
+	l.removeFile(segmentPath(l.dir, baseOffset))
+	l.removeFile(offsetIndexPath(l.dir, baseOffset))
+	l.removeFile(timeIndexPath(l.dir, baseOffset))
 }
 
 // removeFile removes a name, if present. A removal that fails leaves a

@@ -15,11 +15,12 @@ import (
 // A sync round is one group commit. It syncs every file that changed since
 // the previous round began (dirty segments, index files of segments that
 // rolled, the directory when names were created or removed); when all of
-// them have completed, it writes the checkpoint if that is due (see below);
-// then it moves SyncedOffset up to the end offset the log had when the round
-// began. One round is in flight at a time; whatever changes meanwhile is
-// covered by the next one, which starts as soon as this one completes if
-// anything is dirty.
+// them have completed, it replaces on disk the segments compaction has
+// rewritten since (see compaction_swap.go), then writes the checkpoint if
+// that is due (see below); then it moves SyncedOffset up to the end offset
+// the log had when the round began. One round is in flight at a time;
+// whatever changes meanwhile is covered by the next one, which starts as
+// soon as this one completes if anything is dirty.
 //
 // The checkpoint comes last, after the data it vouches for is durable, so
 // that even a round that fails halfway cannot leave a checkpoint, or a
@@ -41,14 +42,30 @@ type syncRound struct {
 	pending int
 	err     error
 
-	// checkpointConsidered: the files are synced and the checkpoint was
-	// written if it was due. checkpoint is what was written, or nil.
-	checkpointConsidered bool
-	checkpoint           *checkpoint
+	// step is what the round is waiting for; each completes when pending
+	// drops to zero.
+	step roundStep
+
+	// swaps are the compaction swaps this round completes.
+	swaps []*segmentSwap
+
+	// checkpoint is the checkpoint the round wrote, or nil.
+	checkpoint *checkpoint
 	// checkpointSkipped: a checkpoint was due but could not be written
 	// (a full disk); the round does not start another just to retry it.
 	checkpointSkipped bool
 }
+
+// roundStep is where a round is: each step's operations run, and the
+// next step begins once all of them have completed.
+type roundStep int
+
+const (
+	stepSyncFiles roundStep = iota
+	stepCommitSwaps
+	stepFinishSwaps
+	stepCheckpoint
+)
 
 // Sync starts a sync round if none is in flight and anything is dirty, and
 // otherwise does nothing: a round in flight is followed by another when it
@@ -67,7 +84,7 @@ func (l *Log) dirty() bool { return l.filesDirty() || l.checkpointDue(l.endOffse
 // filesDirty reports whether any file or directory changed since the last
 // round began.
 func (l *Log) filesDirty() bool {
-	if l.directoryDirty || len(l.directoriesToSync) > 0 || len(l.indexFilesToSync) > 0 {
+	if l.directoryDirty || len(l.directoriesToSync) > 0 || len(l.indexFilesToSync) > 0 || l.swapsWaiting() {
 		return true
 	}
 	for _, s := range l.segments {
@@ -101,6 +118,7 @@ func (l *Log) startRound() {
 		l.directoryDirty = false
 		directories = append(directories, l.dir)
 	}
+	l.takeSwaps(round)
 	round.pending = len(segments) + len(indexFiles) + len(directories) + 1
 
 	for _, s := range segments {
@@ -137,22 +155,35 @@ func (l *Log) completeOne(round *syncRound, err error) {
 	if round.pending < 0 || l.round != round {
 		panic("log: sync round completed twice")
 	}
-	if l.failure != nil {
-		l.round = nil
-		return // closed or halted meanwhile: report nothing
-	}
-	if round.err != nil {
-		l.round = nil
-		l.halt(fmt.Errorf("log: sync failed, unsynced writes may be lost: %w", round.err))
-		return
-	}
-	if !round.checkpointConsidered {
-		round.checkpointConsidered = true
-		if l.checkpointDue(round.endOffset) && l.writeCheckpoint(round) {
-			return // the checkpoint's completion comes back here
+	// Each step either issues operations, whose completions come back
+	// here, or has nothing to do and falls through to the next.
+	for round.pending == 0 {
+		if l.failure != nil {
+			l.round = nil
+			return // closed or halted meanwhile: report nothing
+		}
+		if round.err != nil {
+			l.round = nil
+			l.halt(fmt.Errorf("log: sync failed, unsynced writes may be lost: %w", round.err))
+			return
+		}
+		switch round.step {
+		case stepSyncFiles:
+			round.step = stepCommitSwaps
+			l.commitSwaps(round)
+		case stepCommitSwaps:
+			round.step = stepFinishSwaps
+			l.finishSwaps(round)
+		case stepFinishSwaps:
+			round.step = stepCheckpoint
+			if l.checkpointDue(round.endOffset) {
+				l.writeCheckpoint(round)
+			}
+		case stepCheckpoint:
+			l.finishRound(round)
+			return
 		}
 	}
-	l.finishRound(round)
 }
 
 // finishRound records a round that completed without error.
@@ -246,9 +277,24 @@ func (l *Log) recoveryPointHigh() int64 {
 }
 
 // fenced reports whether appends must wait: a truncation is not durable
-// yet, or the end is below data a crash could leave recovery trusting.
+// yet, or the end is below data a crash could leave recovery trusting, or
+// below a cleaner offset a crash could leave recovery believing (new
+// records there would pass for compacted ones; see compaction.go).
 func (l *Log) fenced() bool {
-	return l.truncationPending || l.endOffset < l.recoveryPointHigh()
+	return l.truncationPending || l.endOffset < l.recoveryPointHigh() || l.endOffset < l.cleanerOffsetHigh()
+}
+
+// cleanerOffsetHigh is the highest cleaner offset a crash could leave on
+// disk.
+func (l *Log) cleanerOffsetHigh() int64 {
+	high := int64(0)
+	if l.checkpointDurable != nil {
+		high = l.checkpointDurable.cleanerOffset
+	}
+	if l.checkpointWriting != nil {
+		high = max(high, l.checkpointWriting.cleanerOffset)
+	}
+	return high
 }
 
 // truncated notes that the log's files were cut or deleted at its end: the
@@ -271,6 +317,7 @@ func (l *Log) checkpointDue(recoveryPoint int64) bool {
 		return true
 	}
 	return last.startOffset != l.startOffset ||
+		last.cleanerOffset != l.cleanerOffsetSafe ||
 		!slices.Equal(last.epochs, l.epochs.entries) ||
 		l.endOffset < l.recoveryPointHigh() ||
 		l.segmentsTrusted(last.recoveryPoint) != l.segmentsTrusted(recoveryPoint)
@@ -287,12 +334,13 @@ func (l *Log) segmentsTrusted(recoveryPoint int64) int {
 // writeCheckpoint writes the checkpoint as a temporary file, syncs it,
 // renames it over the old one and syncs the directory, then completes the
 // round's last operation. Its recovery point is the round's end offset,
-// durable now that the round's files are synced. It reports false, and
-// writes nothing, if the temporary file cannot be written (a full disk):
-// the checkpoint stays due and a later round tries again. A failed sync
-// halts, as any does.
+// durable now that the round's files are synced; its cleaner offset is
+// the one whose rewritten segments are all durable (cleanerOffsetSafe). It
+// reports false, and writes nothing, if the temporary file cannot be
+// written (a full disk): the checkpoint stays due and a later round tries
+// again. A failed sync halts, as any does.
 func (l *Log) writeCheckpoint(round *syncRound) bool {
-	c := &checkpoint{startOffset: l.startOffset, recoveryPoint: round.endOffset, epochs: l.epochs.clone()}
+	c := &checkpoint{startOffset: l.startOffset, recoveryPoint: round.endOffset, cleanerOffset: l.cleanerOffsetSafe, epochs: l.epochs.clone()}
 	fs := l.world.FS
 	temporary := path.Join(l.dir, checkpointName+temporarySuffix)
 	f, err := fs.OpenFile(temporary, true)

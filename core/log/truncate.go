@@ -11,8 +11,10 @@ import (
 // cut are deleted and the epoch cache forgets epochs that started after
 // it; SyncedOffset drops to at most the new end. An offset at or above
 // EndOffset changes nothing; one below StartOffset is ErrOffsetOutOfRange.
-// If the batch holding offset also holds StartOffset, the log is emptied
-// and restarts at StartOffset.
+// If nothing at or after StartOffset would remain, the log is emptied and
+// restarts at StartOffset. Where compaction removed batches, the log ends
+// where the last remaining batch before offset ends, which may be below
+// offset.
 //
 // The truncation reaches the disk's page cache at once and becomes durable
 // with the next completed sync, which TruncateTo starts itself: a crash
@@ -32,17 +34,17 @@ func (l *Log) TruncateTo(offset int64) error {
 	}
 	i := l.segmentIndexFor(offset)
 	s := l.segments[i]
-	position, baseOffset, err := s.locate(offset)
+	position, _, end, err := s.locate(offset)
 	if errors.Is(err, errBadData) {
 		return fmt.Errorf("%w: segment %d: %v", ErrCorrupt, s.baseOffset, err)
 	}
 	if err != nil {
 		return err
 	}
-	if baseOffset < l.startOffset {
+	if end < l.startOffset {
 		return l.truncateFullyAndStartAt(l.startOffset)
 	}
-	if err := s.cut(position, baseOffset, l.config.IndexIntervalBytes); err != nil {
+	if err := s.cut(position, end, l.config.IndexIntervalBytes); err != nil {
 		// The segment's state is half rebuilt: only recovery can be
 		// trusted to finish the job.
 		l.halt(fmt.Errorf("log: truncation of segment %d failed: %w", s.baseOffset, err))
@@ -56,9 +58,10 @@ func (l *Log) TruncateTo(offset int64) error {
 	// recovery point.
 	s.sealed = false
 	s.activeSince = l.world.Clock.Elapsed()
-	l.endOffset = baseOffset
-	l.epochs.truncateFromEnd(baseOffset)
-	l.lowerSynced(baseOffset)
+	l.endOffset = end
+	l.epochs.truncateFromEnd(end)
+	l.lowerSynced(end)
+	l.lowerCleanerOffset(end)
 	l.logger.Debug("truncated", "offset", offset, "end", l.endOffset)
 	l.truncated()
 	l.checkInvariants()
@@ -79,6 +82,7 @@ func (l *Log) truncateFullyAndStartAt(start int64) error {
 	l.epochs = epochCache{}
 	s.dirty = true
 	l.lowerSynced(start)
+	l.lowerCleanerOffset(start)
 	l.logger.Debug("truncated fully", "start", start)
 	l.truncated()
 	l.checkInvariants()

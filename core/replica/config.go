@@ -93,6 +93,13 @@ func ConfigFrom(topicConfigs, defaults map[string]string) (Config, error) {
 	policy := get(metadata.ConfigCleanupPolicy)
 	c.Compact = containsPolicy(policy, "compact")
 	c.Delete = containsPolicy(policy, "delete")
+	c.Log.DeleteRetention = milliseconds(metadata.ConfigDeleteRetentionMs)
+	c.Log.MinCompactionLag = milliseconds(metadata.ConfigMinCompactionLagMs)
+	ratio, err := strconv.ParseFloat(get(metadata.ConfigMinCleanableDirtyRatio), 64)
+	if err != nil && firstErr == nil {
+		firstErr = fmt.Errorf("config %s=%q: %v", metadata.ConfigMinCleanableDirtyRatio, get(metadata.ConfigMinCleanableDirtyRatio), err)
+	}
+	c.Log.MinCleanableDirtyRatio = ratio
 	if firstErr != nil {
 		return c, firstErr
 	}

@@ -1,11 +1,17 @@
 package replica
 
+import corelog "sluice/core/log"
+
 // Maintain runs the periodic housekeeping of a partition: retention by
-// size and age, and the expiry of idle idempotent producers (those last
+// size and age, one bounded step of log compaction when cleanup.policy
+// holds compact, and the expiry of idle idempotent producers (those last
 // heard from before producerCutoffMs).
 func (p *Partition) Maintain(producerCutoffMs int64) {
 	if p.closed {
 		return
+	}
+	if p.config.Compact {
+		p.compact()
 	}
 	if p.config.Delete {
 		if deleted := p.log.ApplyRetention(); deleted > 0 {
@@ -35,4 +41,35 @@ func (p *Partition) SyncThen(done func()) {
 		}
 	})
 	p.log.Sync()
+}
+
+// compact runs one step of log compaction. Only what is below the high
+// watermark is compacted, as Kafka's cleaner stops at the last stable
+// offset: a record is removed only because of a later one that no
+// truncation can take away. The last batch of each producer this replica
+// still tracks is kept, so that its sequence numbers survive a rebuild of
+// the producer state from the log.
+func (p *Partition) compact() {
+	lastOffsets := map[int64]int64{}
+	for _, e := range p.producers.Entries() {
+		if n := len(e.Batches); n > 0 {
+			lastOffsets[e.ProducerID] = e.Batches[n-1].LastOffset
+		}
+	}
+	result, err := p.log.Compact(corelog.CompactOptions{
+		UpTo: p.highWatermark,
+		ProducerLastOffset: func(producerID int64) (int64, bool) {
+			last, tracked := lastOffsets[producerID]
+			return last, tracked
+		},
+	})
+	if err != nil {
+		p.logger.Warn("compaction step failed", "error", err)
+		return
+	}
+	if result.SegmentsRewritten > 0 || result.PassFinished {
+		p.logger.Debug("compacted", "segments rewritten", result.SegmentsRewritten,
+			"records removed", result.RecordsRemoved, "tombstones removed", result.TombstonesRemoved,
+			"cleaner offset", p.log.CleanerOffset())
+	}
 }

@@ -1,7 +1,7 @@
 // Package logworkload is the simulator's storage workload: one machine, one
 // partition log (core/log) on a simulated disk, and a seeded stream of
-// appends, reads, syncs, truncations, retention, crashes and disk faults,
-// each checked against a model of what the log must hold.
+// appends, reads, syncs, truncations, retention, compaction, crashes and
+// disk faults, each checked against a model of what the log must hold.
 //
 // It owns the model and the checks; it must never reach into the log's
 // internals (it uses the exported API only, as the broker will) and, like
@@ -24,6 +24,10 @@
 //     log's start and end disagree with the model.
 //   - "epochs": the leader epoch cache disagrees with the batches.
 //   - "open-failed", "panic": the log could not be opened, or asserted.
+//   - In seeds that compact (one in three, see compaction.go):
+//     "compaction-mangled", "compaction-lost", "tombstone-resurrected",
+//     "compaction-failed"; and the checks above compare batches as
+//     compaction may have rewritten them.
 //
 // Start reading with Run (workload.go); settings.go draws the run's
 // configuration from the seed; model.go is what the checks compare against.

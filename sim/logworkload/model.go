@@ -71,6 +71,15 @@ func (h *history) truncate(offset int64) {
 	}
 }
 
+// cutAt cuts the model after its first kept batches, the log now ending at
+// end: what a compaction seed's truncation does, where the log decides the
+// end (see truncateCompacted).
+func (h *history) cutAt(kept int, end int64) {
+	h.frozen = append(h.frozen, branch{until: h.state, batches: h.batches})
+	h.batches = append([]modelBatch(nil), h.batches[:kept]...)
+	h.end = end
+}
+
 // advanceStart moves the start offset up. The batches below it stay in the
 // model: a crash may bring an older start back.
 func (h *history) advanceStart(start int64) {

@@ -48,6 +48,35 @@ func (r *run) checkRecovered(synced int64, since, startSince int) *violation {
 	if lowest := m.startAt[startSince]; start < lowest || start > m.start {
 		return &violation{"start-offset", fmt.Sprintf("recovered start %d outside [%d, %d]", start, lowest, m.start)}
 	}
+	if r.settings.compaction.on {
+		if v := r.checkRecoveredCompacted(recovered, synced, since, start); v != nil {
+			return v
+		}
+	} else if v := checkRecoveredExactly(m, recovered, synced, since, start, end); v != nil {
+		return v
+	}
+	var batches []modelBatch
+	for _, b := range recovered {
+		h, _ := batch.Parse(b)
+		batches = append(batches, modelBatch{base: h.BaseOffset, last: h.LastOffset(), epoch: h.LeaderEpoch, bytes: b})
+	}
+	expectedEnd := start
+	if len(batches) > 0 {
+		expectedEnd = batches[len(batches)-1].last + 1
+	}
+	if end != expectedEnd {
+		return &violation{"offsets", fmt.Sprintf("recovered end %d, but its batches end at %d", end, expectedEnd)}
+	}
+	r.model.reset(start, end, batches)
+	r.openState = r.model.state
+	r.observe()
+	return r.checkEpochs()
+}
+
+// checkRecoveredExactly checks a recovered log byte for byte: every batch
+// below the synced offset survives, and nothing else comes back but a
+// prefix of a state since the last completed sync began.
+func checkRecoveredExactly(m *history, recovered [][]byte, synced int64, since int, start, end int64) *violation {
 	// Every batch below the synced offset survives, byte for byte, unless
 	// it was below the start offset already (deleted, even if the crash
 	// brought an older start back).
@@ -72,22 +101,41 @@ func (r *run) checkRecovered(synced int64, since, startSince int) *violation {
 		return &violation{"resurrected", fmt.Sprintf("recovered [%d, %d) (%d batches) is no prefix of a state since the last completed sync: %s",
 			start, end, len(recovered), describeMismatch(recovered, m.candidates(since), start))}
 	}
-	var batches []modelBatch
-	for _, b := range recovered {
-		h, _ := batch.Parse(b)
-		batches = append(batches, modelBatch{base: h.BaseOffset, last: h.LastOffset(), epoch: h.LeaderEpoch, bytes: b})
+	return nil
+}
+
+// checkRecoveredCompacted is checkRecoveredExactly for a compaction seed:
+// what recovery kept is a compaction of a prefix of a state since the last
+// completed sync began, and below the synced offset every batch compaction
+// may not touch survives byte for byte and every key keeps its latest
+// record.
+func (r *run) checkRecoveredCompacted(recovered [][]byte, synced int64, since int, start int64) *violation {
+	m := &r.model
+	for _, b := range visibleFrom(m.batches, start) {
+		if b.last < m.start || b.last < r.compactedBelow {
+			continue
+		}
+		if b.last >= synced {
+			break
+		}
+		found := false
+		for _, got := range recovered {
+			found = found || bytes.Equal(got, b.bytes)
+		}
+		if !found {
+			return &violation{"synced-lost", fmt.Sprintf("batch [%d, %d] was below synced offset %d before the crash and above compaction's reach %d", b.base, b.last, synced, r.compactedBelow)}
+		}
 	}
-	expectedEnd := start
-	if len(batches) > 0 {
-		expectedEnd = batches[len(batches)-1].last + 1
+	if v := checkKeys(recovered, m.batches, max(start, m.start), synced); v != nil {
+		v.check = "synced-lost"
+		return v
 	}
-	if end != expectedEnd {
-		return &violation{"offsets", fmt.Sprintf("recovered end %d, but its batches end at %d", end, expectedEnd)}
+	for _, candidate := range m.candidates(since) {
+		if compactedPrefix(recovered, candidate, start, r.compactedBelow) {
+			return nil
+		}
 	}
-	r.model.reset(start, end, batches)
-	r.openState = r.model.state
-	r.observe()
-	return r.checkEpochs()
+	return &violation{"resurrected", fmt.Sprintf("recovered %d batches from %d that are no compaction of a prefix of a state since the last completed sync", len(recovered), start)}
 }
 
 // readAll reads the whole log batch by batch. A read error is a violation
@@ -103,8 +151,12 @@ func (r *run) readAll(check string) ([][]byte, *violation) {
 			}
 			return nil, &violation{check, fmt.Sprintf("Read(%d) of a log ending at %d: %v", offset, end, err)}
 		}
-		h, err := batch.Validate(b)
-		if err != nil || h.LastOffset() < offset || h.BaseOffset > offset {
+		validate, gapsAllowed := batch.Validate, false
+		if r.settings.compaction.on {
+			validate, gapsAllowed = batch.ValidateCompacted, true
+		}
+		h, err := validate(b)
+		if err != nil || h.LastOffset() < offset || (h.BaseOffset > offset && !gapsAllowed) {
 			return nil, &violation{"corrupt-served", fmt.Sprintf("Read(%d) returned %d bytes that are not the batch holding it (%v)", offset, len(b), err)}
 		}
 		all = append(all, b)
@@ -123,6 +175,15 @@ func (r *run) checkContents(check string) *violation {
 	if r.log.StartOffset() != m.start || r.log.EndOffset() != m.end {
 		return &violation{"offsets", fmt.Sprintf("log [%d, %d), model [%d, %d)", r.log.StartOffset(), r.log.EndOffset(), m.start, m.end)}
 	}
+	if r.settings.compaction.on {
+		if !compactedPrefix(all, m.batches, m.start, r.compactedBelow) {
+			return &violation{"compaction-mangled", fmt.Sprintf("the log's %d batches are no compaction of the model's", len(all))}
+		}
+		if v := checkKeys(all, m.batches, m.start, m.end); v != nil {
+			return v
+		}
+		return r.checkEpochs()
+	}
 	if visible := visibleFrom(m.batches, m.start); !isPrefix(all, visible, m.start) || len(all) != len(visible) {
 		return &violation{check, fmt.Sprintf("the log's %d batches differ from the model's %d", len(all), len(visible))}
 	}
@@ -131,6 +192,9 @@ func (r *run) checkContents(check string) *violation {
 
 // checkEpochs compares the leader epoch cache with the batches.
 func (r *run) checkEpochs() *violation {
+	if r.settings.compaction.on {
+		return r.checkEpochsCompacted()
+	}
 	want, got := r.model.epochs(), r.log.EpochEntries()
 	equal := len(want) == len(got)
 	for i := 0; equal && i < len(want); i++ {

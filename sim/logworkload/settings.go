@@ -23,6 +23,10 @@ type settings struct {
 	crashChance float64
 	// syncChance is the chance, per operation, of a Sync call.
 	syncChance float64
+
+	// compaction is what the seed does with log compaction, if anything
+	// (see compaction.go).
+	compaction compactionSettings
 }
 
 // Bounds of what a seed may draw.
@@ -118,6 +122,13 @@ func (s settings) options() []sim.Option {
 		sim.Opt("crash", roundChance(s.crashChance)),
 		sim.Opt("sync", roundChance(s.syncChance)),
 		sim.Opt("ops", s.operations),
+		sim.Opt("compaction", s.compaction.on),
+		sim.Opt("keys", s.compaction.keys),
+		sim.Opt("tombstones", roundChance(s.compaction.tombstoneChance)),
+		sim.Opt("compact", roundChance(s.compaction.compactChance)),
+		sim.Opt("delete_retention", s.config.DeleteRetention.Round(time.Millisecond)),
+		sim.Opt("min_compaction_lag", s.config.MinCompactionLag.Round(time.Millisecond)),
+		sim.Opt("dirty_ratio", roundChance(s.config.MinCleanableDirtyRatio)),
 	}
 }
 

@@ -46,6 +46,12 @@ func Canaries() []sim.Canary {
 			Description: "recovery checks batch framing but not CRCs",
 			SeedsMax:    canaryRecoverySkipsCRCSeedsMax,
 		},
+		{
+			Name:        log.CanaryCompactionSwapsUnsynced,
+			Workload:    Name,
+			Description: "a compaction swap is committed before the new segment is synced",
+			SeedsMax:    canaryCompactionSwapsUnsyncedSeedsMax,
+		},
 	}
 }
 
@@ -77,10 +83,16 @@ type run struct {
 
 	fullDisk bool
 	counts   counts
+
+	// compactedBelow is the highest UpTo compaction was given, lowered by
+	// truncations below it: batches at or above it are as appended.
+	compactedBelow int64
 }
 
 type counts struct {
 	appends, appendsRefused, reads, syncs, truncations, startMoves, retentions, crashes, halts int
+
+	compactions, segmentsCompacted, recordsCompacted, tombstonesCompacted int
 }
 
 // Run simulates one seed. It is a pure function of its arguments.
@@ -89,6 +101,7 @@ func (workload) Run(seed uint64, options sim.RunOptions) (result sim.Result) {
 	k := kernel.NewKernel(seed, trace)
 	r := &run{kernel: k, rng: kernel.NewRand(seed, "workload")}
 	r.settings = drawSettings(r.rng)
+	r.settings.compaction = drawCompactionSettings(seed, &r.settings.config)
 	result = sim.Result{Seed: seed, Options: r.settings.options()}
 	defer func() {
 		if !reportPanics {
@@ -208,12 +221,18 @@ func (r *run) operate() *violation {
 		r.log.Sync()
 		return nil
 	}
+	if r.settings.compaction.on && r.rng.Float64() < r.settings.compaction.compactChance {
+		return r.compact()
+	}
 	switch p := r.rng.IntN(100); {
 	case p < 50:
 		return r.appendBatches()
 	case p < 88:
 		return r.read()
 	case p < 93:
+		if r.settings.compaction.on {
+			return r.truncateCompacted()
+		}
 		return r.truncate()
 	case p < 96:
 		return r.advanceStart()
@@ -245,7 +264,11 @@ func (r *run) randomBatches(firstOffset int64, epoch int32, stamped bool) []byte
 		}
 		for i := range 1 + r.rng.IntN(recordsPerBatchMax) {
 			value := randomBytes(r.rng.Uint64(), r.rng.IntN(recordValueBytesMax+1))
-			spec.Records = append(spec.Records, batch.Record{Value: value, TimestampDelta: int64(i)})
+			record := batch.Record{Value: value, TimestampDelta: int64(i)}
+			if r.settings.compaction.on {
+				r.settings.compaction.keyRecord(r.rng, &record)
+			}
+			spec.Records = append(spec.Records, record)
 		}
 		if stamped {
 			spec.BaseOffset, spec.LeaderEpoch = offset, epoch
@@ -318,6 +341,9 @@ func (r *run) read() *violation {
 			return &violation{"read-mismatch", fmt.Sprintf("Read(%d, max offset %d) returned %d bytes", offset, maxOffset, len(got))}
 		}
 		return nil
+	}
+	if r.settings.compaction.on {
+		return r.checkReadCompacted(offset, maxOffset, maxBytes, atLeastOne, got)
 	}
 	return r.checkRead(offset, maxOffset, maxBytes, atLeastOne, got)
 }
@@ -404,7 +430,11 @@ func (r *run) retention() *violation {
 		return &violation{"offsets", fmt.Sprintf("retention moved the start from %d to %d (end %d)", m.start, start, m.end)}
 	}
 	if start != m.start {
-		if i := m.holding(start); start != m.end && (i < 0 || m.batches[i].base != start) {
+		// A segment starts at a batch, or, once compaction removed
+		// that batch, in the gap it left.
+		i := m.holding(start)
+		inGap := i < 0 && r.settings.compaction.on
+		if start != m.end && !inGap && (i < 0 || m.batches[i].base != start) {
 			return &violation{"offsets", fmt.Sprintf("retention moved the start to %d, inside a batch", start)}
 		}
 		m.next()
@@ -429,6 +459,10 @@ func (r *run) stats() []sim.Option {
 		sim.Opt("retentions", c.retentions),
 		sim.Opt("crashes", c.crashes),
 		sim.Opt("halts", c.halts),
+		sim.Opt("compactions", c.compactions),
+		sim.Opt("segments_compacted", c.segmentsCompacted),
+		sim.Opt("records_compacted", c.recordsCompacted),
+		sim.Opt("tombstones_compacted", c.tombstonesCompacted),
 		sim.Opt("reads_corrupted", disk.ReadsCorrupted),
 		sim.Opt("syncs_failed", disk.SyncsFailed),
 		sim.Opt("crashes_torn", disk.CrashesTorn),

@@ -53,8 +53,9 @@ func TestSameSeedSameResult(t *testing.T) {
 // 1, by the check meant to catch it.
 func TestCanariesAreCaught(t *testing.T) {
 	expectedCheck := map[string]string{
-		log.CanarySyncedBeforeDurable: "synced-lost",
-		log.CanaryRecoverySkipsCRC:    "recovery-kept-corrupt",
+		log.CanarySyncedBeforeDurable:     "synced-lost",
+		log.CanaryRecoverySkipsCRC:        "recovery-kept-corrupt",
+		log.CanaryCompactionSwapsUnsynced: "synced-lost",
 	}
 	w := New()
 	for _, canary := range Canaries() {

@@ -1,0 +1,5 @@
+package log
+
+// SetCompactionBytesPerCall lowers how much one Compact call reads, so that
+// tests can make a pass span many calls.
+func SetCompactionBytesPerCall(l *Log, bytes int64) { l.compactionBytesPerCall = bytes }
