@@ -36,6 +36,8 @@ type Log struct {
 
 	syncedOffset int64
 	onSynced     []func(syncedOffset int64)
+	// durableWaiters are WhenDurable calls, in round order.
+	durableWaiters []durableWaiter
 
 	// round is the sync in flight, nil when none is.
 	round *syncRound

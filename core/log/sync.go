@@ -78,6 +78,54 @@ func (l *Log) Sync() {
 	l.startRound()
 }
 
+// durableWaiter is a WhenDurable call waiting for a sync round.
+type durableWaiter struct {
+	round uint64
+	done  func()
+}
+
+// WhenDurable calls done, on a later turn of the loop, once every change
+// made to the log before the call — appends, truncations, a moved start —
+// is durable: when a sync round that covers them has completed. It starts
+// that round if none is under way. done never runs if the log halts or
+// closes first (a halted node restarts and recovers instead).
+func (l *Log) WhenDurable(done func()) {
+	if l.failure != nil {
+		return
+	}
+	target := l.syncStats.RoundsStarted + 1 // the next round to begin
+	switch {
+	case l.round != nil && !l.dirty():
+		target = l.round.number // the round under way covers everything
+	case l.round == nil && !l.dirty():
+		l.world.Clock.AfterFunc(0, func() {
+			if l.failure == nil {
+				done()
+			}
+		})
+		return
+	}
+	l.durableWaiters = append(l.durableWaiters, durableWaiter{round: target, done: done})
+	l.Sync()
+}
+
+// completeDurableWaiters runs the WhenDurable calls a finished round
+// covers, in the order they were made.
+func (l *Log) completeDurableWaiters(finished uint64) {
+	ready := 0
+	for ready < len(l.durableWaiters) && l.durableWaiters[ready].round <= finished {
+		ready++
+	}
+	if ready == 0 {
+		return
+	}
+	waiting := l.durableWaiters[:ready]
+	l.durableWaiters = l.durableWaiters[ready:]
+	for _, w := range waiting {
+		w.done()
+	}
+}
+
 // dirty reports whether anything is not yet durable.
 func (l *Log) dirty() bool { return l.filesDirty() || l.checkpointDue(l.endOffset) }
 
@@ -201,11 +249,24 @@ func (l *Log) finishRound(round *syncRound) {
 	l.checkpointWriting = nil
 	l.advanceSynced(round.endOffset)
 	if l.round != nil || l.failure != nil {
-		return // an OnSynced function started a round, or closed the log
+		// An OnSynced function started a round, or closed the log.
+		l.completeDurableWaiters(round.number)
+		return
 	}
 	if l.filesDirty() || (l.checkpointDue(l.endOffset) && !round.checkpointSkipped) {
+		l.completeDurableWaiters(round.number)
 		l.startRound()
+		return
 	}
+	if l.dirty() {
+		// A checkpoint is due but could not be written (a full disk):
+		// whatever needs it waits for a later round.
+		l.completeDurableWaiters(round.number)
+		return
+	}
+	// Nothing is left to sync: every change so far is durable, whatever
+	// round a waiter expected to need.
+	l.completeDurableWaiters(l.syncStats.RoundsStarted + 1)
 }
 
 // advanceSynced raises SyncedOffset to target if that is higher, and tells

@@ -69,8 +69,22 @@ func (l *Log) TruncateTo(offset int64) error {
 	return nil
 }
 
-// truncateFullyAndStartAt empties the log and restarts it at start, as
-// Kafka's truncateFullyAndStartAt does.
+// TruncateFullyAndStartAt empties the log and restarts it, empty, at start
+// (which may lie beyond the old end), as Kafka's truncateFullyAndStartAt
+// does: a follower whose log the leader's start has left behind, or a node
+// that installed a snapshot, continues from there. Like every change it is
+// durable after the next completed sync (see WhenDurable); appends wait for
+// that sync as they do after TruncateTo.
+func (l *Log) TruncateFullyAndStartAt(start int64) error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	if start < 0 {
+		return fmt.Errorf("%w: cannot start at negative offset %d", ErrOffsetOutOfRange, start)
+	}
+	return l.truncateFullyAndStartAt(start)
+}
+
 func (l *Log) truncateFullyAndStartAt(start int64) error {
 	s, err := l.createSegment(start)
 	if err != nil {

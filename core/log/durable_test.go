@@ -1,0 +1,70 @@
+package log_test
+
+import (
+	"testing"
+
+	"sluice/sim/simdisk"
+)
+
+// TestWhenDurableWaitsForACoveringRound checks that WhenDurable fires only
+// after a sync round that began after the call, and at once (on a later
+// turn) when nothing is dirty.
+func TestWhenDurableWaitsForACoveringRound(t *testing.T) {
+	h := newHarness(t, 1, simdisk.Faults{SyncLatencyMin: 1e6, SyncLatencyMax: 5e6})
+	l := h.open(smallConfig())
+	h.syncAll(l)
+
+	fired := 0
+	l.WhenDurable(func() { fired++ })
+	if fired != 0 {
+		t.Fatalf("WhenDurable ran inside the call")
+	}
+	h.drain()
+	if fired != 1 {
+		t.Fatalf("nothing dirty: fired %d times, want 1", fired)
+	}
+
+	info := mustAppend(t, l, makeBatch(3, 10, h.nowMilliseconds()), 0)
+	var syncedWhenFired int64 = -1
+	l.WhenDurable(func() { syncedWhenFired = l.SyncedOffset() })
+	// An append after the call is not what the call waits for, but a
+	// round in flight must not satisfy a call made after its start.
+	mustAppend(t, l, makeBatch(2, 10, h.nowMilliseconds()), 0)
+	late := false
+	l.WhenDurable(func() { late = l.SyncedOffset() == l.EndOffset() })
+	h.drain()
+	if syncedWhenFired <= info.LastOffset {
+		t.Fatalf("fired with synced offset %d, before the append ending at %d was durable", syncedWhenFired, info.LastOffset)
+	}
+	if !late {
+		t.Fatalf("the second call fired before everything before it was durable")
+	}
+}
+
+// TestTruncateFullyAndStartAt restarts an empty log beyond its old end, as
+// a follower does after installing a snapshot.
+func TestTruncateFullyAndStartAt(t *testing.T) {
+	h := newHarness(t, 2, simdisk.Faults{})
+	l := h.open(smallConfig())
+	mustAppend(t, l, makeBatch(5, 10, h.nowMilliseconds()), 0)
+	if err := l.TruncateFullyAndStartAt(100); err != nil {
+		t.Fatal(err)
+	}
+	if l.StartOffset() != 100 || l.EndOffset() != 100 {
+		t.Fatalf("start %d end %d, want 100 100", l.StartOffset(), l.EndOffset())
+	}
+	durable := false
+	l.WhenDurable(func() { durable = true })
+	h.drain()
+	if !durable {
+		t.Fatal("reset never became durable")
+	}
+	h.crash()
+	l = h.open(smallConfig())
+	if l.StartOffset() != 100 || l.EndOffset() != 100 {
+		t.Fatalf("after a crash: start %d end %d, want 100 100", l.StartOffset(), l.EndOffset())
+	}
+	if _, err := l.AppendReplicated(replicatedBatch(100, 3, 2, 10, h.nowMilliseconds())); err != nil {
+		t.Fatalf("append after the reset: %v", err)
+	}
+}
