@@ -12,11 +12,6 @@ import (
 // the high watermark, as Kafka's -1 does.
 const DeleteRecordsHighWatermark = -1
 
-// startOffsetSyncPoll is how often DeleteRecords looks whether the log has
-// made its new start offset durable. The log reports completed syncs only
-// when they move SyncedOffset, and a start offset change alone does not.
-const startOffsetSyncPoll = time.Millisecond
-
 // DeleteRecords moves the log start offset up to offset (Kafka's
 // DeleteRecords; DeleteRecordsHighWatermark means the high watermark) and
 // calls done with the new start once the move is durable, so that no crash
@@ -52,49 +47,33 @@ func (p *Partition) DeleteRecords(offset int64, timeout time.Duration, done func
 		}
 		p.logger.Info("records deleted", "start", offset)
 	}
-	// The first sync round to begin from now on covers the new start.
-	target := p.log.SyncStats().RoundsStarted + 1
-	p.log.Sync()
-	p.whenStartDurable(target, timeout, done)
+	p.whenStartDurable(timeout, done)
 }
 
-// whenStartDurable calls done once sync round target has completed, or
-// the log has nothing left to sync, whichever comes first; the second
-// covers a quiet log, where round target may never begin.
-//
-// Should a full disk make round target skip writing the checkpoint, the
-// new start is not durable and a crash may bring deleted records back
-// (never lose others); the log retries the checkpoint with its next sync.
-func (p *Partition) whenStartDurable(target uint64, timeout time.Duration, done func(lowWatermark int64, err error)) {
-	deadline := p.w.Clock.Elapsed() + timeout
-	var check func()
-	check = func() {
-		switch {
-		case p.closed:
-			done(-1, kerr.NotLeaderForPartition)
-		case p.syncedThrough(target):
-			done(p.log.StartOffset(), nil)
-		case p.w.Clock.Elapsed() >= deadline:
+// whenStartDurable answers once the moved start offset is durable, or
+// with REQUEST_TIMED_OUT after timeout (the move stays and becomes durable
+// with a later sync; until then a crash may bring deleted records back,
+// never lose others).
+func (p *Partition) whenStartDurable(timeout time.Duration, done func(lowWatermark int64, err error)) {
+	finished := false
+	timer := p.w.Clock.AfterFunc(timeout, func() {
+		if !finished {
+			finished = true
 			done(-1, kerr.RequestTimedOut)
-		default:
-			p.w.Clock.AfterFunc(startOffsetSyncPoll, check)
 		}
-	}
-	check()
-}
-
-// syncedThrough reports whether sync round target has completed, or no
-// round is in flight and there is nothing to sync.
-func (p *Partition) syncedThrough(target uint64) bool {
-	before := p.log.SyncStats()
-	if before.RoundsCompleted >= target {
-		return true
-	}
-	if before.RoundsStarted > before.RoundsCompleted {
-		return false // a round is in flight
-	}
-	p.log.Sync()
-	return p.log.SyncStats().RoundsStarted == before.RoundsStarted
+	})
+	p.log.WhenDurable(func() {
+		if finished {
+			return
+		}
+		finished = true
+		timer.Stop()
+		if p.closed {
+			done(-1, kerr.NotLeaderForPartition)
+			return
+		}
+		done(p.log.StartOffset(), nil)
+	})
 }
 
 // EndOffsetForEpoch answers OffsetForLeaderEpoch for this partition
