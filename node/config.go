@@ -19,6 +19,11 @@ import (
 type Config struct {
 	// Listen is the client listener's address (Kafka's listeners).
 	Listen string
+	// ControllerListen is the controller listener's address, where the
+	// other nodes reach this one (the CONTROLLER entry of Kafka's
+	// listeners). When empty, a voter listens on its own entry in
+	// Controllers; a single node needs none.
+	ControllerListen string
 	// Advertised is the host:port clients are told to use (Kafka's
 	// advertised.listeners); Listen when empty.
 	Advertised string
@@ -120,9 +125,35 @@ func (c *Config) Set(key, value string) error {
 		}
 		c.Broker.NodeID = int32(n)
 	case "listeners":
-		c.Listen = stripListenerName(value)
+		return c.setListeners(value)
 	case "advertised.listeners":
 		c.Advertised = stripListenerName(value)
+	case "controller.quorum.voters":
+		voters, err := ParseVoters(value)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		c.Broker.Voters = voters
+	case "process.roles":
+		roles, err := ParseRoles(value)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		c.Broker.Roles = roles
+	case "controller.listener.names":
+		if value != "CONTROLLER" {
+			return fmt.Errorf("%s: Sluice's controller listener is named CONTROLLER, not %q", key, value)
+		}
+	case "broker.session.timeout.ms":
+		return setMilliseconds(&c.Broker.SessionTimeout, key, value)
+	case "broker.heartbeat.interval.ms":
+		return setMilliseconds(&c.Broker.HeartbeatInterval, key, value)
+	case "controller.quorum.election.timeout.ms":
+		return setMilliseconds(&c.Broker.ElectionTimeout, key, value)
+	case "controller.quorum.fetch.timeout.ms":
+		return setMilliseconds(&c.Broker.FetchTimeout, key, value)
+	case "controller.quorum.request.timeout.ms":
+		return setMilliseconds(&c.Broker.QuorumRequestTimeout, key, value)
 	case "log.dirs", "log.dir":
 		if strings.Contains(value, ",") {
 			return fmt.Errorf("%s: Sluice uses one data directory", key)
@@ -181,6 +212,67 @@ func setMilliseconds(target *time.Duration, key, value string) error {
 	return nil
 }
 
+// setListeners reads Kafka's listeners: one address, or a comma-separated
+// list of NAME://host:port where CONTROLLER names the controller listener
+// and any other name the client listener.
+func (c *Config) setListeners(value string) error {
+	for _, entry := range strings.Split(value, ",") {
+		entry = strings.TrimSpace(entry)
+		name, address, named := strings.Cut(entry, "://")
+		switch {
+		case !named:
+			c.Listen = entry
+		case name == "CONTROLLER":
+			c.ControllerListen = address
+		default:
+			c.Listen = address
+		}
+	}
+	return nil
+}
+
+// ParseVoters reads controller.quorum.voters (and --controllers):
+// "1@host:port,2@host:port,...".
+func ParseVoters(value string) (map[int32]string, error) {
+	voters := map[int32]string{}
+	for _, entry := range strings.Split(value, ",") {
+		entry = strings.TrimSpace(entry)
+		idText, address, ok := strings.Cut(entry, "@")
+		if !ok {
+			return nil, fmt.Errorf("voter %q: expected id@host:port", entry)
+		}
+		id, err := strconv.ParseInt(idText, 10, 32)
+		if err != nil || id < 0 {
+			return nil, fmt.Errorf("voter %q: %q is not a node id", entry, idText)
+		}
+		if _, _, err := net.SplitHostPort(address); err != nil {
+			return nil, fmt.Errorf("voter %q: %w", entry, err)
+		}
+		if _, repeated := voters[int32(id)]; repeated {
+			return nil, fmt.Errorf("voter %d is given twice", id)
+		}
+		voters[int32(id)] = address
+	}
+	return voters, nil
+}
+
+// ParseRoles reads process.roles (and --process-roles): "broker",
+// "controller", or both, comma-separated.
+func ParseRoles(value string) (broker.Roles, error) {
+	var roles broker.Roles
+	for _, role := range strings.Split(value, ",") {
+		switch strings.TrimSpace(role) {
+		case "broker":
+			roles.Broker = true
+		case "controller":
+			roles.Controller = true
+		default:
+			return broker.Roles{}, fmt.Errorf("unknown role %q: the roles are broker and controller", role)
+		}
+	}
+	return roles, nil
+}
+
 // stripListenerName turns "PLAINTEXT://host:port" into "host:port".
 func stripListenerName(value string) string {
 	if _, address, ok := strings.Cut(value, "://"); ok {
@@ -191,6 +283,34 @@ func stripListenerName(value string) string {
 
 // resolve fills derived settings and checks the whole.
 func (c *Config) resolve() error {
+	roles := c.Broker.Roles
+	if !roles.Broker && !roles.Controller {
+		roles = broker.Roles{Broker: true, Controller: true}
+		c.Broker.Roles = roles
+	}
+	if roles.Controller && c.ControllerListen == "" && len(c.Broker.Voters) > 1 {
+		c.ControllerListen = c.Broker.Voters[c.Broker.NodeID]
+	}
+	c.Broker.ControllerAddress = c.ControllerListen
+	if roles.Controller && len(c.Broker.Voters) > 1 && c.ControllerListen == "" {
+		return fmt.Errorf("node %d is a controller but is not among the voters; set --controller-listen", c.Broker.NodeID)
+	}
+	if roles.Broker {
+		if err := c.resolveAdvertised(); err != nil {
+			return err
+		}
+	}
+	if c.DataDir == "" {
+		return fmt.Errorf("no data directory")
+	}
+	if c.InboxMax < 1024 {
+		return fmt.Errorf("inbox of %d events is too small: disk completions alone may need 1024", c.InboxMax)
+	}
+	return c.Net.Validate()
+}
+
+// resolveAdvertised derives the address a broker gives clients.
+func (c *Config) resolveAdvertised() error {
 	if c.Advertised == "" {
 		c.Advertised = c.Listen
 	}
@@ -207,11 +327,5 @@ func (c *Config) resolve() error {
 	}
 	c.Broker.AdvertisedHost = host
 	c.Broker.AdvertisedPort = int32(port)
-	if c.DataDir == "" {
-		return fmt.Errorf("no data directory")
-	}
-	if c.InboxMax < 1024 {
-		return fmt.Errorf("inbox of %d events is too small: disk completions alone may need 1024", c.InboxMax)
-	}
-	return c.Net.Validate()
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"sluice/core"
 	"sluice/core/broker"
@@ -21,18 +22,24 @@ const haltExitStatus = 70
 
 // Node is a running production node.
 type Node struct {
-	config   Config
-	log      *slog.Logger
-	loop     *loop.Loop
-	fs       *disk.FS
-	dialer   *sluicenet.Dialer
-	listener *sluicenet.Listener
-	broker   *broker.Broker
-	loopDone chan struct{}
+	config Config
+	log    *slog.Logger
+	loop   *loop.Loop
+	fs     *disk.FS
+	dialer *sluicenet.Dialer
+	// listener serves clients (nil on a controller-only node);
+	// controllerListener serves the other nodes (nil on a single node
+	// without --controller-listen, and on a broker-only node).
+	listener           *sluicenet.Listener
+	controllerListener *sluicenet.Listener
+	broker             *broker.Broker
+	loopDone           chan struct{}
 }
 
 // Start opens the data directory, recovers the broker on its loop and
-// starts listening. It returns once clients can connect.
+// starts listening: the controller listener first (the other nodes need it
+// to elect a quorum leader), then the client listener. It returns once
+// clients can connect.
 func Start(config Config, log *slog.Logger) (*Node, error) {
 	if err := config.resolve(); err != nil {
 		return nil, err
@@ -75,27 +82,86 @@ func Start(config Config, log *slog.Logger) (*Node, error) {
 		n.stopLoop()
 		return nil, err
 	}
-	listener, err := sluicenet.Listen(config.Listen, n.broker, n.loop.Post, config.Net, log)
-	if err != nil {
-		n.shutdownBroker()
-		n.stopLoop()
-		return nil, err
+	if config.Broker.Roles.Controller && config.ControllerListen != "" {
+		listener, err := sluicenet.Listen(config.ControllerListen, n.broker.ControllerAcceptor(), n.loop.Post, config.Net, log)
+		if err != nil {
+			n.shutdownBroker()
+			n.stopLoop()
+			return nil, fmt.Errorf("controller listener: %w", err)
+		}
+		n.controllerListener = listener
+		log.Info("controller listening", "address", listener.Addr(), "voters", len(config.Broker.Voters))
 	}
-	n.listener = listener
-	log.Info("listening", "address", listener.Addr(), "advertised", config.Advertised, "data", config.DataDir)
+	if config.Broker.Roles.Broker {
+		n.awaitReady()
+		listener, err := sluicenet.Listen(config.Listen, n.broker, n.loop.Post, config.Net, log)
+		if err != nil {
+			n.closeControllerListener()
+			n.shutdownBroker()
+			n.stopLoop()
+			return nil, err
+		}
+		n.listener = listener
+		log.Info("listening", "address", listener.Addr(), "advertised", config.Advertised, "data", config.DataDir)
+	}
 	return n, nil
 }
 
-// Addr is the address the node listens on.
-func (n *Node) Addr() string { return n.listener.Addr() }
+// readyWaitMax bounds how long Start waits for the broker to be registered
+// and unfenced before opening the client listener anyway: a node started
+// before a majority of the controllers is up serves clients (Metadata,
+// with what it knows) rather than refusing connections.
+const readyWaitMax = 30 * time.Second
 
-// Stop shuts the node down gracefully: no new connections, the broker
-// syncs and closes every log, then the loop and the disk stop.
+// awaitReady waits until the broker is registered and unfenced, or
+// readyWaitMax.
+func (n *Node) awaitReady() {
+	ready := make(chan struct{})
+	if !n.loop.Post(func() { n.broker.WhenReady(func() { close(ready) }) }) {
+		return
+	}
+	select {
+	case <-ready:
+	case <-time.After(readyWaitMax):
+		n.log.Warn("the broker is not registered and unfenced yet; serving clients anyway", "waited", readyWaitMax)
+	}
+}
+
+// Addr is the address the node listens on for clients ("" on a
+// controller-only node).
+func (n *Node) Addr() string {
+	if n.listener == nil {
+		return ""
+	}
+	return n.listener.Addr()
+}
+
+// ControllerAddr is the controller listener's address, "" without one.
+func (n *Node) ControllerAddr() string {
+	if n.controllerListener == nil {
+		return ""
+	}
+	return n.controllerListener.Addr()
+}
+
+// Stop shuts the node down gracefully: the broker's controlled shutdown
+// (its leaderships move to other brokers while it still serves), then it
+// syncs and closes every log and hands over the quorum's leadership; then
+// the listeners, the loop and the disk stop.
 func (n *Node) Stop() {
-	n.listener.Close()
 	n.shutdownBroker()
+	if n.listener != nil {
+		n.listener.Close()
+	}
+	n.closeControllerListener()
 	n.stopLoop()
 	n.log.Info("stopped")
+}
+
+func (n *Node) closeControllerListener() {
+	if n.controllerListener != nil {
+		n.controllerListener.Close()
+	}
 }
 
 func (n *Node) shutdownBroker() {

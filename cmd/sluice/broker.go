@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("broker", "run a broker node (defaults: node 1 on 127.0.0.1:9092, data in ./data)", runBroker)
+	register("broker", "run a node (defaults: a single node 1 on 127.0.0.1:9092, data in ./data)", runBroker)
 }
 
 // settings collects repeated --set key=value flags.
@@ -30,6 +30,9 @@ func runBroker(args []string) int {
 	listen := flags.String("listen", config.Listen, "client listener address host:port")
 	advertised := flags.String("advertised", "", "address clients are told to use (default: --listen)")
 	dataDir := flags.String("data", config.DataDir, "data directory")
+	controllerListen := flags.String("controller-listen", "", "controller listener address host:port, where the other nodes reach this one")
+	controllers := flags.String("controllers", "", "the quorum's voters id@host:port,... (Kafka's controller.quorum.voters); absent: a single node")
+	processRoles := flags.String("process-roles", "broker,controller", "broker, controller, or both (Kafka's process.roles)")
 	configFile := flags.String("config", "", "Kafka-style properties file (node.id, listeners, log.dirs, log.retention.ms, ...)")
 	logLevel := flags.String("log-level", "info", "debug, info, warn or error")
 	var overrides settings
@@ -55,8 +58,27 @@ func runBroker(args []string) int {
 			config.Advertised = *advertised
 		case "data":
 			config.DataDir = *dataDir
+		case "controller-listen":
+			config.ControllerListen = *controllerListen
 		}
 	})
+	flagErrors := 0
+	flags.Visit(func(f *flag.Flag) {
+		var err error
+		switch f.Name {
+		case "controllers":
+			config.Broker.Voters, err = node.ParseVoters(*controllers)
+		case "process-roles":
+			config.Broker.Roles, err = node.ParseRoles(*processRoles)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "sluice broker: --%s: %v\n", f.Name, err)
+			flagErrors++
+		}
+	})
+	if flagErrors > 0 {
+		return 2
+	}
 	for _, setting := range overrides {
 		key, value, ok := strings.Cut(setting, "=")
 		if !ok {

@@ -19,6 +19,12 @@ package broker
 // offsets; v7 sessions; v9 CurrentLeaderEpoch (KIP-320) fencing; v11 rack id
 // (no follower fetching: PreferredReadReplica is always -1); v12 flexible,
 // LastFetchedEpoch and DivergingEpoch for followers.
+//
+// On the controller listener, a Fetch of the metadata log
+// (__cluster_metadata, by name or, from v13, by its fixed topic id) is the
+// quorum's replication (KIP-595): it goes to the quorum (core/quorum),
+// which may hold it as a long poll, and may use versions up to
+// metadataFetchVersionMax, which clients are not offered.
 
 import (
 	"time"
@@ -27,10 +33,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core"
+	"sluice/core/quorum"
 )
 
+// metadataFetchVersionMax is the highest Fetch version served on the
+// controller listener, for the quorum's fetches of the metadata log.
+const metadataFetchVersionMax = 17
+
 func init() {
-	registerAPI(&api{key: 1, advertisedMin: 4, honouredMin: 4, max: 12, handle: (*Broker).handleFetch})
+	registerAPI(&api{key: 1, advertisedMin: 4, honouredMin: 4, max: 12, controllerListenerMax: metadataFetchVersionMax, handle: (*Broker).handleFetch})
 }
 
 // fetchBytesMax caps a fetch's MaxBytes (Kafka's fetch.max.bytes default is
@@ -39,6 +50,18 @@ const fetchBytesMax = 64 << 20
 
 func (b *Broker) handleFetch(x *exchange) {
 	req := x.request.Body.(*kmsg.FetchRequest)
+	if x.client.controllerListener && quorum.IsMetadataFetch(req) {
+		b.quorum.HandleFetch(req, func(resp *kmsg.FetchResponse) { x.respond(resp) })
+		return
+	}
+	if req.Version > 12 {
+		// Only the quorum fetches above v12, and only the metadata
+		// log; partition replication will serve the rest.
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
+		resp.ErrorCode = kerr.UnsupportedVersion.Code
+		x.respond(resp)
+		return
+	}
 	if req.SessionID != 0 {
 		resp := req.ResponseKind().(*kmsg.FetchResponse)
 		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code

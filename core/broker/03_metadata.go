@@ -3,8 +3,9 @@ package broker
 // Metadata (key 3), versions 0-12.
 //
 // Answers from the broker's applied metadata image: the brokers, the
-// controller, and each requested topic's partitions with leader, leader
-// epoch, replicas and ISR. A request for an unknown topic creates it when
+// controller (a live broker: see controllerIDForClients in cluster.go),
+// and each requested topic's partitions with leader, leader epoch,
+// replicas and ISR. A request for an unknown topic creates it when
 // auto.create.topics.enable is on and the client allows it
 // (AllowAutoTopicCreation, v4+; always allowed before v4, as in Kafka); the
 // answer then waits until the creation has committed, so the client sees
@@ -61,7 +62,7 @@ func (b *Broker) autoCreateTopics(names []string, done func()) {
 		t.ReplicationFactor = -1
 		req.Topics = append(req.Topics, t)
 	}
-	b.controller.CreateTopics(req, func(resp *kmsg.CreateTopicsResponse) {
+	b.createTopics(req, func(resp *kmsg.CreateTopicsResponse) {
 		for _, t := range resp.Topics {
 			if t.ErrorCode != 0 && t.ErrorCode != kerr.TopicAlreadyExists.Code {
 				b.log.Info("auto-creating topic failed", "topic", t.Topic, "error", kerr.ErrorForCode(t.ErrorCode))
@@ -74,7 +75,7 @@ func (b *Broker) autoCreateTopics(names []string, done func()) {
 func (b *Broker) metadataAnswer(req *kmsg.MetadataRequest, allTopics bool) *kmsg.MetadataResponse {
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
 	resp.ClusterID = &b.clusterID
-	resp.ControllerID = b.config.NodeID
+	resp.ControllerID = b.controllerIDForClients()
 	resp.Brokers = b.metadataBrokers()
 	if allTopics {
 		for _, name := range b.image.TopicNames() {

@@ -27,7 +27,7 @@ func (b *Broker) handleAPIVersions(x *exchange) {
 		// KIP-511 requires both; Kafka answers INVALID_REQUEST.
 		resp.ErrorCode = kerr.InvalidRequest.Code
 	}
-	resp.ApiKeys = advertisedAPIs()
+	resp.ApiKeys = advertisedAPIs(x.client.controllerListener)
 	x.respond(resp)
 }
 
@@ -36,11 +36,13 @@ func (b *Broker) handleAPIVersions(x *exchange) {
 func apiVersionsUnsupported() *kmsg.ApiVersionsResponse {
 	resp := kmsg.NewPtrApiVersionsResponse()
 	resp.ErrorCode = kerr.UnsupportedVersion.Code
-	resp.ApiKeys = advertisedAPIs()
+	resp.ApiKeys = advertisedAPIs(false)
 	return resp
 }
 
-func advertisedAPIs() []kmsg.ApiVersionsResponseApiKey {
+// advertisedAPIs lists the APIs served on a listener: the node-to-node
+// ones only on the controller listener.
+func advertisedAPIs(controllerListener bool) []kmsg.ApiVersionsResponseApiKey {
 	keys := make([]int16, 0, len(apis))
 	for key := range apis {
 		keys = append(keys, key)
@@ -49,7 +51,9 @@ func advertisedAPIs() []kmsg.ApiVersionsResponseApiKey {
 	list := make([]kmsg.ApiVersionsResponseApiKey, 0, len(keys))
 	for _, key := range keys {
 		a := apis[key]
-		list = append(list, kmsg.ApiVersionsResponseApiKey{ApiKey: key, MinVersion: a.advertisedMin, MaxVersion: a.max})
+		if a.servedOn(controllerListener) {
+			list = append(list, kmsg.ApiVersionsResponseApiKey{ApiKey: key, MinVersion: a.advertisedMin, MaxVersion: a.maxOn(controllerListener)})
+		}
 	}
 	return list
 }

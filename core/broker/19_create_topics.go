@@ -2,15 +2,15 @@ package broker
 
 // CreateTopics (key 19), versions 2-7.
 //
-// The controller judges and creates the topics (core/controller,
+// The active controller judges and creates the topics (core/controller,
 // CreateTopics: names, partitions, replication factor, manual assignments,
-// configs, ValidateOnly). The answer is sent once the creation has
-// committed and this broker has applied it: the single-node quorum applies
-// every committed record, on every node's image, before it calls the
-// controller back, so a client that reads Metadata right after the answer
-// finds the topic and its leaders. In a cluster, a broker answering for a
-// controller elsewhere must likewise wait until its own image reaches the
-// commit's offset.
+// configs, ValidateOnly); any broker forwards the request to it
+// (forwarding.go). The answer is sent once the creation has committed and
+// this broker's own image shows every created topic, so a client that
+// reads Metadata from this broker right after the answer finds the topic
+// and its leaders. When the controller is this node that is at once (the
+// quorum applies a commit before calling the controller back); otherwise
+// it waits for this broker to apply the records, within imageWaitMax.
 //
 // Version notes: Kafka 4 serves v2 and up. v1 brought ValidateOnly and
 // error messages; v4 lets NumPartitions and ReplicationFactor be -1 for the
@@ -18,7 +18,11 @@ package broker
 // and answers the partition count, replication factor and configs; v7
 // answers the topic id.
 
-import "github.com/twmb/franz-go/pkg/kmsg"
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core/metadata"
+)
 
 func init() {
 	registerAPI(&api{key: 19, advertisedMin: 2, honouredMin: 2, max: 7, handle: (*Broker).handleCreateTopics})
@@ -26,5 +30,23 @@ func init() {
 
 func (b *Broker) handleCreateTopics(x *exchange) {
 	req := x.request.Body.(*kmsg.CreateTopicsRequest)
-	b.controller.CreateTopics(req, func(resp *kmsg.CreateTopicsResponse) { x.respond(resp) })
+	b.createTopics(req, func(resp *kmsg.CreateTopicsResponse) { x.respond(resp) })
+}
+
+// createTopics has the active controller create topics, and answers once
+// this broker's image shows every topic created.
+func (b *Broker) createTopics(req *kmsg.CreateTopicsRequest, done func(*kmsg.CreateTopicsResponse)) {
+	b.forward(req, func(r kmsg.Response) {
+		resp := r.(*kmsg.CreateTopicsResponse)
+		b.imageWaiters.wait(func() bool {
+			for _, t := range resp.Topics {
+				if t.ErrorCode == 0 && !req.ValidateOnly {
+					if _, applied := b.image.TopicsByID[metadata.TopicID(t.TopicID)]; !applied {
+						return false
+					}
+				}
+			}
+			return true
+		}, func() { done(resp) })
+	})
 }

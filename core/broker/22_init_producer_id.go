@@ -81,7 +81,9 @@ func (b *Broker) requestProducerIDBlock() {
 	req := kmsg.NewPtrAllocateProducerIDsRequest()
 	req.BrokerID = b.config.NodeID
 	req.BrokerEpoch = b.brokerEpoch
-	b.controller.AllocateProducerIDs(req, func(resp *kmsg.AllocateProducerIDsResponse) {
+	req.Version = allocateProducerIDsVersion
+	b.forward(req, func(r kmsg.Response) {
+		resp := r.(*kmsg.AllocateProducerIDsResponse)
 		block.requesting = false
 		waiters := block.waiters
 		block.waiters = nil

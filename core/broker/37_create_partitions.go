@@ -2,11 +2,11 @@ package broker
 
 // CreatePartitions (key 37), versions 0-3.
 //
-// The controller adds the partitions (core/controller, CreatePartitions:
-// automatic placement continuing the topic's pattern, or a manual
-// Assignment; ValidateOnly). As for CreateTopics, the answer is sent once
-// this broker has applied the change and opened the new partitions it
-// leads, so produce requests to them succeed at once.
+// The active controller adds the partitions (core/controller,
+// CreatePartitions: automatic placement continuing the topic's pattern, or
+// a manual Assignment; ValidateOnly); any broker forwards the request to
+// it. As for CreateTopics, the answer is sent once this broker's image
+// shows the new partitions.
 //
 // Version notes: v2 is flexible; v3 is v2 with throttling on quota
 // violation (no quotas here).
@@ -19,5 +19,18 @@ func init() {
 
 func (b *Broker) handleCreatePartitions(x *exchange) {
 	req := x.request.Body.(*kmsg.CreatePartitionsRequest)
-	b.controller.CreatePartitions(req, func(resp *kmsg.CreatePartitionsResponse) { x.respond(resp) })
+	b.forward(req, func(r kmsg.Response) {
+		resp := r.(*kmsg.CreatePartitionsResponse)
+		b.imageWaiters.wait(func() bool {
+			for i, t := range resp.Topics {
+				if t.ErrorCode != 0 || req.ValidateOnly || i >= len(req.Topics) {
+					continue
+				}
+				if topic, exists := b.image.Topics[t.Topic]; exists && len(topic.Partitions) < int(req.Topics[i].Count) {
+					return false
+				}
+			}
+			return true
+		}, func() { x.respond(resp) })
+	})
 }

@@ -4,10 +4,12 @@ package broker
 //
 // Changes topic configs one at a time: SET, DELETE (back to the default),
 // APPEND and SUBTRACT for list configs such as cleanup.policy
-// (core/controller, IncrementalAlterConfigs). Broker resources may not
-// change anything: Sluice's broker configs are static. The answer is sent
-// once the change is applied here, including to the topic's open
-// partitions.
+// (core/controller, IncrementalAlterConfigs), by the active controller, to
+// which any broker forwards the request. Broker resources may not change
+// anything: Sluice's broker configs are static. When the controller is
+// this node, the answer is sent once the change is applied here, including
+// to the topic's open partitions; another broker applies it when it
+// reaches the records.
 //
 // Version notes: v1 is flexible.
 
@@ -19,5 +21,5 @@ func init() {
 
 func (b *Broker) handleIncrementalAlterConfigs(x *exchange) {
 	req := x.request.Body.(*kmsg.IncrementalAlterConfigsRequest)
-	b.controller.IncrementalAlterConfigs(req, func(resp *kmsg.IncrementalAlterConfigsResponse) { x.respond(resp) })
+	b.forward(req, func(resp kmsg.Response) { x.respond(resp) })
 }

@@ -5,8 +5,8 @@ package broker
 // Answers the cluster id, the controller id and the brokers, as Metadata
 // does: the registered, unfenced brokers, and this one even before its
 // registration commits. As in Kafka, a broker names as "controller" a
-// live broker (here itself), since clients cannot talk to KRaft
-// controllers directly. Authorized operations are not computed and are
+// live broker (controllerIDForClients in cluster.go), since clients
+// cannot talk to KRaft controllers directly. Authorized operations are not computed and are
 // reported as omitted.
 //
 // Version notes: v1 adds EndpointType (KIP-919). A broker serves
@@ -54,7 +54,7 @@ func (b *Broker) handleDescribeCluster(x *exchange) {
 	}
 	resp.EndpointType = endpointTypeBrokers
 	resp.ClusterID = b.clusterID
-	resp.ControllerID = b.config.NodeID
+	resp.ControllerID = b.controllerIDForClients()
 	for _, mb := range b.metadataBrokers() {
 		broker := kmsg.NewDescribeClusterResponseBroker()
 		broker.NodeID, broker.Host, broker.Port, broker.Rack = mb.NodeID, mb.Host, mb.Port, mb.Rack

@@ -20,6 +20,28 @@ type api struct {
 	// reject builds an UNSUPPORTED_VERSION answer for advertised but
 	// unhonoured versions; needed only where advertisedMin < honouredMin.
 	reject func(req kmsg.Request) kmsg.Response
+	// nodeToNode marks the APIs only nodes send one another (the
+	// quorum's, broker registration and heartbeats, AlterPartition,
+	// AllocateProducerIds). They are served and advertised on the
+	// controller listener only; on a client listener they do not exist.
+	nodeToNode bool
+	// controllerListenerMax, when above max, is the highest version
+	// served on the controller listener: the quorum fetches the
+	// metadata log with Fetch versions clients are not offered.
+	controllerListenerMax int16
+}
+
+// maxOn is the highest version served on a listener.
+func (a *api) maxOn(controllerListener bool) int16 {
+	if controllerListener {
+		return max(a.max, a.controllerListenerMax)
+	}
+	return a.max
+}
+
+// servedOn reports whether the API exists on a listener.
+func (a *api) servedOn(controllerListener bool) bool {
+	return controllerListener || !a.nodeToNode
 }
 
 // apiVersionsKey is ApiVersions' key; its answers get special treatment.
@@ -33,7 +55,7 @@ func registerAPI(a *api) {
 	if a.honouredMin < a.advertisedMin || a.max < a.honouredMin {
 		panic("broker: inconsistent version range for " + kmsg.NameForKey(a.key))
 	}
-	if max := kmsg.RequestForKey(a.key).MaxVersion(); a.max > max {
+	if max := kmsg.RequestForKey(a.key).MaxVersion(); a.maxOn(true) > max {
 		panic("broker: " + kmsg.NameForKey(a.key) + " advertised beyond what kmsg can decode")
 	}
 	if a.advertisedMin < a.honouredMin && a.reject == nil {
@@ -46,11 +68,12 @@ func registerAPI(a *api) {
 // broker serves the API at that version.
 func (b *Broker) dispatch(x *exchange) {
 	h := x.request.Header
+	onController := x.client.controllerListener
 	a, ok := apis[h.Key]
 	switch {
 	case h.Key == apiVersionsKey && h.Version > a.max:
 		x.respondAPIVersionsUnsupported()
-	case !ok || h.Version < a.advertisedMin || h.Version > a.max:
+	case !ok || !a.servedOn(onController) || h.Version < a.advertisedMin || h.Version > a.maxOn(onController):
 		// Clients only send what ApiVersions advertised; anything
 		// else is a broken or hostile client, and Kafka closes the
 		// connection.

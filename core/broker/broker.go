@@ -8,16 +8,27 @@ import (
 	"sluice/core"
 	"sluice/core/controller"
 	"sluice/core/metadata"
+	"sluice/core/peer"
 	"sluice/core/quorum"
 	"sluice/core/replica"
 )
 
-// metadataLogDir is where the single-node quorum keeps the metadata log,
-// named as KRaft names its log.
+// Waits at shutdown.
+const (
+	// shutdownSyncWait bounds the wait for the partitions' final syncs.
+	shutdownSyncWait = 30 * time.Second
+	// resignWaitMax bounds the wait for the quorum to hand over its
+	// leadership.
+	resignWaitMax = 2 * time.Second
+)
+
+// metadataLogDir is where the quorum keeps the metadata log, its
+// quorum-state file and its snapshots, named as KRaft names its log.
 const metadataLogDir = "__cluster_metadata-0"
 
-// Broker is one node: the request handling, the partitions it hosts, and
-// (on a single node) the controller and the quorum of one.
+// Broker is one node: the request handling, the partitions it hosts, its
+// member of the metadata quorum, and its controller, which acts while the
+// quorum has elected this node leader (cluster.go).
 type Broker struct {
 	w         core.World
 	log       *slog.Logger
@@ -25,25 +36,50 @@ type Broker struct {
 	clusterID string
 
 	// image is the broker's view of the committed metadata.
-	image      *metadata.Image
-	quorum     *quorum.Local
-	controller *controller.Controller
+	image  *metadata.Image
+	quorum *quorum.Quorum
+	// quorumPeers carries the quorum's own traffic to the other voters'
+	// controller listeners; controllerChannel this broker's requests to
+	// the active controller (registration, heartbeats, forwarded admin
+	// requests), on connections of their own, as Kafka keeps its Raft
+	// client and its broker-to-controller channels apart. One connection
+	// answers in request order, so a metadata Fetch the leader holds as a
+	// long poll would otherwise hold up a registration behind it, and the
+	// registration's commit needs the next Fetch.
+	quorumPeers       *peer.Client
+	controllerChannel *peer.Client
+	controller        *controller.Controller
 	// replaying is set while the metadata log is replayed at start:
 	// records only build the image, and partitions are opened once after.
 	replaying bool
 
 	partitions map[partitionKey]*replica.Partition
-	clients    map[*client]struct{}
-	fetches    *fetchWaiters
+	// leading holds the partitions this node has made leader, so that
+	// it notices when the metadata moves a leadership away.
+	leading map[partitionKey]bool
+	clients map[*client]struct{}
+	fetches *fetchWaiters
+	// imageWaiters are answers waiting for the image to show what a
+	// remote controller committed (image_waiters.go).
+	imageWaiters *imageWaiters
 
 	producerIDs producerIDBlock
+	// brokerEpoch is this process's registration, 0 until the
+	// controller has answered (lifecycle.go).
 	brokerEpoch int64
+	lifecycle   *lifecycle
+	// readyWaiters wait for this broker to be registered and unfenced
+	// (WhenReady).
+	readyWaiters []func()
 	// groups is the consumer group coordinator and its offsets topic.
 	groups groupCoordination
 
 	retentionTimer core.Timer
-	stopped        bool
-	metrics        metrics
+	// shuttingDown is set when Shutdown begins (the controlled shutdown
+	// runs first); stopped once the broker stops serving.
+	shuttingDown bool
+	stopped      bool
+	metrics      metrics
 }
 
 // partitionKey names a partition by topic name and index.
@@ -58,22 +94,30 @@ type metrics struct {
 	requests map[int16]int64
 }
 
-// Start recovers the broker from its disk: the metadata log is replayed
-// into the image, every partition this node hosts is opened (each log
-// recovers), and the node registers itself with the controller. The broker
-// serves requests from the moment Start returns.
+// Start recovers the broker from its disk: the metadata quorum replays the
+// metadata log (from its newest snapshot) into the image, every partition
+// this node hosts is opened (each log recovers), and the node registers
+// itself with the active controller. The broker serves requests from the
+// moment Start returns; it leads partitions once the controller has
+// unfenced it.
 func Start(w core.World, config Config) (*Broker, error) {
+	config = config.withClusterDefaults()
+	if err := config.checkCluster(); err != nil {
+		return nil, err
+	}
 	b := &Broker{
 		w:          w,
 		log:        w.Log.With("node", config.NodeID),
 		config:     config,
 		image:      metadata.NewImage(),
 		partitions: map[partitionKey]*replica.Partition{},
+		leading:    map[partitionKey]bool{},
 		clients:    map[*client]struct{}{},
 		metrics:    metrics{requests: map[int16]int64{}},
 	}
 	b.fetches = newFetchWaiters(b)
-	clusterID, err := loadOrCreateMetaProperties(w, config.NodeID)
+	b.imageWaiters = newImageWaiters(b)
+	clusterID, err := loadOrCreateMetaProperties(w, config.NodeID, config.clusterIDToFormat())
 	if err != nil {
 		return nil, err
 	}
@@ -82,29 +126,61 @@ func Start(w core.World, config Config) (*Broker, error) {
 		DefaultPartitions:        config.DefaultPartitions,
 		DefaultReplicationFactor: config.DefaultReplicationFactor,
 		TopicDefaults:            config.TopicDefaults,
+		SessionTimeout:           config.SessionTimeout,
 	}, nil)
+	b.quorumPeers = peer.New(w, fmt.Sprintf("raft-client-%d", config.NodeID))
+	b.controllerChannel = peer.New(w, fmt.Sprintf("broker-%d-to-controller", config.NodeID))
+	for _, id := range sortedVoterIDs(config.Voters) {
+		if id != config.NodeID {
+			b.controllerChannel.SetAddress(id, config.Voters[id])
+		}
+	}
 
 	b.replaying = true
-	q, err := quorum.OpenLocal(w, metadataLogDir, b.applyCommitted)
+	q, err := quorum.Open(w, metadataLogDir, quorum.Config{
+		NodeID:               config.NodeID,
+		Voters:               config.Voters,
+		ElectionTimeout:      config.ElectionTimeout,
+		FetchTimeout:         config.FetchTimeout,
+		RequestTimeout:       config.QuorumRequestTimeout,
+		SnapshotEveryRecords: config.SnapshotEveryRecords,
+	}, b.quorumPeers, snapshotter{b}, b.applyCommitted)
+	b.replaying = false
 	if err != nil {
+		b.quorumPeers.Close()
+		b.controllerChannel.Close()
 		return nil, err
 	}
-	b.replaying = false
 	b.quorum = q
 	b.controller.SetProposer(q)
 	if err := b.removeStrayPartitionDirectories(); err != nil {
+		b.abandonStart()
 		return nil, err
 	}
 	if err := b.startGroups(); err != nil {
+		b.abandonStart()
 		return nil, err
 	}
-	for _, name := range b.image.TopicNames() {
-		b.reconcileTopic(name)
+	b.reconcileAll()
+	b.lifecycle = newLifecycle(b)
+	q.OnLeaderChange(b.leaderChanged)
+	if leader, epoch, known := q.Leader(); known {
+		b.leaderChanged(leader, epoch)
 	}
-	b.register()
+	if config.Roles.Broker {
+		b.lifecycle.start()
+	}
 	b.scheduleRetention()
-	b.log.Info("broker started", "cluster", b.clusterID, "topics", len(b.image.Topics), "metadata_offset", b.image.Offset)
+	b.log.Info("broker started", "cluster", b.clusterID, "topics", len(b.image.Topics), "metadata_offset", b.image.Offset,
+		"voters", len(config.Voters), "broker", config.Roles.Broker, "controller", config.Roles.Controller)
 	return b, nil
+}
+
+// abandonStart releases what a failed Start had opened.
+func (b *Broker) abandonStart() {
+	b.quorum.Close()
+	b.quorumPeers.Close()
+	b.controllerChannel.Close()
 }
 
 // applyCommitted is the quorum's CommitFunc: every committed metadata
@@ -134,7 +210,14 @@ func (b *Broker) applyCommitted(offset int64, r metadata.Record) {
 		b.removeTopic(removed)
 	case r.Config != nil && r.Config.ResourceType == metadata.ResourceTopic:
 		b.reconfigureTopic(r.Config.ResourceName)
+	case r.BrokerFence != nil && r.BrokerFence.BrokerID == b.config.NodeID,
+		r.RegisterBroker != nil && r.RegisterBroker.BrokerID == b.config.NodeID:
+		// Unfenced at last, or fenced: which leaderships this node
+		// may take up changed.
+		b.reconcileAll()
+		b.maybeReady()
 	}
+	b.imageWaiters.check()
 }
 
 // scheduleRetention runs retention and producer-state expiry every
@@ -152,13 +235,22 @@ func (b *Broker) scheduleRetention() {
 	})
 }
 
-// Shutdown stops serving, syncs every log and closes it, then calls done:
-// a graceful stop (SIGTERM) loses nothing that was written.
+// Shutdown stops the broker gracefully: a controlled shutdown first (the
+// controller moves this broker's leaderships away while it still serves,
+// lifecycle.go), then it stops serving, syncs every log and closes it,
+// hands over the quorum's leadership if it has it, and calls done. A
+// graceful stop (SIGTERM) loses nothing that was written.
 func (b *Broker) Shutdown(done func()) {
-	if b.stopped {
+	if b.shuttingDown {
 		done()
 		return
 	}
+	b.shuttingDown = true
+	b.lifecycle.shutdown(func() { b.stop(done) })
+}
+
+// stop is the end of Shutdown.
+func (b *Broker) stop(done func()) {
 	b.stopped = true
 	if b.retentionTimer != nil {
 		b.retentionTimer.Stop()
@@ -168,21 +260,22 @@ func (b *Broker) Shutdown(done func()) {
 		c.close()
 	}
 	b.fetches.failAll()
+	b.imageWaiters.releaseAll()
 	keys := b.sortedPartitionKeys()
 	pending := len(keys)
 	finish := func() {
 		for _, key := range keys {
 			b.partitions[key].Close()
 		}
-		b.quorum.Close()
-		b.log.Info("broker stopped")
-		done()
+		b.closeQuorum(func() {
+			b.log.Info("broker stopped")
+			done()
+		})
 	}
 	if pending == 0 {
 		finish()
 		return
 	}
-	const shutdownSyncWait = 30 * time.Second
 	timeout := b.w.Clock.AfterFunc(shutdownSyncWait, func() {
 		if pending > 0 {
 			b.log.Warn("shutdown gave up waiting for syncs", "partitions", pending)
@@ -202,6 +295,29 @@ func (b *Broker) Shutdown(done func()) {
 			}
 		})
 	}
+}
+
+// closeQuorum resigns the quorum's leadership if this node has it (so the
+// others elect a new leader at once rather than after an election
+// timeout), then closes the quorum and the controller.
+func (b *Broker) closeQuorum(done func()) {
+	closed := false
+	closeAll := func() {
+		if closed {
+			return
+		}
+		closed = true
+		b.controller.Close()
+		b.quorum.Close()
+		b.quorumPeers.Close()
+		b.controllerChannel.Close()
+		done()
+	}
+	timeout := b.w.Clock.AfterFunc(resignWaitMax, closeAll)
+	b.quorum.Resign(func() {
+		timeout.Stop()
+		closeAll()
+	})
 }
 
 // ClusterID is the cluster's id, as Metadata reports it.

@@ -30,6 +30,9 @@ type client struct {
 	exchanges []*exchange
 	paused    bool
 	closed    bool
+	// controllerListener is set for connections to the controller
+	// listener, where other nodes send the node-to-node APIs.
+	controllerListener bool
 }
 
 // exchange is one request and, once known, its answer.
@@ -46,8 +49,16 @@ type exchange struct {
 
 // Accept implements core.Acceptor: the broker serves every connection made
 // to its client listener.
-func (b *Broker) Accept(c core.Conn) core.Handler {
+func (b *Broker) Accept(c core.Conn) core.Handler { return b.accept(c) }
+
+func (b *Broker) accept(c core.Conn) *client {
 	cl := &client{broker: b, conn: c, log: b.log.With("client", c.RemoteAddr())}
+	if b.stopped {
+		// Stopping: whoever connects now finds the door shut.
+		c.Close()
+		cl.closed = true
+		return cl
+	}
 	b.clients[cl] = struct{}{}
 	return cl
 }

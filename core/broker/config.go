@@ -72,6 +72,95 @@ type Config struct {
 	OffsetMetadataMaxBytes int
 	// OffsetCommitTimeout is offsets.commit.timeout.ms. Default 5 s.
 	OffsetCommitTimeout time.Duration
+
+	// The cluster (cluster.go).
+
+	// Roles is process.roles: whether this node is a broker (serves
+	// clients, hosts partitions), a controller (a voter of the metadata
+	// quorum, which may become the active controller), or both. The zero
+	// value means both, the default for small clusters.
+	Roles Roles
+	// Voters is controller.quorum.voters: each voter's node id and
+	// controller listener address. Empty means a single node: this node
+	// is the only voter (at ControllerAddress, which nobody dials).
+	Voters map[int32]string
+	// ControllerAddress is this node's controller listener address, for
+	// the single-node voter entry. Empty is fine on a single node.
+	ControllerAddress string
+	// SessionTimeout is broker.session.timeout.ms: the controller fences
+	// a broker whose heartbeats stop for this long. Default 9 s.
+	SessionTimeout time.Duration
+	// HeartbeatInterval is broker.heartbeat.interval.ms. Default 2 s.
+	HeartbeatInterval time.Duration
+	// ElectionTimeout is controller.quorum.election.timeout.ms. Default
+	// 1 s.
+	ElectionTimeout time.Duration
+	// FetchTimeout is controller.quorum.fetch.timeout.ms. Default 2 s.
+	FetchTimeout time.Duration
+	// QuorumRequestTimeout is controller.quorum.request.timeout.ms.
+	// Default 2 s.
+	QuorumRequestTimeout time.Duration
+	// SnapshotEveryRecords snapshots the metadata after this many
+	// committed records (Kafka's
+	// metadata.log.max.record.bytes.between.snapshots counts bytes).
+	// Default 20,000; zero never snapshots.
+	SnapshotEveryRecords int
+	// ControllerRequestTimeout bounds a request forwarded to the active
+	// controller, and a registration or heartbeat sent to it (Kafka's
+	// request.timeout.ms for the controller channel). Default 30 s.
+	ControllerRequestTimeout time.Duration
+	// ControlledShutdownTimeout bounds how long Shutdown waits for the
+	// controller to move this broker's leaderships away before stopping
+	// anyway. Default 5 s.
+	ControlledShutdownTimeout time.Duration
+}
+
+// Roles is process.roles.
+type Roles struct {
+	Broker     bool
+	Controller bool
+}
+
+// resolved is the roles in force: neither means both.
+func (r Roles) resolved() Roles {
+	if !r.Broker && !r.Controller {
+		return Roles{Broker: true, Controller: true}
+	}
+	return r
+}
+
+// Defaults of the cluster settings, Kafka's unless said otherwise.
+const (
+	sessionTimeoutDefault            = 9 * time.Second
+	heartbeatIntervalDefault         = 2 * time.Second
+	electionTimeoutDefault           = time.Second
+	fetchTimeoutDefault              = 2 * time.Second
+	quorumRequestTimeoutDefault      = 2 * time.Second
+	snapshotEveryRecordsDefault      = 20_000
+	controllerRequestTimeoutDefault  = 30 * time.Second
+	controlledShutdownTimeoutDefault = 5 * time.Second
+)
+
+// withClusterDefaults fills unset cluster settings, so that a Config
+// built before they existed still starts.
+func (c Config) withClusterDefaults() Config {
+	c.Roles = c.Roles.resolved()
+	setDefault := func(d *time.Duration, value time.Duration) {
+		if *d <= 0 {
+			*d = value
+		}
+	}
+	setDefault(&c.SessionTimeout, sessionTimeoutDefault)
+	setDefault(&c.HeartbeatInterval, heartbeatIntervalDefault)
+	setDefault(&c.ElectionTimeout, electionTimeoutDefault)
+	setDefault(&c.FetchTimeout, fetchTimeoutDefault)
+	setDefault(&c.QuorumRequestTimeout, quorumRequestTimeoutDefault)
+	setDefault(&c.ControllerRequestTimeout, controllerRequestTimeoutDefault)
+	setDefault(&c.ControlledShutdownTimeout, controlledShutdownTimeoutDefault)
+	if len(c.Voters) == 0 {
+		c.Voters = map[int32]string{c.NodeID: c.ControllerAddress}
+	}
+	return c
 }
 
 // DefaultConfig returns the defaults, for node 1 on 127.0.0.1:9092.
@@ -100,5 +189,15 @@ func DefaultConfig() Config {
 		OffsetsRetentionCheckInterval: groups.OffsetsRetentionCheckInterval,
 		OffsetMetadataMaxBytes:        groups.OffsetMetadataMaxBytes,
 		OffsetCommitTimeout:           groups.OffsetCommitTimeout,
+
+		Roles:                     Roles{Broker: true, Controller: true},
+		SessionTimeout:            sessionTimeoutDefault,
+		HeartbeatInterval:         heartbeatIntervalDefault,
+		ElectionTimeout:           electionTimeoutDefault,
+		FetchTimeout:              fetchTimeoutDefault,
+		QuorumRequestTimeout:      quorumRequestTimeoutDefault,
+		SnapshotEveryRecords:      snapshotEveryRecordsDefault,
+		ControllerRequestTimeout:  controllerRequestTimeoutDefault,
+		ControlledShutdownTimeout: controlledShutdownTimeoutDefault,
 	}
 }

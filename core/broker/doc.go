@@ -1,8 +1,11 @@
 // Package broker is one Sluice node's request handling: it takes Kafka
 // requests off client connections, dispatches each to its handler (one file
 // per API key, named after it: 00_produce.go, 01_fetch.go, ...), and answers
-// in request order. It owns the node's partitions, applies the metadata log
-// to them, and runs the controller's single-node path.
+// in request order. It owns the node's partitions, its member of the
+// metadata quorum (core/quorum) and its controller (core/controller),
+// applies the committed metadata log to them, registers and heartbeats to
+// the active controller, and forwards admin requests to it. A single node
+// is the same code with one voter: see cluster.go for how the pieces fit.
 //
 // It is a deterministic state machine like the rest of core/: every entry
 // point (Accept, a frame arriving, a timer, a sync completing) runs on the

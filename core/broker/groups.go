@@ -157,7 +157,7 @@ func (b *Broker) ensureOffsetsTopic(done func()) {
 	}
 	req.Topics = append(req.Topics, t)
 	b.log.Info("creating the offsets topic", "partitions", t.NumPartitions, "replication_factor", replicationFactor)
-	b.controller.CreateTopics(req, func(resp *kmsg.CreateTopicsResponse) {
+	b.createTopics(req, func(resp *kmsg.CreateTopicsResponse) {
 		g.creatingTopic = false
 		if code := resp.Topics[0].ErrorCode; code != 0 && code != kerr.TopicAlreadyExists.Code {
 			b.log.Error("cannot create the offsets topic", "error", kerr.ErrorForCode(code))

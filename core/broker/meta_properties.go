@@ -20,12 +20,13 @@ const metaPropertiesName = "meta.properties"
 const metaPropertiesBytesMax = 64 << 10
 
 // loadOrCreateMetaProperties returns the cluster id recorded in the data
-// directory, creating the file with a new id on first start. A directory
-// that belongs to another node id is refused.
-func loadOrCreateMetaProperties(w core.World, nodeID int32) (string, error) {
+// directory, creating the file on first start with clusterID, or a new
+// random id when clusterID is empty. A directory that belongs to another
+// node id, or to another cluster than a non-empty clusterID, is refused.
+func loadOrCreateMetaProperties(w core.World, nodeID int32, clusterID string) (string, error) {
 	f, err := w.FS.OpenFile(metaPropertiesName, false)
 	if errors.Is(err, fs.ErrNotExist) {
-		return createMetaProperties(w, nodeID)
+		return createMetaProperties(w, nodeID, clusterID)
 	}
 	if err != nil {
 		return "", fmt.Errorf("broker: opening %s: %w", metaPropertiesName, err)
@@ -53,23 +54,28 @@ func loadOrCreateMetaProperties(w core.World, nodeID int32) (string, error) {
 	if id, err := strconv.ParseInt(properties["node.id"], 10, 32); err != nil || int32(id) != nodeID {
 		return "", fmt.Errorf("broker: the data directory belongs to node.id=%s, not %d", properties["node.id"], nodeID)
 	}
-	clusterID := properties["cluster.id"]
-	if clusterID == "" {
+	recorded := properties["cluster.id"]
+	switch {
+	case recorded == "":
 		return "", fmt.Errorf("broker: %s has no cluster.id", metaPropertiesName)
+	case clusterID != "" && recorded != clusterID:
+		return "", fmt.Errorf("broker: the data directory belongs to cluster.id=%s, not %s (another cluster's voters)", recorded, clusterID)
 	}
-	return clusterID, nil
+	return recorded, nil
 }
 
-func createMetaProperties(w core.World, nodeID int32) (string, error) {
-	var raw [16]byte
-	for i := 0; i < len(raw); i += 8 {
-		v := w.Entropy.Uint64()
-		for j := 0; j < 8; j++ {
-			raw[i+j] = byte(v >> (8 * j))
+func createMetaProperties(w core.World, nodeID int32, clusterID string) (string, error) {
+	if clusterID == "" {
+		var raw [16]byte
+		for i := 0; i < len(raw); i += 8 {
+			v := w.Entropy.Uint64()
+			for j := 0; j < 8; j++ {
+				raw[i+j] = byte(v >> (8 * j))
+			}
 		}
+		// Kafka's cluster ids are URL-safe base64 UUIDs without padding.
+		clusterID = base64.RawURLEncoding.EncodeToString(raw[:])
 	}
-	// Kafka's cluster ids are URL-safe base64 UUIDs without padding.
-	clusterID := base64.RawURLEncoding.EncodeToString(raw[:])
 	content := fmt.Sprintf("#\n#Written by Sluice\nversion=1\ncluster.id=%s\nnode.id=%d\n", clusterID, nodeID)
 	temporary := metaPropertiesName + ".tmp"
 	f, err := w.FS.OpenFile(temporary, true)

@@ -21,17 +21,23 @@ func partitionDir(topic string, partition int32) string {
 }
 
 // reconcileTopic makes the partitions this node hosts match the image: it
-// opens the ones it should host and applies each one's leadership.
+// opens the ones it should host and applies each one's leadership, if this
+// broker may lead at all (mayLead, cluster.go: registered and unfenced).
 func (b *Broker) reconcileTopic(name string) {
 	t, ok := b.image.Topics[name]
-	if !ok {
+	if !ok || !b.config.Roles.Broker {
 		return
 	}
+	mayLead := b.mayLead()
 	for _, mp := range t.Partitions {
 		if !hosts(mp, b.config.NodeID) {
 			continue
 		}
 		key := partitionKey{topic: name, partition: mp.Index}
+		leads := mayLead && mp.Leader == b.config.NodeID
+		if b.leading[key] && !leads {
+			b.demote(key)
+		}
 		p, open := b.partitions[key]
 		if !open {
 			config, err := b.partitionConfig(name)
@@ -50,11 +56,31 @@ func (b *Broker) reconcileTopic(name string) {
 			b.watchOffsetsPartition(key, p)
 			b.partitions[key] = p
 		}
-		if mp.Leader == b.config.NodeID {
+		if leads {
 			p.BecomeLeader(mp.LeaderEpoch, mp.PartitionEpoch, mp.Replicas, mp.ISR)
+			b.leading[key] = true
 		}
 	}
 	b.reconcileOffsetsTopic(t)
+}
+
+// demote closes a replica whose leadership the metadata moved away (or
+// that this broker may no longer take up, being fenced); reconcileTopic
+// then opens it again, leading nothing. core/replica has no follower role
+// yet (partition replication brings it): closing is how the old
+// leadership ends, and everything that waited on it (acks=all produces,
+// long-polling fetches) is answered NOT_LEADER_OR_FOLLOWER, which clients
+// retry against the new leader.
+func (b *Broker) demote(key partitionKey) {
+	delete(b.leading, key)
+	p, open := b.partitions[key]
+	if !open {
+		return
+	}
+	b.log.Debug("leadership moved away", "partition", key)
+	p.Close()
+	delete(b.partitions, key)
+	b.fetches.wake(key)
 }
 
 func hosts(p *metadata.Partition, node int32) bool {
@@ -96,6 +122,7 @@ func (b *Broker) removeTopic(t *metadata.Topic) {
 		}
 		b.partitions[key].Close()
 		delete(b.partitions, key)
+		delete(b.leading, key)
 		b.fetches.wake(key)
 		dir := partitionDir(key.topic, key.partition)
 		doomed := fmt.Sprintf("%s.%s%s", dir, t.ID, deletedSuffix)

@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	"sluice/core"
 	"sluice/core/metadata"
@@ -28,7 +29,14 @@ type Config struct {
 	// log.retention.ms). CreateTopics answers report them with source
 	// STATIC_BROKER_CONFIG, as DescribeConfigs does.
 	TopicDefaults map[string]string
+	// SessionTimeout is broker.session.timeout.ms: a broker whose
+	// heartbeats stop for this long is fenced and loses its leaderships.
+	// Zero means Kafka's default, 9 s.
+	SessionTimeout time.Duration
 }
+
+// defaultSessionTimeout is Kafka's broker.session.timeout.ms.
+const defaultSessionTimeout = 9 * time.Second
 
 // Controller is the metadata state machine.
 type Controller struct {
@@ -44,12 +52,38 @@ type Controller struct {
 	queue    []func(finish func())
 	running  bool
 	draining bool
+
+	// The active/inactive switch (activation.go). Only the quorum
+	// leader's controller is active; it acts once ready, when everything
+	// committed before its term is in its image. term counts activations
+	// and deactivations, so that a timer or answer from an earlier term
+	// does nothing.
+	active bool
+	ready  bool
+	term   uint64
+
+	// sessions are the brokers' heartbeat sessions (liveness.go), kept
+	// by the active controller only and rebuilt whenever it activates.
+	sessions map[int32]*session
+	// registrationOffsets is where each broker's current registration
+	// record sits in the metadata log: a broker is caught up, and may be
+	// unfenced, once its heartbeat reports having applied that far.
+	// Every controller tracks it from Apply, active or not.
+	registrationOffsets map[int32]int64
 }
 
 // New returns a controller that proposes through p. Its image starts empty
-// and follows the committed records given to Apply.
+// and follows the committed records given to Apply. It starts inactive:
+// the node calls Activate when its quorum elects it leader.
 func New(w core.World, config Config, p Proposer) *Controller {
-	return &Controller{w: w, log: w.Log.With("role", "controller"), config: config, proposer: p, image: metadata.NewImage()}
+	if config.SessionTimeout <= 0 {
+		config.SessionTimeout = defaultSessionTimeout
+	}
+	return &Controller{
+		w: w, log: w.Log.With("role", "controller"), config: config, proposer: p, image: metadata.NewImage(),
+		sessions:            map[int32]*session{},
+		registrationOffsets: map[int32]int64{},
+	}
 }
 
 // Image is the controller's committed view. Callers must not modify it.
@@ -57,7 +91,28 @@ func (c *Controller) Image() *metadata.Image { return c.image }
 
 // Apply applies one committed record to the controller's image.
 func (c *Controller) Apply(offset int64, r metadata.Record) error {
-	return c.image.Apply(offset, r)
+	if err := c.image.Apply(offset, r); err != nil {
+		return err
+	}
+	if r.RegisterBroker != nil {
+		c.registrationOffsets[r.RegisterBroker.BrokerID] = offset
+	}
+	return nil
+}
+
+// Restore replaces the image with one rebuilt from a snapshot (the
+// quorum's catch-up of a node too far behind). Registration offsets
+// older than the snapshot are gone with the log they were in: every
+// broker must then have applied the snapshot itself before it counts as
+// caught up. Restoring is refused while active, since only a follower
+// is ever behind the log.
+func (c *Controller) Restore(img *metadata.Image) {
+	assert(!c.active, "restoring a snapshot into the active controller")
+	c.image = img
+	c.registrationOffsets = map[int32]int64{}
+	for _, id := range img.BrokerIDs() {
+		c.registrationOffsets[id] = img.Offset
+	}
 }
 
 // enqueue runs an operation once every earlier one has finished; the
@@ -70,6 +125,13 @@ func (c *Controller) enqueue(op func(finish func())) bool {
 	c.queue = append(c.queue, op)
 	c.runNext()
 	return true
+}
+
+// enqueueFirst runs an operation before every queued one (activation's
+// barrier). It ignores the queue's bound: there is at most one barrier.
+func (c *Controller) enqueueFirst(op func(finish func())) {
+	c.queue = append([]func(finish func()){op}, c.queue...)
+	c.runNext()
 }
 
 // runNext starts queued operations while none is running. An operation
@@ -101,10 +163,23 @@ func (c *Controller) runNext() {
 // request against the committed image and returns the records to commit
 // and answer, which is then called with the outcome: nil once the records
 // are committed and applied to the image (at once when there are none), or
-// why they were not. When the queue is full, refuse is called instead,
-// before submit returns.
+// why they were not. When the queue is full, or the controller is not the
+// active one, refuse is called instead, before submit returns; an
+// operation whose turn comes after the controller stopped being active,
+// or before it is ready, is refused then (NOT_CONTROLLER).
 func (c *Controller) submit(plan func() (records []metadata.Record, answer func(*failure)), refuse func(*failure)) {
+	if !c.active {
+		refuse(notController())
+		return
+	}
 	accepted := c.enqueue(func(finish func()) {
+		// The controller may have lost its leadership while the
+		// operation waited, or be active but not yet caught up.
+		if !c.active || !c.ready {
+			refuse(notController())
+			finish()
+			return
+		}
 		records, answer := plan()
 		assert(len(records) <= recordsPerOperationMax, "operation planned %d records, more than %d", len(records), recordsPerOperationMax)
 		c.propose(records, func(err error) {
@@ -129,9 +204,12 @@ func (c *Controller) propose(records []metadata.Record, done func(err error)) {
 		done(nil)
 		return
 	}
-	c.proposer.Propose(records, func(_ int64, err error) {
+	c.log.Debug("proposing", "records", len(records))
+	c.proposer.Propose(records, func(lastOffset int64, err error) {
 		if err != nil {
 			c.log.Warn("proposal failed", "records", len(records), "error", err)
+		} else {
+			c.log.Debug("committed", "records", len(records), "last_offset", lastOffset)
 		}
 		done(err)
 	})

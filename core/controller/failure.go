@@ -43,6 +43,13 @@ func queueFull() *failure {
 	return fail(kerr.RequestTimedOut, "the controller has %d operations waiting; try again later", operationsQueuedMax)
 }
 
+// notController answers a request that reached a controller which is not
+// the active one, or not yet ready to act. Clients and brokers look for the
+// active controller again and retry (the error is retriable).
+func notController() *failure {
+	return fail(kerr.NotController, "this controller is not the active one; retry with the current quorum leader")
+}
+
 // proposalFailed turns a failed commit into the answer for every item the
 // operation would have changed. A Kafka error passes through. Anything else
 // means the outcome is not known in general: a Raft leader may lose its

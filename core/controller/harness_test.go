@@ -4,12 +4,15 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core"
 	"sluice/core/metadata"
+	"sluice/sim"
+	"sluice/sim/kernel"
 )
 
 // testEntropy is splitmix64: a seeded, reproducible core.Entropy.
@@ -83,36 +86,104 @@ func (p *fakeProposer) release(t *testing.T) {
 	p.commit(next.records, next.done)
 }
 
-// testController is a controller over a fake quorum, with brokers
-// registered (and so unfenced).
-type testController struct {
-	t        *testing.T
-	c        *Controller
-	proposer *fakeProposer
-	epochs   map[int32]int64
+// tester is what the harness needs of a test: *testing.T, or *rapid.T in
+// property tests.
+type tester interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
 }
 
-func newTestController(t *testing.T, config Config, brokers ...int32) *testController {
+// testController is an active controller over a fake quorum, on a
+// simulated clock, with brokers registered and unfenced by a heartbeat.
+// The proposals of that setup are forgotten, so a test sees only its own.
+type testController struct {
+	t        tester
+	c        *Controller
+	kernel   *kernel.Kernel
+	proposer *fakeProposer
+	epochs   map[int32]int64
+	// incarnations counts the incarnation ids handed out.
+	incarnations byte
+}
+
+func newTestController(t tester, config Config, brokers ...int32) *testController {
 	t.Helper()
-	w := core.World{Entropy: &testEntropy{state: 42}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	p := &fakeProposer{}
-	c := New(w, config, p)
-	p.controller = c
-	tc := &testController{t: t, c: c, proposer: p, epochs: map[int32]int64{}}
+	tc := newInactiveController(t, config)
+	tc.c.Activate(1)
+	if !tc.c.IsActive() {
+		t.Fatal("the controller is not active after its barrier committed")
+	}
 	for _, id := range brokers {
 		resp := tc.register(id)
 		if resp.ErrorCode != 0 {
 			t.Fatalf("registering broker %d: %v", id, kerr.ErrorForCode(resp.ErrorCode))
 		}
+		if hb := tc.heartbeat(id, heartbeatOptions{}); hb.ErrorCode != 0 || hb.IsFenced {
+			t.Fatalf("unfencing broker %d: %v, fenced %v", id, kerr.ErrorForCode(hb.ErrorCode), hb.IsFenced)
+		}
 	}
+	tc.proposer.proposals = nil
 	return tc
 }
 
+// newInactiveController is a controller nobody activated yet.
+func newInactiveController(t tester, config Config) *testController {
+	t.Helper()
+	k := kernel.NewKernel(1, nil)
+	machine := sim.NewMachine(k, nil, "controller", sim.MachineOptions{})
+	w := core.World{Clock: machine.Clock, Entropy: &testEntropy{state: 42}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	p := &fakeProposer{}
+	c := New(w, config, p)
+	p.controller = c
+	return &testController{t: t, c: c, kernel: k, proposer: p, epochs: map[int32]int64{}}
+}
+
+// elapse runs the simulated clock forward by d: session timers fire.
+func (tc *testController) elapse(d time.Duration) {
+	tc.kernel.RunUntil(tc.kernel.Now() + int64(d))
+}
+
+// heartbeatOptions are a heartbeat's flags. A nil offset is the current
+// metadata offset (a broker that has applied everything); a zero epoch is
+// the broker's registered one.
+type heartbeatOptions struct {
+	wantFence, wantShutdown bool
+	offset                  *int64
+	epoch                   int64
+}
+
+// at is a metadata offset for heartbeatOptions.
+func at(offset int64) *int64 { return &offset }
+
+func (tc *testController) heartbeat(id int32, o heartbeatOptions) *kmsg.BrokerHeartbeatResponse {
+	tc.t.Helper()
+	req := kmsg.NewPtrBrokerHeartbeatRequest()
+	req.BrokerID, req.BrokerEpoch = id, tc.epochs[id]
+	if o.epoch != 0 {
+		req.BrokerEpoch = o.epoch
+	}
+	req.CurrentMetadataOffset = tc.c.Image().Offset
+	if o.offset != nil {
+		req.CurrentMetadataOffset = *o.offset
+	}
+	req.WantFence, req.WantShutdown = o.wantFence, o.wantShutdown
+	return call(tc.t, func(done func(*kmsg.BrokerHeartbeatResponse)) { tc.c.BrokerHeartbeat(req, done) })
+}
+
+// register registers a new incarnation of broker id.
 func (tc *testController) register(id int32) *kmsg.BrokerRegistrationResponse {
+	tc.t.Helper()
+	tc.incarnations++
+	return tc.registerIncarnation(id, tc.incarnations)
+}
+
+// registerIncarnation registers broker id with the given incarnation.
+func (tc *testController) registerIncarnation(id int32, incarnation byte) *kmsg.BrokerRegistrationResponse {
 	tc.t.Helper()
 	req := kmsg.NewPtrBrokerRegistrationRequest()
 	req.BrokerID = id
-	req.IncarnationID[0] = byte(len(tc.proposer.proposals))
+	req.IncarnationID[0] = incarnation
 	listener := kmsg.NewBrokerRegistrationRequestListener()
 	listener.Name, listener.Host, listener.Port = "PLAINTEXT", "host", uint16(9000+id)
 	req.Listeners = append(req.Listeners, listener)
@@ -132,7 +203,7 @@ func (tc *testController) fence(id int32) {
 }
 
 // call runs an operation that answers synchronously and returns its answer.
-func call[R any](t *testing.T, operation func(done func(R))) R {
+func call[R any](t tester, operation func(done func(R))) R {
 	t.Helper()
 	var answer R
 	answered := 0
@@ -283,4 +354,35 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// heartbeatInterval is how often the test's live brokers heartbeat while
+// time passes (Kafka's broker.heartbeat.interval.ms).
+const heartbeatInterval = 2 * time.Second
+
+// expire lets broker id's session run out while every other registered
+// broker keeps heartbeating, as when one broker's process dies: the
+// controller fences it.
+func (tc *testController) expire(id int32) {
+	tc.t.Helper()
+	for waited := time.Duration(0); waited <= tc.c.config.SessionTimeout; waited += heartbeatInterval {
+		tc.heartbeatAllBut(id)
+		tc.elapse(heartbeatInterval)
+	}
+	if b := tc.c.Image().Brokers[id]; !b.Fenced {
+		tc.t.Fatalf("broker %d is still unfenced after its session expired", id)
+	}
+}
+
+// heartbeatAllBut heartbeats every registered broker except one.
+func (tc *testController) heartbeatAllBut(id int32) {
+	tc.t.Helper()
+	for _, other := range tc.c.Image().BrokerIDs() {
+		if other == id || tc.c.Image().Brokers[other].Epoch != tc.epochs[other] {
+			continue
+		}
+		if resp := tc.heartbeat(other, heartbeatOptions{}); resp.ErrorCode != 0 {
+			tc.t.Fatalf("heartbeat of broker %d: %v", other, kerr.ErrorForCode(resp.ErrorCode))
+		}
+	}
 }

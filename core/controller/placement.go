@@ -12,12 +12,12 @@ import (
 // leads it. Topic creation and CreatePartitions use it now; reassignment and
 // leader election will reuse usableBrokers and the same pattern.
 
-// usableBrokers are the brokers new replicas may go to: registered and
-// unfenced, sorted by id.
+// usableBrokers are the brokers new replicas may go to: registered,
+// unfenced and not shutting down, sorted by id.
 func (c *Controller) usableBrokers() []int32 {
 	var usable []int32
 	for _, id := range c.image.BrokerIDs() {
-		if !c.image.Brokers[id].Fenced {
+		if !c.image.Brokers[id].Fenced && !c.isShuttingDown(id) {
 			usable = append(usable, id)
 		}
 	}

@@ -17,15 +17,26 @@ import (
 // metadata offset + 1), and at least 1. Kafka uses the offset of the
 // registration record itself, which the controller cannot know before the
 // quorum appends it; "committed offset + 1" is that offset whenever the
-// controller is the only writer with nothing else pending, which holds for
-// the single-node quorum, and in any case keeps epochs strictly increasing
-// for each broker and across the cluster in log order. Epoch 0 is never
-// given: brokers read it as "not registered yet".
+// active controller is the only writer with nothing else pending, which
+// holds once it is ready (activation.go) since operations run one at a
+// time, and in any case keeps epochs strictly increasing for each broker
+// and across the cluster in log order. Epoch 0 is never given: brokers read
+// it as "not registered yet".
 //
-// A re-registration always wins. Kafka refuses one with a different
-// incarnation id while the old incarnation's heartbeat session is alive
-// (DUPLICATE_BROKER_REGISTRATION); without heartbeats yet, a registering
-// process is always the newest one.
+// A registered broker is fenced (the image's rule for a registration
+// record) until its heartbeats show it has applied the metadata log up to
+// its own registration (heartbeat.go). A new incarnation of a broker that
+// was unfenced therefore loses its leaderships and ISR memberships in the
+// same proposal, as a fenced broker does (elections.go): the old process
+// is gone, and the new one may have lost whatever its disk had not synced.
+//
+// The same incarnation registering again (its first answer was lost) gets
+// its current epoch back and changes nothing. Another incarnation is
+// refused with DUPLICATE_BROKER_REGISTRATION while the current one's
+// session is alive, as in Kafka: two live processes claiming one broker id
+// is a misconfiguration. Only a session renewed by the broker itself
+// counts, not the fresh one every broker gets when a controller activates,
+// or a node restarting with its own controller could not register.
 //
 // The cluster id in the request is not checked: it lives in each node's
 // meta.properties, not in the metadata log.
@@ -43,6 +54,18 @@ func (c *Controller) RegisterBroker(req *kmsg.BrokerRegistrationRequest, done fu
 		if f := checkRegistration(req); f != nil {
 			return nil, func(*failure) { answer(-1, f) }
 		}
+		if existing, registered := c.image.Brokers[req.BrokerID]; registered {
+			if existing.IncarnationID == req.IncarnationID {
+				epoch := existing.Epoch
+				c.renewSession(req.BrokerID, epoch, true)
+				return nil, func(f *failure) { answer(epoch, f) }
+			}
+			if c.hasLiveSession(req.BrokerID) {
+				f := fail(kerr.DuplicateBrokerRegistration, "another incarnation of broker %d is alive (epoch %d); try again once its session of %v has expired",
+					req.BrokerID, existing.Epoch, c.config.SessionTimeout)
+				return nil, func(*failure) { answer(-1, f) }
+			}
+		}
 		epoch := c.nextBrokerEpoch(req.BrokerID)
 		listener := req.Listeners[0]
 		register := &metadata.RegisterBrokerRecord{
@@ -56,12 +79,13 @@ func (c *Controller) RegisterBroker(req *kmsg.BrokerRegistrationRequest, done fu
 			register.Rack = *req.Rack
 		}
 		records := []metadata.Record{{RegisterBroker: register}}
-		records = append(records, c.fencingAtRegistration(req.BrokerID, epoch)...)
+		records = append(records, c.removeFromPartitions(req.BrokerID)...)
 		return records, func(f *failure) {
 			if f != nil {
 				answer(-1, f)
 				return
 			}
+			c.renewSession(req.BrokerID, epoch, true)
 			c.log.Info("broker registered", "broker", req.BrokerID, "epoch", epoch, "host", register.Host, "port", register.Port)
 			answer(epoch, nil)
 		}
@@ -91,13 +115,4 @@ func (c *Controller) nextBrokerEpoch(id int32) int64 {
 		epoch = max(epoch, previous.Epoch+1)
 	}
 	return epoch
-}
-
-// fencingAtRegistration is what follows a registration record. On a single
-// node the broker is unfenced at once: it is the whole cluster, and its
-// metadata is the controller's own. In a cluster a broker will stay fenced
-// until its heartbeats show it has caught up with the metadata log
-// (KIP-631); then this returns nothing and BrokerHeartbeat unfences.
-func (c *Controller) fencingAtRegistration(id int32, epoch int64) []metadata.Record {
-	return []metadata.Record{{BrokerFence: &metadata.BrokerFenceRecord{BrokerID: id, BrokerEpoch: epoch, Fenced: false}}}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-func TestRegisterBrokerUnfencesWithItsListener(t *testing.T) {
+func TestRegisterBrokerIsFencedUntilItsHeartbeatShowsItCaughtUp(t *testing.T) {
 	tc := newTestController(t, Config{})
 	req := kmsg.NewPtrBrokerRegistrationRequest()
 	req.BrokerID = 7
@@ -21,18 +21,60 @@ func TestRegisterBrokerUnfencesWithItsListener(t *testing.T) {
 	}
 	resp := call(t, func(done func(*kmsg.BrokerRegistrationResponse)) { tc.c.RegisterBroker(req, done) })
 	requireCode(t, "register", resp.ErrorCode, nil, nil)
+	// The activation barrier is at offset 0; the registration record
+	// at 1 gives the epoch.
 	if resp.BrokerEpoch != 1 {
-		t.Fatalf("first registration in an empty log got epoch %d, want 1", resp.BrokerEpoch)
+		t.Fatalf("first registration got epoch %d, want 1", resp.BrokerEpoch)
 	}
+	tc.epochs[7] = resp.BrokerEpoch
 	b := tc.c.Image().Brokers[7]
-	if b == nil || b.Fenced || b.Epoch != 1 || b.Host != "broker-PLAINTEXT" || b.Port != 9092 || b.Rack != "rack-a" || b.IncarnationID != req.IncarnationID {
+	if b == nil || !b.Fenced || b.Epoch != 1 || b.Host != "broker-PLAINTEXT" || b.Port != 9092 || b.Rack != "rack-a" || b.IncarnationID != req.IncarnationID {
 		t.Fatalf("image has broker %+v", b)
 	}
-	// One proposal: the registration and the unfencing.
-	if got := len(tc.proposer.proposals); got != 1 || len(tc.proposer.proposals[0]) != 2 ||
-		tc.proposer.proposals[0][0].RegisterBroker == nil || tc.proposer.proposals[0][1].BrokerFence == nil {
-		t.Fatalf("proposals %+v, want one of [register, unfence]", tc.proposer.proposals)
+	if got := len(tc.proposer.proposals); got != 1 || len(tc.proposer.proposals[0]) != 1 || tc.proposer.proposals[0][0].RegisterBroker == nil {
+		t.Fatalf("proposals %+v, want one of [register]", tc.proposer.proposals)
 	}
+
+	// A heartbeat from behind its own registration leaves it fenced.
+	hb := tc.heartbeat(7, heartbeatOptions{offset: at(0)})
+	if hb.ErrorCode != 0 || hb.IsCaughtUp || !hb.IsFenced || hb.ShouldShutdown {
+		t.Fatalf("heartbeat from offset 0: %+v", hb)
+	}
+	// Once it has applied its registration, it is unfenced.
+	hb = tc.heartbeat(7, heartbeatOptions{offset: at(1)})
+	if hb.ErrorCode != 0 || !hb.IsCaughtUp || hb.IsFenced || tc.c.Image().Brokers[7].Fenced {
+		t.Fatalf("heartbeat from offset 1: %+v", hb)
+	}
+	// The same incarnation registering again (a lost answer) keeps its
+	// epoch and writes nothing.
+	proposals := len(tc.proposer.proposals)
+	again := call(t, func(done func(*kmsg.BrokerRegistrationResponse)) { tc.c.RegisterBroker(req, done) })
+	if again.ErrorCode != 0 || again.BrokerEpoch != 1 || len(tc.proposer.proposals) != proposals {
+		t.Fatalf("repeated registration: %+v after %d proposals", again, len(tc.proposer.proposals)-proposals)
+	}
+}
+
+func TestRegisterBrokerRefusesASecondLiveIncarnation(t *testing.T) {
+	tc := newTestController(t, Config{}, 1, 2)
+	resp := tc.register(1)
+	if resp.ErrorCode != kerr.DuplicateBrokerRegistration.Code || resp.BrokerEpoch != -1 {
+		t.Fatalf("second incarnation: %v, epoch %d", kerr.ErrorForCode(resp.ErrorCode), resp.BrokerEpoch)
+	}
+	// Once the first incarnation's session has expired, the new one
+	// may register.
+	tc.expire(1)
+	resp = tc.register(1)
+	requireCode(t, "after expiry", resp.ErrorCode, nil, nil)
+}
+
+func TestRegisterBrokerAfterControllerFailoverIsNotRefused(t *testing.T) {
+	tc := newTestController(t, Config{}, 1)
+	// A new controller term hands every broker a session it did not
+	// renew itself; a restarted broker (a new incarnation) may register.
+	tc.c.Deactivate()
+	tc.c.Activate(2)
+	resp := tc.register(1)
+	requireCode(t, "register after failover", resp.ErrorCode, nil, nil)
 }
 
 func TestRegisterBrokerEpochsOnlyGrow(t *testing.T) {
@@ -42,8 +84,9 @@ func TestRegisterBrokerEpochsOnlyGrow(t *testing.T) {
 		t.Fatalf("broker 2 registered after broker 1 with epoch %d <= %d", previous[2], previous[1])
 	}
 	highest := previous[2]
-	for round := 0; round < 5; round++ {
+	for round := 0; round < 3; round++ {
 		for _, id := range []int32{2, 1} {
+			tc.expire(id)
 			resp := tc.register(id)
 			requireCode(t, "re-register", resp.ErrorCode, nil, nil)
 			if resp.BrokerEpoch <= previous[id] || resp.BrokerEpoch <= highest {
@@ -51,12 +94,15 @@ func TestRegisterBrokerEpochsOnlyGrow(t *testing.T) {
 			}
 			// Single writer: the epoch is the offset of the
 			// registration record, as in Kafka.
-			if want := tc.proposer.nextOffset - 2; resp.BrokerEpoch != want {
+			if want := tc.proposer.nextOffset - 1; resp.BrokerEpoch != want {
 				t.Fatalf("epoch %d, registration record at offset %d", resp.BrokerEpoch, want)
 			}
 			previous[id], highest = resp.BrokerEpoch, resp.BrokerEpoch
-			if tc.c.Image().Brokers[id].Epoch != resp.BrokerEpoch || tc.c.Image().Brokers[id].Fenced {
+			if tc.c.Image().Brokers[id].Epoch != resp.BrokerEpoch || !tc.c.Image().Brokers[id].Fenced {
 				t.Fatalf("image has %+v", tc.c.Image().Brokers[id])
+			}
+			if hb := tc.heartbeat(id, heartbeatOptions{}); hb.IsFenced {
+				t.Fatalf("broker %d stayed fenced after a caught-up heartbeat", id)
 			}
 		}
 	}
@@ -108,6 +154,7 @@ func TestAllocateProducerIDsHandsOutConsecutiveBlocks(t *testing.T) {
 	}
 
 	old := tc.epochs[1]
+	tc.expire(1)
 	tc.register(1)
 	proposals := len(tc.proposer.proposals)
 	for _, tt := range []struct {

@@ -9,6 +9,7 @@ import (
 	"sluice/sim"
 	"sluice/sim/brokerworkload"
 	"sluice/sim/logworkload"
+	"sluice/sim/quorumworkload"
 )
 
 // DefaultWorkload is what `sluice sim` runs without --workload.
@@ -18,6 +19,7 @@ func workloads() []sim.Workload {
 	return []sim.Workload{
 		logworkload.New(),
 		brokerworkload.New(),
+		quorumworkload.New(),
 	}
 }
 
@@ -46,6 +48,7 @@ func Canaries() []sim.Canary {
 	var all []sim.Canary
 	all = append(all, logworkload.Canaries()...)
 	all = append(all, brokerworkload.Canaries()...)
+	all = append(all, quorumworkload.Canaries()...)
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all
 }

@@ -1,0 +1,155 @@
+package controller
+
+import (
+	"slices"
+
+	"sluice/core/metadata"
+)
+
+// Leader election and ISR changes when a broker leaves (fenced, shutting
+// down, or registering a new incarnation) or comes back (unfenced), as
+// KRaft's PartitionChangeBuilder decides them:
+//
+//   - a leaving broker is taken out of every ISR it is in, except that an
+//     ISR never becomes empty: its last member stays, so the metadata
+//     still names who holds every acknowledged write;
+//   - a partition it led gets as leader the first replica, in replica
+//     order, that is in the remaining ISR and may lead (registered,
+//     unfenced, not shutting down);
+//   - if none may, the partition becomes leaderless (leader -1) with its
+//     ISR kept, unless its topic sets unclean.leader.election.enable: then
+//     the first replica that may lead does, with an ISR of itself alone,
+//     and whatever only the old ISR had is lost (logged as an unclean
+//     election);
+//   - when a broker is unfenced, every leaderless partition is elected
+//     again, so one whose ISR holds that broker gets it as leader.
+//
+// The records are PartitionChangeRecords; applying one bumps the leader
+// epoch when the leader changes and the partition epoch always.
+
+// candidates says who may lead while an operation is planned: the brokers
+// as the image has them, minus the one the operation takes out (leaving)
+// and plus the one it unfences (joining); -1 for neither.
+type candidates struct {
+	c       *Controller
+	leaving int32
+	joining int32
+}
+
+// mayLead reports whether broker id may lead a partition.
+func (v candidates) mayLead(id int32) bool {
+	if id < 0 || id == v.leaving || v.c.isShuttingDown(id) {
+		return false
+	}
+	if id == v.joining {
+		return true
+	}
+	broker, registered := v.c.image.Brokers[id]
+	return registered && !broker.Fenced
+}
+
+// removeFromPartitions returns the changes that take broker leaving out of
+// every partition: out of each ISR it is in, and out of each leadership.
+func (c *Controller) removeFromPartitions(leaving int32) []metadata.Record {
+	view := candidates{c: c, leaving: leaving, joining: -1}
+	var records []metadata.Record
+	c.eachPartition(func(p *metadata.Partition) {
+		if p.Leader != leaving && !slices.Contains(p.ISR, leaving) {
+			return
+		}
+		isr := without(p.ISR, leaving)
+		if len(isr) == 0 {
+			isr = p.ISR
+		}
+		leader := p.Leader
+		if !view.mayLead(leader) {
+			leader, isr = c.elect(p, isr, view)
+		}
+		if record, changed := partitionChange(p, leader, isr); changed {
+			records = append(records, record)
+		}
+	})
+	return records
+}
+
+// electLeaderless returns the changes that give leaderless partitions a
+// leader, now that broker joining may lead.
+func (c *Controller) electLeaderless(joining int32) []metadata.Record {
+	view := candidates{c: c, leaving: -1, joining: joining}
+	var records []metadata.Record
+	c.eachPartition(func(p *metadata.Partition) {
+		if p.Leader >= 0 {
+			return
+		}
+		leader, isr := c.elect(p, p.ISR, view)
+		if record, changed := partitionChange(p, leader, isr); changed {
+			records = append(records, record)
+		}
+	})
+	return records
+}
+
+// elect picks p's leader from isr (see the rules above) and returns it
+// with the ISR it leads: isr itself, a single member after an unclean
+// election, or -1 and isr when nobody may lead.
+func (c *Controller) elect(p *metadata.Partition, isr []int32, view candidates) (int32, []int32) {
+	for _, replica := range p.Replicas {
+		if slices.Contains(isr, replica) && view.mayLead(replica) {
+			return replica, isr
+		}
+	}
+	if c.uncleanElectionEnabled(p.Topic.Name) {
+		for _, replica := range p.Replicas {
+			if view.mayLead(replica) {
+				c.log.Warn("unclean leader election: a replica outside the ISR leads, and writes only the ISR had are lost",
+					"topic", p.Topic.Name, "partition", p.Index, "leader", replica, "previous_isr", p.ISR)
+				return replica, []int32{replica}
+			}
+		}
+	}
+	return -1, isr
+}
+
+// uncleanElectionEnabled reads unclean.leader.election.enable for a topic.
+func (c *Controller) uncleanElectionEnabled(topic string) bool {
+	return effectiveTopicConfig(metadata.ConfigUncleanLeaderElection, c.image.TopicConfigs(topic), c.config.TopicDefaults) == "true"
+}
+
+// eachPartition visits every partition, topics by name, partitions by
+// index, so the records built come out in a fixed order.
+func (c *Controller) eachPartition(visit func(p *metadata.Partition)) {
+	for _, name := range c.image.TopicNames() {
+		for _, p := range c.image.Topics[name].Partitions {
+			visit(p)
+		}
+	}
+}
+
+// partitionChange builds the record moving p to leader and isr, and
+// reports false when that changes nothing.
+func partitionChange(p *metadata.Partition, leader int32, isr []int32) (metadata.Record, bool) {
+	assert(len(isr) > 0, "%s-%d: an ISR may never become empty", p.Topic.Name, p.Index)
+	assert(leader < 0 || slices.Contains(isr, leader), "%s-%d: leader %d is not in the ISR %v", p.Topic.Name, p.Index, leader, isr)
+	change := &metadata.PartitionChangeRecord{TopicID: p.Topic.ID, Partition: p.Index}
+	changed := false
+	if leader != p.Leader {
+		change.Leader = &leader
+		changed = true
+	}
+	if !slices.Equal(isr, p.ISR) {
+		change.ISR = slices.Clone(isr)
+		changed = true
+	}
+	return metadata.Record{PartitionChange: change}, changed
+}
+
+// without returns ids minus id, in order.
+func without(ids []int32, id int32) []int32 {
+	kept := make([]int32, 0, len(ids))
+	for _, other := range ids {
+		if other != id {
+			kept = append(kept, other)
+		}
+	}
+	return kept
+}

@@ -1,0 +1,120 @@
+package node
+
+import (
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	"sluice/core/broker"
+)
+
+func TestParseVoters(t *testing.T) {
+	voters, err := ParseVoters("1@127.0.0.1:9093, 2@127.0.0.1:9095,3@host:9097")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int32]string{1: "127.0.0.1:9093", 2: "127.0.0.1:9095", 3: "host:9097"}
+	if !maps.Equal(voters, want) {
+		t.Fatalf("voters %v, want %v", voters, want)
+	}
+	for _, bad := range []string{"", "1", "x@h:1", "-1@h:1", "1@h", "1@h:1,1@h:2"} {
+		if _, err := ParseVoters(bad); err == nil {
+			t.Errorf("ParseVoters(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseRoles(t *testing.T) {
+	for text, want := range map[string]broker.Roles{
+		"broker":             {Broker: true},
+		"controller":         {Controller: true},
+		"broker,controller":  {Broker: true, Controller: true},
+		"controller, broker": {Broker: true, Controller: true},
+	} {
+		got, err := ParseRoles(text)
+		if err != nil || got != want {
+			t.Errorf("ParseRoles(%q) = %+v, %v; want %+v", text, got, err, want)
+		}
+	}
+	if _, err := ParseRoles("broker,zookeeper"); err == nil {
+		t.Error("an unknown role was accepted")
+	}
+}
+
+func TestKafkaClusterSettings(t *testing.T) {
+	c := DefaultConfig()
+	for key, value := range map[string]string{
+		"node.id":                               "2",
+		"process.roles":                         "broker,controller",
+		"listeners":                             "PLAINTEXT://127.0.0.1:9094,CONTROLLER://127.0.0.1:9095",
+		"controller.listener.names":             "CONTROLLER",
+		"controller.quorum.voters":              "1@127.0.0.1:9093,2@127.0.0.1:9095,3@127.0.0.1:9097",
+		"broker.session.timeout.ms":             "6000",
+		"broker.heartbeat.interval.ms":          "1000",
+		"controller.quorum.election.timeout.ms": "500",
+		"controller.quorum.fetch.timeout.ms":    "1500",
+		"controller.quorum.request.timeout.ms":  "1200",
+	} {
+		if err := c.Set(key, value); err != nil {
+			t.Fatalf("%s=%s: %v", key, value, err)
+		}
+	}
+	if err := c.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case c.Listen != "127.0.0.1:9094" || c.ControllerListen != "127.0.0.1:9095":
+		t.Fatalf("listeners %q and %q", c.Listen, c.ControllerListen)
+	case c.Broker.ControllerAddress != "127.0.0.1:9095" || len(c.Broker.Voters) != 3:
+		t.Fatalf("controller address %q, voters %v", c.Broker.ControllerAddress, c.Broker.Voters)
+	case c.Broker.SessionTimeout != 6*time.Second || c.Broker.HeartbeatInterval != time.Second ||
+		c.Broker.ElectionTimeout != 500*time.Millisecond || c.Broker.FetchTimeout != 1500*time.Millisecond ||
+		c.Broker.QuorumRequestTimeout != 1200*time.Millisecond:
+		t.Fatalf("timeouts %+v", c.Broker)
+	}
+	if err := c.Set("controller.listener.names", "OTHER"); err == nil {
+		t.Fatal("another controller listener name was accepted")
+	}
+}
+
+func TestVoterListensOnItsOwnEntryByDefault(t *testing.T) {
+	c := DefaultConfig()
+	c.Broker.NodeID = 3
+	c.Listen = "127.0.0.1:9096"
+	voters, err := ParseVoters("1@127.0.0.1:9093,2@127.0.0.1:9095,3@127.0.0.1:9097")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Broker.Voters = voters
+	if err := c.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if c.ControllerListen != "127.0.0.1:9097" {
+		t.Fatalf("controller listener %q, want the node's voter entry", c.ControllerListen)
+	}
+}
+
+func TestControllerOutsideTheVotersIsRefused(t *testing.T) {
+	c := DefaultConfig()
+	c.Broker.NodeID = 4
+	voters, err := ParseVoters("1@127.0.0.1:9093,2@127.0.0.1:9095")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Broker.Voters = voters
+	err = c.resolve()
+	if err == nil || !strings.Contains(err.Error(), "not among the voters") {
+		t.Fatalf("resolve: %v", err)
+	}
+}
+
+func TestSingleNodeNeedsNoControllerListener(t *testing.T) {
+	c := DefaultConfig()
+	if err := c.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if c.ControllerListen != "" || len(c.Broker.Voters) != 0 {
+		t.Fatalf("a single node got controller listener %q and voters %v", c.ControllerListen, c.Broker.Voters)
+	}
+}
