@@ -197,9 +197,50 @@ func (c *Config) Set(key, value string) error {
 		c.Net.ConnectionsMax = n
 	case "connections.max.idle.ms":
 		return setMilliseconds(&c.Net.IdleTimeout, key, value)
+	case "group.initial.rebalance.delay.ms":
+		return setMilliseconds(&c.Broker.GroupInitialRebalanceDelay, key, value)
+	case "group.min.session.timeout.ms":
+		return setMilliseconds(&c.Broker.GroupMinSessionTimeout, key, value)
+	case "group.max.session.timeout.ms":
+		return setMilliseconds(&c.Broker.GroupMaxSessionTimeout, key, value)
+	case "group.max.size":
+		return setPositiveInt(&c.Broker.GroupMaxSize, key, value)
+	case "offsets.topic.num.partitions":
+		n, err := strconv.ParseInt(value, 10, 32)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s: %q is not a partition count", key, value)
+		}
+		c.Broker.OffsetsTopicPartitions = int32(n)
+	case "offsets.topic.replication.factor":
+		n, err := strconv.ParseInt(value, 10, 16)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s: %q is not a replication factor", key, value)
+		}
+		c.Broker.OffsetsTopicReplicationFactor = int16(n)
+	case "offsets.retention.minutes":
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s: %q is not a number of minutes", key, value)
+		}
+		c.Broker.OffsetsRetention = time.Duration(n) * time.Minute
+	case "offsets.retention.check.interval.ms":
+		return setMilliseconds(&c.Broker.OffsetsRetentionCheckInterval, key, value)
+	case "offset.metadata.max.bytes":
+		return setPositiveInt(&c.Broker.OffsetMetadataMaxBytes, key, value)
+	case "offsets.commit.timeout.ms":
+		return setMilliseconds(&c.Broker.OffsetCommitTimeout, key, value)
 	default:
 		return fmt.Errorf("unknown setting %q", key)
 	}
+	return nil
+}
+
+func setPositiveInt(target *int, key, value string) error {
+	n, err := strconv.Atoi(value)
+	if err != nil || n < 1 {
+		return fmt.Errorf("%s: %q is not a positive count", key, value)
+	}
+	*target = n
 	return nil
 }
 

@@ -118,3 +118,25 @@ func TestSingleNodeNeedsNoControllerListener(t *testing.T) {
 		t.Fatalf("a single node got controller listener %q and voters %v", c.ControllerListen, c.Broker.Voters)
 	}
 }
+
+func TestGroupSettings(t *testing.T) {
+	c := DefaultConfig()
+	for key, value := range map[string]string{ // order-independent: each sets its own field
+		"group.initial.rebalance.delay.ms": "0",
+		"group.min.session.timeout.ms":     "1000",
+		"offsets.topic.num.partitions":     "7",
+		"offsets.retention.minutes":        "60",
+		"offset.metadata.max.bytes":        "100",
+	} {
+		if err := c.Set(key, value); err != nil {
+			t.Fatalf("%s=%s: %v", key, value, err)
+		}
+	}
+	if c.Broker.GroupInitialRebalanceDelay != 0 || c.Broker.GroupMinSessionTimeout != time.Second ||
+		c.Broker.OffsetsTopicPartitions != 7 || c.Broker.OffsetsRetention != time.Hour || c.Broker.OffsetMetadataMaxBytes != 100 {
+		t.Fatalf("group settings not applied: %+v", c.Broker)
+	}
+	if err := c.Set("offsets.topic.num.partitions", "0"); err == nil {
+		t.Fatal("0 offsets partitions accepted")
+	}
+}
