@@ -86,6 +86,18 @@ const (
 	// members of one consumer group in the same generation, according to
 	// ok subscribe completions.
 	GroupOwnership Anomaly = "group-ownership"
+
+	// StaleGenerationCommit: an ok commit carrying a generation older than
+	// one its group had already completed, that is, some ok subscribe of
+	// the group with a newer generation completed before the commit was
+	// invoked. The coordinator then knew the newer generation, and must
+	// refuse a commit from an older one (ILLEGAL_GENERATION, or
+	// UNKNOWN_MEMBER_ID for a member it removed): a zombie's commit would
+	// overwrite the progress of the partition's new owner. Commits without
+	// a generation (zero) are not judged. The rule assumes the group is not
+	// deleted and created again during the history, which restarts its
+	// generations.
+	StaleGenerationCommit Anomaly = "stale-generation-commit"
 )
 
 // lossConsequence reports whether an anomaly is what losing acknowledged

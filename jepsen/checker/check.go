@@ -23,6 +23,7 @@ var (
 	internalPollOrderChecker   = checker{[]Anomaly{InternalPollSkip, InternalNonmonotonicPoll}, only((*analysis).internalPollOrder)}
 	abortedReadChecker         = checker{[]Anomaly{AbortedRead}, only((*analysis).abortedReads)}
 	groupOwnershipChecker      = checker{[]Anomaly{GroupOwnership}, only((*analysis).groupOwnership)}
+	staleGenerationChecker     = checker{[]Anomaly{StaleGenerationCommit}, only((*analysis).staleGenerationCommits)}
 	logChecker                 = checker{[]Anomaly{NonlinearizableLog}, (*analysis).logLinearizability}
 	committedOffsetChecker     = checker{[]Anomaly{NonlinearizableCommittedOffset}, (*analysis).committedOffsets}
 )
@@ -37,6 +38,7 @@ var everyChecker = []checker{
 	internalPollOrderChecker,
 	abortedReadChecker,
 	groupOwnershipChecker,
+	staleGenerationChecker,
 	logChecker,
 	committedOffsetChecker,
 }
@@ -87,6 +89,11 @@ func CheckAbortedReads(ops []history.Op, options Options) Report {
 // CheckGroupOwnership reports group-ownership.
 func CheckGroupOwnership(ops []history.Op, options Options) Report {
 	return checkWith(ops, options, groupOwnershipChecker)
+}
+
+// CheckStaleGenerationCommits reports stale-generation-commit.
+func CheckStaleGenerationCommits(ops []history.Op, options Options) Report {
+	return checkWith(ops, options, staleGenerationChecker)
 }
 
 // CheckLogLinearizability runs porcupine on every partition's log and

@@ -11,7 +11,8 @@
 //     lost_write.go (lost-write and unseen), duplicate.go,
 //     inconsistent_offsets.go, nonmonotonic_send.go, poll_order.go
 //     (poll-skip, nonmonotonic-poll), internal_poll_order.go,
-//     aborted_read.go, group_ownership.go, and the linearizability checks
+//     aborted_read.go, group_ownership.go, stale_generation_commit.go,
+//     and the linearizability checks
 //     log_linearizability.go and committed_offsets.go.
 //   - The porcupine side: porcupine_search.go runs one search and explains
 //     a failure; log_model.go is the partition log's sequential

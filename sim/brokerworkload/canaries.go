@@ -1,6 +1,7 @@
 package brokerworkload
 
 import (
+	"sluice/core/group"
 	"sluice/core/replica"
 	"sluice/sim"
 )
@@ -21,6 +22,18 @@ func Canaries() []sim.Canary {
 			Description: "an idempotent producer's retried batch is appended again instead of answered with its original offsets",
 			SeedsMax:    canaryDuplicateWindowIgnoredSeedsMax,
 		},
+		{
+			Name:        group.CanaryStaleGenerationCommit,
+			Workload:    Name,
+			Description: "the group coordinator accepts an offset commit from an older generation: a stalled consumer's commit lands after the group moved on",
+			SeedsMax:    canaryStaleGenerationCommitSeedsMax,
+		},
+		{
+			Name:        group.CanaryCommitBeforeDurable,
+			Workload:    Name,
+			Description: "the group coordinator acknowledges an offset commit before its record is durable: a broker crash takes an acknowledged commit away",
+			SeedsMax:    canaryCommitBeforeDurableSeedsMax,
+		},
 	}
 }
 
@@ -30,4 +43,6 @@ func Canaries() []sim.Canary {
 const (
 	canaryAcksBeforeSyncSeedsMax         = 30
 	canaryDuplicateWindowIgnoredSeedsMax = 30
+	canaryStaleGenerationCommitSeedsMax  = 40
+	canaryCommitBeforeDurableSeedsMax    = 40
 )

@@ -6,6 +6,7 @@ import (
 
 	"sluice/jepsen/checker"
 	"sluice/sim"
+	"sluice/sim/simclient"
 	"sluice/sim/simdisk"
 )
 
@@ -25,6 +26,7 @@ var checkOrder = []checker.Anomaly{
 	checker.InternalPollSkip,
 	checker.InternalNonmonotonicPoll,
 	checker.GroupOwnership,
+	checker.StaleGenerationCommit,
 	checker.NonlinearizableLog,
 	checker.NonlinearizableCommittedOffset,
 }
@@ -94,6 +96,14 @@ func (r *run) stats() []sim.Option {
 	for _, c := range r.clients {
 		timeouts += c.Stats().RequestsTimedOut
 	}
+	var group simclient.GroupConsumerStats
+	for _, d := range r.consumers {
+		s := d.consumer.Stats()
+		group.Generations += s.Generations
+		group.Commits, group.CommitsOK, group.CommitsInfo = group.Commits+s.Commits, group.CommitsOK+s.CommitsOK, group.CommitsInfo+s.CommitsInfo
+		group.Fetches, group.Records = group.Fetches+s.Fetches, group.Records+s.Records
+		group.FetchCommitted += s.FetchCommitted
+	}
 	disk := simdisk.Stats{}
 	crashes, halts := 0, 0
 	if r.node != nil {
@@ -123,5 +133,15 @@ func (r *run) stats() []sim.Option {
 		sim.Opt("writes_torn", disk.WritesTorn),
 		sim.Opt("writes_refused_full", disk.WritesRefusedFull),
 		sim.Opt("loss_permitted", r.counts.lossPermitted),
+		sim.Opt("group_assignments", group.Generations),
+		sim.Opt("group_polls", group.Fetches),
+		sim.Opt("group_records", group.Records),
+		sim.Opt("commits", group.Commits),
+		sim.Opt("commits_ok", group.CommitsOK),
+		sim.Opt("commits_info", group.CommitsInfo),
+		sim.Opt("committed_reads", group.FetchCommitted),
+		sim.Opt("consumer_leaves", r.counts.consumerLeaves),
+		sim.Opt("consumer_stalls", r.counts.consumerStalls),
+		sim.Opt("crashes_in_rebalance", r.counts.crashesInRebalance),
 	}
 }

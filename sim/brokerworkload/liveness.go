@@ -9,7 +9,9 @@ import (
 
 // converge is the liveness phase: faults stop, the broker comes up, the
 // producers finish what they have in flight, and a fresh reader drains
-// every partition to its end, all within livenessMax.
+// every partition to its end, all within livenessMax; then the group
+// settles and commits every partition's end, within groupLivenessMax
+// (group_liveness.go).
 func (r *run) converge() *violation {
 	r.note("liveness phase")
 	deadline := r.kernel.Now() + int64(livenessMax)
@@ -49,7 +51,13 @@ func (r *run) converge() *violation {
 	if !r.kernel.RunWhile(deadline, func() bool { return !drained }) {
 		return &violation{"liveness", fmt.Sprintf("the final drain did not finish within %v of the faults stopping: %s", livenessMax, r.pending())}
 	}
-	return nil
+	// Nothing is sent any more, so where the drain stopped is each
+	// partition's end, which the group must now reach too.
+	targets := map[history.TopicPartition]int64{}
+	for _, tp := range all {
+		targets[tp] = r.drainer.Position(tp)
+	}
+	return r.convergeGroup(targets)
 }
 
 // pending describes what a liveness failure was waiting for.

@@ -80,8 +80,8 @@ func (r *run) resetConnections() {
 	r.network.ResetRandomConnection()
 }
 
-// clientCrash crashes one producer's or reader's client and restarts it a
-// little later.
+// clientCrash crashes one producer's, reader's or group consumer's client
+// and restarts it a little later.
 func (r *run) clientCrash() {
 	c := r.clients[r.nemesisRand.IntN(len(r.clients))]
 	if !c.Alive() {
@@ -93,6 +93,7 @@ func (r *run) clientCrash() {
 	r.kernel.Schedule(int64(delay), nil, "nemesis.client-restart", func() {
 		r.restartClient(c)
 	})
+	r.afterClientCrash(c)
 }
 
 // fullDisk fills the disk for a short window: writes past a little
@@ -148,4 +149,5 @@ func (r *run) heal() {
 	for _, c := range r.clients {
 		r.restartClient(c)
 	}
+	r.healGroup()
 }

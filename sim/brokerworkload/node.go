@@ -48,6 +48,9 @@ func newNode(r *run, canaries *core.Canaries) *node {
 	n.config = broker.DefaultConfig()
 	n.config.AdvertisedHost, n.config.AdvertisedPort = nodeName, nodePort
 	n.config.DefaultPartitions = int32(r.settings.partitions)
+	n.config.OffsetsTopicPartitions = r.settings.group.offsetsPartitions
+	n.config.GroupMinSessionTimeout = groupSessionTimeoutMinBroker
+	n.config.GroupInitialRebalanceDelay = r.settings.group.initialRebalanceDelay
 	n.machine = sim.NewMachine(r.kernel, r.network, nodeName, sim.MachineOptions{
 		Disk:     r.settings.disk,
 		Canaries: canaries,

@@ -65,8 +65,9 @@ type run struct {
 
 	producers []*producerDriver
 	readers   []*simclient.Reader
-	// clients are the producers' and readers' clients, which the
-	// nemesis may crash.
+	consumers []*consumerDriver
+	// clients are the producers', readers' and group consumers' clients,
+	// which the nemesis may crash.
 	clients []*simclient.Client
 	drainer *simclient.Reader
 
@@ -82,6 +83,7 @@ type run struct {
 
 type counts struct {
 	resets, clientCrashes, fullDiskWindows, slowDiskWindows int
+	consumerLeaves, consumerStalls, crashesInRebalance      int
 	lossPermitted                                           int
 }
 
@@ -138,12 +140,17 @@ func (r *run) simulate(options sim.RunOptions) *violation {
 		return v
 	}
 	r.startClients()
+	r.startGroup()
 	r.startNemesis()
+	r.startGroupNemesis()
 	r.kernel.RunUntil(r.kernel.Now() + int64(r.settings.safety))
 	if v := r.converge(); v != nil {
 		return v
 	}
-	return r.check()
+	if v := r.check(); v != nil {
+		return v
+	}
+	return r.checkGroupSawEverything()
 }
 
 func (r *run) note(text string) { r.kernel.Trace().Note(r.kernel.Now(), "workload", text) }

@@ -13,7 +13,7 @@ import (
 // seedsToRun is how many seeds TestSeedsPass runs, from seed 1; -short
 // runs seedsToRunShort.
 const (
-	seedsToRun      = 300
+	seedsToRun      = 150
 	seedsToRunShort = 30
 )
 

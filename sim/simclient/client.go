@@ -230,6 +230,12 @@ func (c *Client) RequestAny(req kmsg.Request, done func(kmsg.Response, error)) {
 
 // RequestAddress sends req to a broker address, connecting first if needed.
 func (c *Client) RequestAddress(address string, req kmsg.Request, done func(kmsg.Response, error)) {
+	c.RequestAddressWithTimeout(address, req, c.config.RequestTimeout, done)
+}
+
+// RequestAddressWithTimeout is RequestAddress with a request timeout of
+// its own (see Conn.SendWithTimeout).
+func (c *Client) RequestAddressWithTimeout(address string, req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) {
 	if !c.process.Alive() {
 		panic(fmt.Sprintf("simclient: %s sent a request while its process is down", c.config.Name))
 	}
@@ -244,7 +250,7 @@ func (c *Client) RequestAddress(address string, req kmsg.Request, done func(kmsg
 		conn = newConn(c, address, delay)
 		c.conns[address] = conn
 	}
-	conn.Send(req, func(resp kmsg.Response, err error) {
+	conn.SendWithTimeout(req, timeout, func(resp kmsg.Response, err error) {
 		switch {
 		case IsUnknownOutcome(err):
 			c.stats.UnknownOutcomes++

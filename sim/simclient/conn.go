@@ -3,6 +3,7 @@ package simclient
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -21,7 +22,8 @@ import (
 // Every request completes exactly once: with its answer, or with an error
 // from errors.go when it was refused, timed out, or the connection broke.
 // A request that times out closes the connection, since the answers behind
-// it cannot arrive before its own.
+// it cannot arrive before its own; one that times out before it was
+// written (the connection still dialing) gives up alone.
 type Conn struct {
 	client  *Client
 	address string
@@ -75,7 +77,7 @@ func (conn *Conn) dial() {
 	req.ClientSoftwareName = "sluice-simclient"
 	req.ClientSoftwareVersion = "1.0.0"
 	req.SetVersion(pinnedVersions[req.Key()])
-	handshake := conn.enqueue(req, conn.handshakeAnswered)
+	handshake := conn.enqueue(req, conn.client.config.RequestTimeout, conn.handshakeAnswered)
 	// It goes first: requests queued while waiting to dial are written
 	// after it, once it is answered.
 	waiting := conn.calls[:len(conn.calls)-1]
@@ -129,6 +131,17 @@ func (conn *Conn) serves(req kmsg.Request) bool {
 // Send queues req, at this client's pinned version, and calls done with the
 // answer or an error, always from a later event.
 func (conn *Conn) Send(req kmsg.Request, done func(kmsg.Response, error)) {
+	conn.SendWithTimeout(req, conn.client.config.RequestTimeout, done)
+}
+
+// SendWithTimeout is Send with a request timeout of its own, for requests
+// the broker may rightly hold longer than request.timeout.ms: a JoinGroup
+// parks until the rebalance completes, so Kafka's consumer waits for it up
+// to the rebalance timeout plus a margin.
+func (conn *Conn) SendWithTimeout(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) {
+	if timeout <= 0 {
+		panic(fmt.Sprintf("simclient: %s request with timeout %v", kmsg.NameForKey(req.Key()), timeout))
+	}
 	version, pinned := pinnedVersion(req)
 	switch {
 	case !pinned:
@@ -148,16 +161,16 @@ func (conn *Conn) Send(req kmsg.Request, done func(kmsg.Response, error)) {
 		conn.client.later(func() { done(nil, ErrUnsupportedVersion) })
 		return
 	}
-	x := conn.enqueue(req, done)
+	x := conn.enqueue(req, timeout, done)
 	if conn.state == connReady {
 		conn.write(x)
 	}
 }
 
 // enqueue adds a call and starts its timeout.
-func (conn *Conn) enqueue(req kmsg.Request, done func(kmsg.Response, error)) *call {
+func (conn *Conn) enqueue(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) *call {
 	x := &call{request: req, done: done}
-	x.cancelTimeout = conn.client.kernel.Schedule(int64(conn.client.config.RequestTimeout), conn.client.process,
+	x.cancelTimeout = conn.client.kernel.Schedule(int64(timeout), conn.client.process,
 		"simclient.request-timeout", func() { conn.timedOut(x) })
 	conn.calls = append(conn.calls, x)
 	return x
@@ -223,6 +236,17 @@ func (conn *Conn) Closed(err error) {
 
 func (conn *Conn) timedOut(x *call) {
 	if conn.state == connClosed {
+		return
+	}
+	if !x.written {
+		// It never left: the connection is still backing off before
+		// its dial, or waiting for the handshake. Only this request
+		// gives up; failing the connection would push its dial back
+		// again, and with a reconnect backoff longer than the request
+		// timeout no request would ever be written.
+		conn.calls = slices.DeleteFunc(conn.calls, func(other *call) bool { return other == x })
+		conn.client.note(fmt.Sprintf("%s request to %s timed out before it was written", kmsg.NameForKey(x.request.Key()), conn.address))
+		conn.complete(x, nil, fmt.Errorf("%w: %w", ErrNotDelivered, ErrRequestTimeout))
 		return
 	}
 	conn.client.note(fmt.Sprintf("%s request %d to %s timed out", kmsg.NameForKey(x.request.Key()), x.correlation, conn.address))

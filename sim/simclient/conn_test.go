@@ -175,3 +175,49 @@ func TestPendingRequestsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+func TestRequestTimingOutBeforeTheDialLeavesTheDialAlone(t *testing.T) {
+	k := kernel.NewKernel(7, nil)
+	network := simnet.New(k, kernel.NewRand(7, "net"), simnet.Faults{LatencyMin: time.Millisecond, LatencyMax: time.Millisecond})
+	// A reconnect backoff longer than the request timeout: a request
+	// waiting for the redial times out first, and must not push the
+	// redial back.
+	c := New(k, network, Config{
+		Name: "c1", Bootstrap: []string{testAddress}, RequestTimeout: 100 * time.Millisecond,
+		ReconnectBackoffMin: 400 * time.Millisecond, ReconnectBackoffMax: 400 * time.Millisecond,
+	})
+	f := &fakeBroker{answer: func(conn core.Conn, req *wire.Request) {
+		resp := req.Body.ResponseKind()
+		resp.SetVersion(req.Header.Version)
+		conn.Send(wire.AppendResponse(nil, req.Header, resp))
+	}}
+	k.Schedule(int64(300*time.Millisecond), nil, "listen", func() {
+		if err := network.Endpoint("n1", kernel.NewProcess("n1")).Listen(testAddress, f); err != nil {
+			t.Error(err)
+		}
+	})
+	var answered *answerOrError
+	var outcomes []*answerOrError
+	var send func()
+	send = func() {
+		outcome := &answerOrError{}
+		outcomes = append(outcomes, outcome)
+		c.RequestAddress(testAddress, kmsg.NewPtrMetadataRequest(), func(resp kmsg.Response, err error) {
+			outcome.resp, outcome.err = resp, err
+			if err == nil {
+				answered = outcome
+				return
+			}
+			c.After(10*time.Millisecond, "retry", send)
+		})
+	}
+	send()
+	if !k.RunWhile(int64(5*time.Second), func() bool { return answered == nil }) {
+		t.Fatalf("no request answered within 5s; outcomes: %d, last error %v", len(outcomes), outcomes[len(outcomes)-1].err)
+	}
+	for _, outcome := range outcomes[:len(outcomes)-1] {
+		if !errors.Is(outcome.err, ErrNotDelivered) || IsUnknownOutcome(outcome.err) {
+			t.Fatalf("error %v before the connection worked, want not delivered", outcome.err)
+		}
+	}
+}

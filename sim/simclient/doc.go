@@ -1,9 +1,11 @@
 // Package simclient is a small Kafka client for the simulator: connections
 // that speak the Kafka wire protocol through core/wire and kmsg, a client
 // that keeps a metadata cache and routes requests to partition leaders, an
-// idempotent or plain producer, and a reader (a consumer by assignment). The
-// producer and the reader record every operation in a jepsen/history
-// Recorder, which is what the checkers in jepsen/checker judge.
+// idempotent or plain producer, a reader (a consumer by assignment), and a
+// group consumer (Kafka's classic consumer group protocol, with the
+// assignment computed by the group's leader). They record every operation
+// in a jepsen/history Recorder, which is what the checkers in
+// jepsen/checker judge.
 //
 // Each Client is a simulated machine of its own: a kernel.Process that can
 // crash (its pending timers and deliveries die with it, and its in-flight
@@ -28,6 +30,15 @@
 //     broker said its high watermark is exactly there: that is a claim that
 //     the log ends at From, which the linearizability checker relies on.
 //     Position resets after OFFSET_OUT_OF_RANGE are recorded as seeks.
+//   - A group consumer records a subscribe from the start of each join to
+//     the assignment SyncGroup hands out (ok with group, member,
+//     generation and partitions; a static member is named by its
+//     group.instance.id, which survives its restarts), then its reads of
+//     committed offsets (fetch-committed), polls, and commits: ok when
+//     acknowledged, fail when the coordinator refused before writing
+//     (a stale generation, an unknown member, a rebalance), info when
+//     the commit may have been written (a timeout, NOT_COORDINATOR,
+//     COORDINATOR_NOT_AVAILABLE, a lost connection).
 //
 // # What it must never do
 //
@@ -41,6 +52,9 @@
 // Conn (conn.go) is one connection: correlation ids, in-order answers,
 // timeouts. Client (client.go, metadata.go) owns the connections and the
 // metadata cache. Producer (producer.go, producer_identity.go) and Reader
-// (reader.go, reader_fetch.go) build on it; outcome.go says how each Kafka
-// error is read. Versions pinned to what Sluice serves are in versions.go.
+// (reader.go, reader_fetch.go, with fetch_requests.go) build on it, and so
+// does GroupConsumer (group_consumer.go: its loop; group_membership.go:
+// join, sync, heartbeat, leave; group_assignors.go; group_offsets.go:
+// commits; group_fetch.go); outcome.go says how each Kafka error is read.
+// Versions pinned to what Sluice serves are in versions.go.
 package simclient

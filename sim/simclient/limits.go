@@ -57,6 +57,34 @@ const (
 	// assignedPartitionsMax bounds the partitions one reader reads.
 	assignedPartitionsMax = 1024
 
+	// sessionTimeoutDefault is session.timeout.ms (Kafka: 45 s): a group
+	// member that sends no heartbeat this long is removed by the
+	// coordinator.
+	sessionTimeoutDefault = 3 * time.Second
+	// rebalanceTimeoutDefault is max.poll.interval.ms (Kafka: 5 min),
+	// which Kafka's consumer sends as its JoinGroup rebalance timeout:
+	// how long a rebalance waits for the member to rejoin.
+	rebalanceTimeoutDefault = 5 * time.Second
+	// heartbeatsPerSession is how many heartbeats fit in a session
+	// timeout when heartbeat.interval.ms is left zero (Kafka: 3 s of
+	// 45 s, and its guidance is no more than a third).
+	heartbeatsPerSession = 3
+	// groupRequestTimeoutMargin is what Kafka's consumer adds to the
+	// rebalance timeout to wait for JoinGroup and SyncGroup answers, which
+	// the coordinator holds until the rebalance completes
+	// (AbstractCoordinator's JOIN_GROUP_TIMEOUT_LAPSE, 5 s).
+	groupRequestTimeoutMargin = 5 * time.Second
+	// assignorsMax bounds the assignors a consumer offers.
+	assignorsMax = 8
+	// groupMembersMax bounds the members a leader assigns partitions to:
+	// the coordinator's own bound (core/group membersPerGroupMax). A
+	// JoinGroup answer listing more is a broken broker.
+	groupMembersMax = 10_000
+	// leaderMetadataAttemptsMax bounds the metadata refreshes a group
+	// leader makes to learn its topic's partitions; past it the leader
+	// rejoins, and the coordinator's sync deadline sorts the group out.
+	leaderMetadataAttemptsMax = 8
+
 	// clientIDDefault is client.id when the config leaves it empty.
 	clientIDDefault = "sluice-simclient"
 )

@@ -122,3 +122,27 @@ func staleMetadata(err error) bool {
 	var ke *kerr.Error
 	return errors.As(err, &ke) && metadataIsStale(ke.Code)
 }
+
+// commitOutcome reads an OffsetCommit partition's error code, as Sluice's
+// coordinator (core/group/offset_commit.go) produces them. Every check it
+// makes before writing (membership, generation, the coordinator loading)
+// is "not written". NOT_COORDINATOR and COORDINATOR_NOT_AVAILABLE are also
+// what a write that failed or lost its partition after the append turns
+// into (core/group commitError), and REQUEST_TIMED_OUT leaves the record
+// to commit later, so those are "unknown".
+func commitOutcome(code int16) outcome {
+	switch code {
+	case 0:
+		return written
+	case kerr.IllegalGeneration.Code, kerr.UnknownMemberID.Code, kerr.RebalanceInProgress.Code,
+		kerr.FencedInstanceID.Code, kerr.CoordinatorLoadInProgress.Code:
+		return notWrittenRetriable
+	case kerr.InvalidGroupID.Code, kerr.InvalidCommitOffsetSize.Code, kerr.OffsetMetadataTooLarge.Code,
+		kerr.UnknownTopicOrPartition.Code, kerr.GroupAuthorizationFailed.Code, kerr.TopicAuthorizationFailed.Code:
+		return notWrittenFatal
+	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.RequestTimedOut.Code:
+		return unknownRetriable
+	default:
+		return unknownFatal
+	}
+}

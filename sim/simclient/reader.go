@@ -217,20 +217,7 @@ func (r *Reader) unknown(match func(*position) bool) []history.TopicPartition {
 // byLeader groups partitions by their leader, leaders in ascending order,
 // and reports whether some partition's leader is unknown.
 func (r *Reader) byLeader(tps []history.TopicPartition) (leaders []int32, groups map[int32][]history.TopicPartition, missing bool) {
-	groups = map[int32][]history.TopicPartition{}
-	for _, tp := range tps {
-		leader, _, err := r.client.Leader(tp)
-		if err != nil {
-			missing = true
-			continue
-		}
-		if _, seen := groups[leader]; !seen {
-			leaders = append(leaders, leader)
-		}
-		groups[leader] = append(groups[leader], tp)
-	}
-	slices.Sort(leaders)
-	return leaders, groups, missing
+	return partitionsByLeader(r.client, tps)
 }
 
 // backOff waits, refreshing metadata first when refresh is set, then steps.

@@ -3,19 +3,12 @@ package simclient
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core/batch"
 	"sluice/jepsen/history"
-)
-
-// ListOffsets' special timestamps.
-const (
-	timestampLatest   = -1 // the high watermark
-	timestampEarliest = -2 // the log start offset
 )
 
 // listOffsets asks one leader where some partitions start (earliest) or
@@ -27,22 +20,7 @@ func (r *Reader) listOffsets(tps []history.TopicPartition, timestamp int64) {
 		return
 	}
 	leader := leaders[0]
-	req := kmsg.NewPtrListOffsetsRequest()
-	req.ReplicaID = -1
-	for _, tp := range groups[leader] {
-		_, epoch, _ := r.client.Leader(tp)
-		partition := kmsg.NewListOffsetsRequestTopicPartition()
-		partition.Partition = tp.Partition
-		partition.CurrentLeaderEpoch = epoch
-		partition.Timestamp = timestamp
-		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
-			topic := kmsg.NewListOffsetsRequestTopic()
-			topic.Topic = tp.Topic
-			req.Topics = append(req.Topics, topic)
-		}
-		topic := &req.Topics[len(req.Topics)-1]
-		topic.Partitions = append(topic.Partitions, partition)
-	}
+	req := newListOffsetsRequest(r.client, groups[leader], timestamp)
 	r.stats.ListOffsets++
 	r.requestInFlight = true
 	r.client.Request(leader, req, func(resp kmsg.Response, err error) {
@@ -94,12 +72,6 @@ func (r *Reader) recordSeek(tp history.TopicPartition, offset int64) {
 	r.client.note(fmt.Sprintf("seek %s to %d", tp, offset))
 }
 
-// fetched is one partition of a fetch, with the position it was read from.
-type fetched struct {
-	partition history.TopicPartition
-	from      int64
-}
-
 // fetch reads partitions from one leader (leaders take turns) and records
 // the poll.
 func (r *Reader) fetch(tps []history.TopicPartition) {
@@ -114,33 +86,13 @@ func (r *Reader) fetch(tps []history.TopicPartition) {
 	}
 	leader := leaders[r.leaderNext%len(leaders)]
 	r.leaderNext++
-	req := kmsg.NewPtrFetchRequest()
-	req.ReplicaID = -1
-	req.MaxWaitMillis = int32(r.config.FetchMaxWait / time.Millisecond)
-	req.MinBytes = 1
-	req.MaxBytes = r.config.FetchMaxBytes
-	req.SessionID = 0
-	req.SessionEpoch = -1 // no fetch session (KIP-227)
 	var asked []fetched
 	for _, tp := range groups[leader] {
-		_, epoch, _ := r.client.Leader(tp)
-		from := r.positions[tp].offset
-		asked = append(asked, fetched{partition: tp, from: from})
-		partition := kmsg.NewFetchRequestTopicPartition()
-		partition.Partition = tp.Partition
-		partition.CurrentLeaderEpoch = epoch
-		partition.FetchOffset = from
-		partition.LastFetchedEpoch = -1
-		partition.LogStartOffset = -1
-		partition.PartitionMaxBytes = r.config.PartitionMaxBytes
-		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
-			topic := kmsg.NewFetchRequestTopic()
-			topic.Topic = tp.Topic
-			req.Topics = append(req.Topics, topic)
-		}
-		topic := &req.Topics[len(req.Topics)-1]
-		topic.Partitions = append(topic.Partitions, partition)
+		asked = append(asked, fetched{partition: tp, from: r.positions[tp].offset})
 	}
+	req := newFetchRequest(r.client, fetchLimits{
+		maxWait: r.config.FetchMaxWait, maxBytes: r.config.FetchMaxBytes, partitionMaxBytes: r.config.PartitionMaxBytes,
+	}, asked)
 	op, err := r.recorder.Invoke(r.process, history.FuncPoll, history.Payload{})
 	if err != nil {
 		panic(fmt.Sprintf("simclient: %s cannot record a poll: %v", r.client.Name(), err))

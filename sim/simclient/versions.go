@@ -6,7 +6,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // the newest each of Sluice's handlers serves. A client that negotiated
 // versions would hide a broker that stopped serving one; pinning makes that
 // a loud failure (ErrUnsupportedVersion) instead. Group APIs are listed at
-// the versions Kafka 4 clients use, for the cluster workloads to come.
+// the versions the group consumer (group_consumer.go) sends.
 var pinnedVersions = map[int16]int16{
 	0:  9,  // Produce
 	1:  12, // Fetch (the last version naming topics, not topic ids)
@@ -15,7 +15,7 @@ var pinnedVersions = map[int16]int16{
 	8:  8,  // OffsetCommit
 	9:  8,  // OffsetFetch
 	10: 4,  // FindCoordinator
-	11: 9,  // JoinGroup
+	11: 7,  // JoinGroup (Sluice serves up to 7; 8 adds only a reason)
 	12: 4,  // Heartbeat
 	13: 5,  // LeaveGroup
 	14: 5,  // SyncGroup

@@ -1,0 +1,59 @@
+package brokerworkload
+
+import (
+	"fmt"
+	"strings"
+
+	"sluice/jepsen/checker"
+	"sluice/jepsen/history"
+)
+
+// checkGroupSawEverything judges what the group alone read: the history's
+// sends and its consumers' operations, without the readers and the final
+// drain. The group drained to every partition's end, so an acknowledged
+// value none of its consumers polled is one the group skipped: reported
+// as "group-unseen" (or "group-lost-write" when a consumer polled past
+// it). Partitions an acks=1 producer wrote may lose values, as for the
+// whole history.
+func (r *run) checkGroupSawEverything() *violation {
+	consumers := map[int]bool{}
+	for _, process := range r.consumerProcesses() {
+		consumers[process] = true
+	}
+	all := r.recorder.History()
+	ops := make([]history.Op, 0, len(all))
+	original := make([]int, 0, len(all)) // the full history's index of each op kept
+	for _, op := range all {
+		if op.F == history.FuncSend || consumers[op.Process] {
+			original = append(original, op.Index)
+			op.Index = len(ops)
+			ops = append(ops, op)
+		}
+	}
+	report := checker.CheckLostWrites(ops, checker.Options{
+		LossPermitted: r.settings.lossPermitted(),
+		FinalDrain:    true,
+	})
+	if report.Error != "" {
+		return &violation{"group-history", report.Error}
+	}
+	for _, anomaly := range []checker.Anomaly{checker.LostWrite, checker.Unseen} {
+		class, _ := report.Class(anomaly)
+		if class.Failures == 0 {
+			continue
+		}
+		var examples []string
+		for _, finding := range class.Examples {
+			if finding.Status == checker.Failure && len(examples) < detailFindingsMax {
+				var full []int
+				for _, op := range finding.Ops {
+					full = append(full, original[op])
+				}
+				examples = append(examples, fmt.Sprintf("%s (ops %v of the whole history)", finding, full))
+			}
+		}
+		return &violation{"group-" + string(anomaly), fmt.Sprintf("%d failures in the group's history; %s",
+			class.Failures, strings.Join(examples, "; "))}
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package simclient
+
+import (
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/jepsen/history"
+)
+
+// The requests a consumer reads with, shared by the Reader and the
+// GroupConsumer: both ask a partition's leader where the log starts or
+// ends (ListOffsets) and read from their positions (Fetch), one leader at
+// a time.
+
+// ListOffsets' special timestamps.
+const (
+	timestampLatest   = -1 // the high watermark
+	timestampEarliest = -2 // the log start offset
+)
+
+// fetchLimits are a consumer's bounds on one fetch.
+type fetchLimits struct {
+	maxWait           time.Duration // fetch.max.wait.ms
+	maxBytes          int32         // fetch.max.bytes
+	partitionMaxBytes int32         // max.partition.fetch.bytes
+}
+
+// fetched is one partition of a fetch, with the position it was read from.
+type fetched struct {
+	partition history.TopicPartition
+	from      int64
+}
+
+// partitionsByLeader groups partitions by their leader as the client's
+// metadata knows it, leaders in ascending order, and reports whether some
+// partition's leader is unknown.
+func partitionsByLeader(c *Client, tps []history.TopicPartition) (leaders []int32, groups map[int32][]history.TopicPartition, missing bool) {
+	groups = map[int32][]history.TopicPartition{}
+	for _, tp := range tps {
+		leader, _, err := c.Leader(tp)
+		if err != nil {
+			missing = true
+			continue
+		}
+		if _, seen := groups[leader]; !seen {
+			leaders = append(leaders, leader)
+		}
+		groups[leader] = append(groups[leader], tp)
+	}
+	slices.Sort(leaders)
+	return leaders, groups, missing
+}
+
+// newListOffsetsRequest asks where each partition starts (earliest) or
+// ends (latest), fenced by the leader epoch the client knows.
+func newListOffsetsRequest(c *Client, tps []history.TopicPartition, timestamp int64) *kmsg.ListOffsetsRequest {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = -1
+	for _, tp := range tps {
+		_, epoch, _ := c.Leader(tp)
+		partition := kmsg.NewListOffsetsRequestTopicPartition()
+		partition.Partition = tp.Partition
+		partition.CurrentLeaderEpoch = epoch
+		partition.Timestamp = timestamp
+		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
+			topic := kmsg.NewListOffsetsRequestTopic()
+			topic.Topic = tp.Topic
+			req.Topics = append(req.Topics, topic)
+		}
+		topic := &req.Topics[len(req.Topics)-1]
+		topic.Partitions = append(topic.Partitions, partition)
+	}
+	return req
+}
+
+// newFetchRequest reads each asked partition from its position, without a
+// fetch session (KIP-227), fenced by the leader epoch the client knows.
+func newFetchRequest(c *Client, limits fetchLimits, asked []fetched) *kmsg.FetchRequest {
+	req := kmsg.NewPtrFetchRequest()
+	req.ReplicaID = -1
+	req.MaxWaitMillis = int32(limits.maxWait / time.Millisecond)
+	req.MinBytes = 1
+	req.MaxBytes = limits.maxBytes
+	req.SessionID = 0
+	req.SessionEpoch = -1
+	for _, a := range asked {
+		_, epoch, _ := c.Leader(a.partition)
+		partition := kmsg.NewFetchRequestTopicPartition()
+		partition.Partition = a.partition.Partition
+		partition.CurrentLeaderEpoch = epoch
+		partition.FetchOffset = a.from
+		partition.LastFetchedEpoch = -1
+		partition.LogStartOffset = -1
+		partition.PartitionMaxBytes = limits.partitionMaxBytes
+		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != a.partition.Topic {
+			topic := kmsg.NewFetchRequestTopic()
+			topic.Topic = a.partition.Topic
+			req.Topics = append(req.Topics, topic)
+		}
+		topic := &req.Topics[len(req.Topics)-1]
+		topic.Partitions = append(topic.Partitions, partition)
+	}
+	return req
+}

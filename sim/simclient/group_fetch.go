@@ -1,0 +1,188 @@
+package simclient
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/jepsen/history"
+)
+
+// This file is how a group consumer reads its partitions: as the Reader
+// does (reader_fetch.go), from positions set by the group's committed
+// offsets instead of the earliest offset, and with each poll recorded on
+// the consumer's process between its commits.
+
+// listEarliest asks one leader where partitions without a position start
+// (auto.offset.reset=earliest), recording a seek where the position was
+// thrown away after OFFSET_OUT_OF_RANGE.
+func (g *GroupConsumer) listEarliest(tps []history.TopicPartition) {
+	leaders, groups, _ := partitionsByLeader(g.client, tps)
+	if len(leaders) == 0 {
+		g.refreshAndBackOff()
+		return
+	}
+	leader := leaders[0]
+	req := newListOffsetsRequest(g.client, groups[leader], timestampEarliest)
+	g.busy = true
+	g.client.Request(leader, req, func(resp kmsg.Response, err error) {
+		g.busy = false
+		if err != nil {
+			g.stats.Errors++
+			g.backOff()
+			return
+		}
+		refresh, failed := false, false
+		for _, t := range resp.(*kmsg.ListOffsetsResponse).Topics {
+			for _, answer := range t.Partitions {
+				tp := history.TopicPartition{Topic: t.Topic, Partition: answer.Partition}
+				p := g.membership.positions[tp]
+				switch {
+				case p == nil || p.offset != history.OffsetUnknown:
+					continue // not asked for
+				case answer.ErrorCode != 0 || answer.Offset < 0:
+					failed = true
+					refresh = refresh || metadataIsStale(answer.ErrorCode)
+				default:
+					p.offset = answer.Offset
+					if p.resetting {
+						p.resetting = false
+						g.recordSeek(tp, answer.Offset)
+					}
+				}
+			}
+		}
+		switch {
+		case refresh:
+			g.stats.Errors++
+			g.refreshAndBackOff()
+		case failed:
+			g.stats.Errors++
+			g.backOff()
+		default:
+			g.schedule(0)
+		}
+	})
+}
+
+// refreshAndBackOff refreshes the metadata, then steps after a backoff.
+func (g *GroupConsumer) refreshAndBackOff() {
+	g.busy = true
+	g.client.RefreshMetadata(func(error) {
+		g.busy = false
+		g.backOff()
+	})
+}
+
+// recordSeek records a position reset as a seek.
+func (g *GroupConsumer) recordSeek(tp history.TopicPartition, offset int64) {
+	g.stats.Seeks++
+	seeks := []history.Seek{{Partition: tp, Offset: offset}}
+	g.invoke(history.FuncSeek, history.Payload{Seeks: seeks}).OK(history.Payload{Seeks: seeks})
+	g.client.note(fmt.Sprintf("seek %s to %d", tp, offset))
+}
+
+// fetch reads the assigned partitions of one leader (leaders take turns)
+// and records the poll.
+func (g *GroupConsumer) fetch() {
+	leaders, groups, missing := partitionsByLeader(g.client, g.membership.assigned)
+	if len(leaders) == 0 {
+		g.refreshAndBackOff()
+		return
+	}
+	if missing {
+		g.client.RefreshMetadata(func(error) {})
+	}
+	leader := leaders[g.leaderNext%len(leaders)]
+	g.leaderNext++
+	var asked []fetched
+	for _, tp := range groups[leader] {
+		asked = append(asked, fetched{partition: tp, from: g.membership.positions[tp].offset})
+	}
+	req := newFetchRequest(g.client, fetchLimits{
+		maxWait: g.config.FetchMaxWait, maxBytes: g.config.FetchMaxBytes, partitionMaxBytes: g.config.PartitionMaxBytes,
+	}, asked)
+	op := g.invoke(history.FuncPoll, history.Payload{})
+	g.op = op
+	g.stats.Fetches++
+	g.busy = true
+	g.client.Request(leader, req, func(resp kmsg.Response, err error) {
+		g.busy, g.op = false, nil
+		if err != nil {
+			// A read that got no answer changed nothing: fail.
+			g.stats.FetchesFailed++
+			op.Fail(err.Error())
+			g.backOff()
+			return
+		}
+		answer := resp.(*kmsg.FetchResponse)
+		if answer.ErrorCode != 0 {
+			g.stats.FetchesFailed++
+			op.Fail(kerr.ErrorForCode(answer.ErrorCode).Error())
+			if metadataIsStale(answer.ErrorCode) {
+				g.refreshAndBackOff()
+				return
+			}
+			g.backOff()
+			return
+		}
+		polls, troubled, refresh := g.readFetchAnswer(asked, answer)
+		op.OK(history.Payload{Polls: polls})
+		switch {
+		case refresh:
+			g.stats.Errors++
+			g.refreshAndBackOff()
+		case troubled:
+			g.stats.Errors++
+			g.backOff()
+		default:
+			g.schedule(0)
+		}
+	})
+}
+
+// readFetchAnswer turns a fetch answer into the poll's records and moves
+// positions, as the Reader's does: an empty partition is part of the poll
+// only when the broker's high watermark is exactly the position.
+func (g *GroupConsumer) readFetchAnswer(asked []fetched, resp *kmsg.FetchResponse) (polls []history.Poll, troubled, refresh bool) {
+	for _, a := range asked {
+		answer := findFetchPartition(resp, a.partition)
+		if answer == nil {
+			troubled = true
+			continue
+		}
+		p := g.membership.positions[a.partition]
+		switch answer.ErrorCode {
+		case 0:
+		case kerr.OffsetOutOfRange.Code:
+			g.stats.OutOfRange++
+			g.client.note(fmt.Sprintf("%s offset %d out of range (high watermark %d)", a.partition, a.from, answer.HighWatermark))
+			p.offset, p.resetting = history.OffsetUnknown, true
+			continue
+		default:
+			troubled = true
+			refresh = refresh || metadataIsStale(answer.ErrorCode)
+			continue
+		}
+		records, next, err := decodeRecords(answer.RecordBatches, a.from)
+		if err != nil {
+			g.stats.CorruptAnswers++
+			g.client.note(fmt.Sprintf("%s fetch from %d refused: %v", a.partition, a.from, err))
+			troubled = true
+			continue
+		}
+		switch {
+		case len(records) > 0:
+			g.stats.Records += int64(len(records))
+			polls = append(polls, history.Poll{Partition: a.partition, From: a.from, Records: records})
+		case answer.HighWatermark == a.from:
+			g.stats.PollsEmpty++
+			polls = append(polls, history.Poll{Partition: a.partition, From: a.from, Records: []history.Record{}})
+		}
+		if next > a.from {
+			p.offset = next
+		}
+	}
+	return polls, troubled, refresh
+}

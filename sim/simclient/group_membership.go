@@ -1,0 +1,415 @@
+package simclient
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/jepsen/history"
+)
+
+// This file is the consumer's side of group membership: FindCoordinator,
+// JoinGroup, the leader's assignment, SyncGroup, Heartbeat and LeaveGroup.
+// Errors are read as Kafka's AbstractCoordinator reads them: a coordinator
+// that moved or is loading is looked up again; a generation or member id
+// the coordinator no longer knows means joining again (with no member id
+// when the id itself is gone).
+
+// coordinatorMoved reports whether code says the request went to a broker
+// that is not (or not yet) the group's coordinator.
+func coordinatorMoved(code int16) bool {
+	switch code {
+	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.CoordinatorLoadInProgress.Code:
+		return true
+	}
+	return false
+}
+
+// coordinatorLost forgets the coordinator, to be looked up again. A
+// member that knew its committed offsets reads them back before it
+// commits again (see GroupConsumerConfig.VerifyCommitChance): the
+// coordinator may have restarted and forgotten an acknowledged commit.
+func (g *GroupConsumer) coordinatorLost(reason error) {
+	m := &g.membership
+	if m.coordinator == "" {
+		return
+	}
+	g.client.note(fmt.Sprintf("group %s coordinator %s lost: %v", g.config.Group, m.coordinator, reason))
+	m.coordinator = ""
+	if m.committedKnown {
+		m.verifyPending = true
+	}
+}
+
+// membershipLost reads a membership error (from a heartbeat, a commit, a
+// sync): the consumer must rejoin, without its member id if that is gone.
+// It reports whether code was one.
+func (g *GroupConsumer) membershipLost(code int16) bool {
+	m := &g.membership
+	switch code {
+	case kerr.UnknownMemberID.Code, kerr.FencedInstanceID.Code:
+		m.memberID = ""
+		m.rejoinNeeded = true
+	case kerr.RebalanceInProgress.Code, kerr.IllegalGeneration.Code:
+		m.rejoinNeeded = true
+	default:
+		return false
+	}
+	return true
+}
+
+// instanceID is group.instance.id as requests carry it: nil for a
+// dynamic member.
+func (g *GroupConsumer) instanceID() *string {
+	if g.config.InstanceID == "" {
+		return nil
+	}
+	return kmsg.StringPtr(g.config.InstanceID)
+}
+
+// identity is the member as the history names it: the group.instance.id
+// of a static member, the member id of a dynamic one. A static member that
+// restarts gets a new member id but stays the same member, with the same
+// generation and partitions; naming it by instance keeps the ownership
+// check from counting it twice.
+func (g *GroupConsumer) identity() string {
+	if g.config.InstanceID != "" {
+		return g.config.InstanceID
+	}
+	return g.membership.memberID
+}
+
+// findCoordinator asks any broker who coordinates the group.
+func (g *GroupConsumer) findCoordinator() {
+	g.stats.CoordinatorLookups++
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.CoordinatorType = 0 // a group
+	req.CoordinatorKeys = []string{g.config.Group}
+	g.busy = true
+	g.client.RequestAny(req, func(resp kmsg.Response, err error) {
+		g.busy = false
+		if err == nil {
+			answer := resp.(*kmsg.FindCoordinatorResponse)
+			switch {
+			case len(answer.Coordinators) != 1:
+				err = fmt.Errorf("%w: FindCoordinator answered %d keys for one", ErrProtocol, len(answer.Coordinators))
+			case answer.Coordinators[0].ErrorCode != 0:
+				err = kerr.ErrorForCode(answer.Coordinators[0].ErrorCode)
+			default:
+				found := answer.Coordinators[0]
+				g.membership.coordinator = fmt.Sprintf("%s:%d", found.Host, found.Port)
+				g.client.note(fmt.Sprintf("group %s coordinator is %s", g.config.Group, g.membership.coordinator))
+				g.schedule(0)
+				return
+			}
+		}
+		g.stats.Errors++
+		g.client.note(fmt.Sprintf("FindCoordinator for %s failed: %v", g.config.Group, err))
+		g.backOff()
+	})
+}
+
+// groupRequestTimeout is how long a JoinGroup or SyncGroup answer may
+// take: the coordinator holds them until the rebalance completes.
+func (g *GroupConsumer) groupRequestTimeout() time.Duration {
+	return g.config.RebalanceTimeout + groupRequestTimeoutMargin
+}
+
+// join sends JoinGroup, opening the subscribe op if this is the start of
+// a join.
+func (g *GroupConsumer) join() {
+	if g.subscribe == nil {
+		g.subscribe = g.invoke(history.FuncSubscribe, history.Payload{Topics: []string{g.config.Topic}})
+	}
+	m := &g.membership
+	g.stats.Joins++
+	req := kmsg.NewPtrJoinGroupRequest()
+	req.Group = g.config.Group
+	req.SessionTimeoutMillis = int32(g.config.SessionTimeout / time.Millisecond)
+	req.RebalanceTimeoutMillis = int32(g.config.RebalanceTimeout / time.Millisecond)
+	req.MemberID = m.memberID
+	req.InstanceID = g.instanceID()
+	req.ProtocolType = consumerProtocolType
+	metadata := subscription(g.config.Topic)
+	for _, name := range g.config.Assignors {
+		protocol := kmsg.NewJoinGroupRequestProtocol()
+		protocol.Name = name
+		protocol.Metadata = metadata
+		req.Protocols = append(req.Protocols, protocol)
+	}
+	g.busy = true
+	g.client.RequestAddressWithTimeout(m.coordinator, req, g.groupRequestTimeout(), func(resp kmsg.Response, err error) {
+		g.busy = false
+		if err != nil {
+			g.stats.Errors++
+			g.coordinatorLost(err)
+			g.backOff()
+			return
+		}
+		g.joinAnswered(resp.(*kmsg.JoinGroupResponse))
+	})
+}
+
+// joinAnswered reads a JoinGroup answer: on success the leader assigns and
+// everyone syncs; otherwise the join is tried again.
+func (g *GroupConsumer) joinAnswered(answer *kmsg.JoinGroupResponse) {
+	m := &g.membership
+	code := answer.ErrorCode
+	switch {
+	case code == 0:
+		if answer.Protocol == nil || !knownAssignor(*answer.Protocol) {
+			g.stats.Errors++
+			g.client.note(fmt.Sprintf("JoinGroup chose protocol %v, which this consumer did not offer", answer.Protocol))
+			g.backOff()
+			return
+		}
+		m.memberID, m.generation, m.protocol = answer.MemberID, answer.Generation, *answer.Protocol
+		g.client.note(fmt.Sprintf("joined group %s generation %d as %s (leader %s)", g.config.Group, m.generation, m.memberID, answer.LeaderID))
+		if answer.LeaderID == answer.MemberID {
+			g.lead(answer.Members, 0)
+			return
+		}
+		g.sync(nil)
+	case code == kerr.MemberIDRequired.Code:
+		// KIP-394: join again with the id, proving the answer arrived.
+		m.memberID = answer.MemberID
+		g.schedule(0)
+	case code == kerr.UnknownMemberID.Code || code == kerr.FencedInstanceID.Code:
+		m.memberID = ""
+		g.backOff()
+	case coordinatorMoved(code):
+		g.coordinatorLost(kerr.ErrorForCode(code))
+		g.backOff()
+	default:
+		// REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION, or a refusal
+		// (group full, inconsistent protocols): try again later.
+		g.stats.Errors++
+		g.client.note(fmt.Sprintf("JoinGroup for %s answered %v", g.config.Group, kerr.ErrorForCode(code)))
+		g.backOff()
+	}
+}
+
+// lead computes the generation's assignment as its leader, once the
+// client's metadata knows how many partitions the subscribed topic has,
+// and syncs with it.
+func (g *GroupConsumer) lead(members []kmsg.JoinGroupResponseMember, attempts int) {
+	subscribers, err := subscribersOf(members)
+	if err != nil {
+		g.stats.Errors++
+		g.client.note(err.Error())
+		g.backOff()
+		return
+	}
+	partitions := map[string]int32{}
+	for _, s := range subscribers {
+		for _, topic := range s.topics {
+			partitions[topic] = int32(g.client.Partitions(topic))
+		}
+	}
+	if partitions[g.config.Topic] == 0 {
+		if attempts >= leaderMetadataAttemptsMax {
+			g.stats.Errors++
+			g.client.note(fmt.Sprintf("leader of %s cannot learn %s's partitions; rejoining", g.config.Group, g.config.Topic))
+			g.backOff()
+			return
+		}
+		g.busy = true
+		g.client.RefreshMetadata(func(error) {
+			g.client.After(jitter(g.client, g.config.RetryBackoff), "simclient.group-lead", func() {
+				g.busy = false
+				g.lead(members, attempts+1)
+			})
+		})
+		return
+	}
+	assigned := assignPartitions(g.membership.protocol, subscribers, partitions)
+	var assignments []kmsg.SyncGroupRequestGroupAssignment
+	for _, s := range subscribers {
+		a := kmsg.NewSyncGroupRequestGroupAssignment()
+		a.MemberID = s.memberID
+		a.MemberAssignment = encodeAssignment(assigned[s.memberID])
+		assignments = append(assignments, a)
+	}
+	g.sync(assignments)
+}
+
+// sync sends SyncGroup, with the assignment when leading, and takes the
+// member's part of it.
+func (g *GroupConsumer) sync(assignments []kmsg.SyncGroupRequestGroupAssignment) {
+	m := &g.membership
+	g.stats.Syncs++
+	req := kmsg.NewPtrSyncGroupRequest()
+	req.Group = g.config.Group
+	req.Generation = m.generation
+	req.MemberID = m.memberID
+	req.InstanceID = g.instanceID()
+	req.ProtocolType = kmsg.StringPtr(consumerProtocolType)
+	req.Protocol = kmsg.StringPtr(m.protocol)
+	req.GroupAssignment = assignments
+	g.busy = true
+	g.client.RequestAddressWithTimeout(m.coordinator, req, g.groupRequestTimeout(), func(resp kmsg.Response, err error) {
+		g.busy = false
+		if err != nil {
+			g.stats.Errors++
+			g.coordinatorLost(err)
+			g.backOff()
+			return
+		}
+		answer := resp.(*kmsg.SyncGroupResponse)
+		code := answer.ErrorCode
+		switch {
+		case code == 0:
+			assigned, err := decodeAssignment(answer.MemberAssignment, g.config.Topic)
+			if err != nil {
+				g.stats.Errors++
+				g.client.note(err.Error())
+				g.backOff()
+				return
+			}
+			g.joined(assigned)
+		case g.membershipLost(code):
+			m.rejoinNeeded = false // not joined: the loop joins anyway
+			g.schedule(0)
+		case coordinatorMoved(code):
+			g.coordinatorLost(kerr.ErrorForCode(code))
+			g.backOff()
+		default:
+			g.stats.Errors++
+			g.client.note(fmt.Sprintf("SyncGroup for %s answered %v", g.config.Group, kerr.ErrorForCode(code)))
+			g.backOff()
+		}
+	})
+}
+
+// joined takes the generation's assignment: the subscribe op completes,
+// heartbeats start, and the loop reads the committed offsets next.
+func (g *GroupConsumer) joined(assigned []history.TopicPartition) {
+	m := &g.membership
+	m.joined = true
+	m.assigned = assigned
+	m.positions = map[history.TopicPartition]*groupPosition{}
+	for _, tp := range assigned {
+		m.positions[tp] = &groupPosition{offset: history.OffsetUnknown, committed: history.OffsetUnknown}
+	}
+	m.committedKnown = false
+	g.stats.Generations++
+	if g.subscribe == nil {
+		panic(fmt.Sprintf("simclient: %s synced without a subscribe op open", g.client.Name()))
+	}
+	g.subscribe.OK(history.Payload{
+		Group: g.config.Group, MemberID: g.identity(), Generation: m.generation, Assigned: assigned,
+	})
+	g.subscribe = nil
+	g.client.note(fmt.Sprintf("group %s generation %d assigned %v", g.config.Group, m.generation, assigned))
+	g.scheduleHeartbeat(g.config.HeartbeatInterval)
+	g.schedule(0)
+}
+
+// scheduleHeartbeat sends the next heartbeat after delay, unless one is
+// already scheduled.
+func (g *GroupConsumer) scheduleHeartbeat(delay time.Duration) {
+	if g.heartbeatScheduled || !g.client.Alive() {
+		return
+	}
+	g.heartbeatScheduled = true
+	g.client.After(delay, "simclient.heartbeat", func() {
+		g.heartbeatScheduled = false
+		g.heartbeat()
+	})
+}
+
+// heartbeat keeps the member's session alive while it holds a generation,
+// and learns from the answer when it must rejoin. Heartbeats stop when the
+// member rejoins or leaves, and start again with the next generation.
+func (g *GroupConsumer) heartbeat() {
+	m := &g.membership
+	if !m.joined || !g.running {
+		return
+	}
+	if left, frozen := g.stalled(); frozen {
+		g.scheduleHeartbeat(left)
+		return
+	}
+	if m.coordinator == "" || g.heartbeatInFlight {
+		g.scheduleHeartbeat(g.config.HeartbeatInterval)
+		return
+	}
+	g.stats.Heartbeats++
+	req := kmsg.NewPtrHeartbeatRequest()
+	req.Group = g.config.Group
+	req.Generation = m.generation
+	req.MemberID = m.memberID
+	req.InstanceID = g.instanceID()
+	epoch := m.epoch
+	g.heartbeatInFlight = true
+	g.client.RequestAddress(m.coordinator, req, func(resp kmsg.Response, err error) {
+		g.heartbeatInFlight = false
+		g.scheduleHeartbeat(g.config.HeartbeatInterval)
+		if epoch != m.epoch {
+			return // about a membership since given up
+		}
+		if err == nil {
+			code := resp.(*kmsg.HeartbeatResponse).ErrorCode
+			switch {
+			case code == 0:
+				return
+			case g.membershipLost(code):
+				g.client.note(fmt.Sprintf("heartbeat: %v; rejoining", kerr.ErrorForCode(code)))
+			case coordinatorMoved(code):
+				g.coordinatorLost(kerr.ErrorForCode(code))
+			default:
+				g.client.note(fmt.Sprintf("heartbeat answered %v", kerr.ErrorForCode(code)))
+			}
+			g.stats.HeartbeatErrors++
+		} else {
+			// Kafka's consumer marks the coordinator unknown when
+			// its connection fails.
+			g.stats.HeartbeatErrors++
+			g.coordinatorLost(err)
+		}
+		g.schedule(0)
+	})
+}
+
+// leave commits the position (once) and leaves the group: a dynamic
+// member says so with LeaveGroup; a static member just stops.
+func (g *GroupConsumer) leave() {
+	m := &g.membership
+	if m.joined && m.coordinator != "" && g.dirty() && !m.finalCommitTried {
+		m.finalCommitTried = true
+		g.commit()
+		return
+	}
+	if g.subscribe != nil {
+		g.info(g.subscribe, "left the group while joining it")
+		g.subscribe = nil
+	}
+	if g.config.InstanceID != "" || m.memberID == "" || m.coordinator == "" {
+		g.finishLeave()
+		return
+	}
+	req := kmsg.NewPtrLeaveGroupRequest()
+	req.Group = g.config.Group
+	member := kmsg.NewLeaveGroupRequestMember()
+	member.MemberID = m.memberID
+	req.Members = append(req.Members, member)
+	g.busy = true
+	g.client.RequestAddress(m.coordinator, req, func(resp kmsg.Response, err error) {
+		g.busy = false
+		if err == nil {
+			answer := resp.(*kmsg.LeaveGroupResponse)
+			code := answer.ErrorCode
+			if code == 0 && len(answer.Members) == 1 {
+				code = answer.Members[0].ErrorCode
+			}
+			err = codeError(code)
+		}
+		if err != nil {
+			// Whatever went wrong, the session timeout removes it.
+			g.client.note(fmt.Sprintf("LeaveGroup for %s: %v", g.config.Group, err))
+		}
+		g.finishLeave()
+	})
+}
