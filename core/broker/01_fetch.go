@@ -1,13 +1,20 @@
 package broker
 
-// Fetch (key 1), versions 4-12.
+// Fetch (key 1), versions 4-15.
 //
-// Consumers read whole batches below each partition's high watermark, in
-// request order, bounded by each partition's PartitionMaxBytes and the
-// request's MaxBytes — except that the first batch of the answer is sent
-// even when it alone is bigger (KIP-74), so a consumer never gets stuck. If
-// fewer than MinBytes are ready, the fetch waits up to MaxWaitMillis (capped
-// by Config.FetchWaitMax) for a high watermark it reads from to move.
+// Consumers (replica id -1) read whole batches below each partition's high
+// watermark, in request order, bounded by each partition's
+// PartitionMaxBytes and the request's MaxBytes — except that the first
+// batch of the answer is sent even when it alone is bigger (KIP-74), so a
+// consumer never gets stuck. If fewer than MinBytes are ready, the fetch
+// waits up to MaxWaitMillis (capped by Config.FetchWaitMax) for a high
+// watermark it reads from to move.
+//
+// Followers (a broker's replica id) read up to the log end, not the high
+// watermark, and are checked against the leader's epochs
+// (follower_fetch.go, replica.ServeFollowerFetch); their fetches
+// long-poll too, and wake on every append as well as on every move of the
+// high watermark, which they learn from the answers.
 //
 // Fetch sessions (KIP-227) are not cached: every answer carries session id
 // 0, which KIP-227 defines as "no session", so clients keep sending full
@@ -18,7 +25,9 @@ package broker
 // Version notes: v4 isolation level and LastStableOffset; v5 log start
 // offsets; v7 sessions; v9 CurrentLeaderEpoch (KIP-320) fencing; v11 rack id
 // (no follower fetching: PreferredReadReplica is always -1); v12 flexible,
-// LastFetchedEpoch and DivergingEpoch for followers.
+// LastFetchedEpoch and DivergingEpoch for followers; v13 topic ids instead
+// of names (KIP-516; an unknown id is UNKNOWN_TOPIC_ID); v15 ReplicaState
+// (the follower's id and broker epoch, KIP-903) instead of ReplicaID.
 //
 // On the controller listener, a Fetch of the metadata log
 // (__cluster_metadata, by name or, from v13, by its fixed topic id) is the
@@ -33,15 +42,20 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core"
+	"sluice/core/metadata"
 	"sluice/core/quorum"
 )
 
-// metadataFetchVersionMax is the highest Fetch version served on the
-// controller listener, for the quorum's fetches of the metadata log.
-const metadataFetchVersionMax = 17
+// Fetch versions: partitions are served up to fetchVersionMax; only the
+// quorum's fetches of the metadata log go higher, on the controller
+// listener.
+const (
+	fetchVersionMax         = 15
+	metadataFetchVersionMax = 17
+)
 
 func init() {
-	registerAPI(&api{key: 1, advertisedMin: 4, honouredMin: 4, max: 12, controllerListenerMax: metadataFetchVersionMax, handle: (*Broker).handleFetch})
+	registerAPI(&api{key: 1, advertisedMin: 4, honouredMin: 4, max: fetchVersionMax, controllerListenerMax: metadataFetchVersionMax, handle: (*Broker).handleFetch})
 }
 
 // fetchBytesMax caps a fetch's MaxBytes (Kafka's fetch.max.bytes default is
@@ -54,9 +68,9 @@ func (b *Broker) handleFetch(x *exchange) {
 		b.quorum.HandleFetch(req, func(resp *kmsg.FetchResponse) { x.respond(resp) })
 		return
 	}
-	if req.Version > 12 {
-		// Only the quorum fetches above v12, and only the metadata
-		// log; partition replication will serve the rest.
+	if req.Version > fetchVersionMax {
+		// Only the quorum fetches above fetchVersionMax, and only the
+		// metadata log.
 		resp := req.ResponseKind().(*kmsg.FetchResponse)
 		resp.ErrorCode = kerr.UnsupportedVersion.Code
 		x.respond(resp)
@@ -68,11 +82,9 @@ func (b *Broker) handleFetch(x *exchange) {
 		x.respond(resp)
 		return
 	}
-	if req.ReplicaID >= 0 {
-		b.handleFollowerFetch(x, req)
-		return
-	}
-	f := &pendingFetch{broker: b, exchange: x, request: req}
+	f := &pendingFetch{broker: b, exchange: x, request: req, replicaID: -1, replicaEpoch: -1}
+	f.replicaID, f.replicaEpoch = fetchingReplica(req)
+	f.topics = b.resolveFetchTopics(req)
 	if f.read() || req.MaxWaitMillis <= 0 {
 		f.answer()
 		return
@@ -83,33 +95,83 @@ func (b *Broker) handleFetch(x *exchange) {
 	}
 }
 
-// pendingFetch is a consumer fetch, read at least once and perhaps waiting
-// for more data.
+// fetchingReplica is who sent a Fetch: a follower's broker id and broker
+// epoch (ReplicaState from v15, ReplicaID before, with no epoch), or -1
+// for a consumer.
+func fetchingReplica(req *kmsg.FetchRequest) (id int32, brokerEpoch int64) {
+	if req.Version >= 15 {
+		return req.ReplicaState.ID, req.ReplicaState.Epoch
+	}
+	return req.ReplicaID, -1
+}
+
+// fetchTopic is one topic of a Fetch, its name resolved (from v13 the
+// request names topics by id).
+type fetchTopic struct {
+	request *kmsg.FetchRequestTopic
+	name    string
+	known   bool
+}
+
+func (b *Broker) resolveFetchTopics(req *kmsg.FetchRequest) []fetchTopic {
+	topics := make([]fetchTopic, 0, len(req.Topics))
+	for i := range req.Topics {
+		t := &req.Topics[i]
+		resolved := fetchTopic{request: t, name: t.Topic, known: true}
+		if req.Version >= 13 {
+			topic, ok := b.image.TopicsByID[metadata.TopicID(t.TopicID)]
+			resolved.known = ok
+			if ok {
+				resolved.name = topic.Name
+			}
+		}
+		topics = append(topics, resolved)
+	}
+	return topics
+}
+
+// pendingFetch is a fetch, read at least once and perhaps waiting for
+// more data.
 type pendingFetch struct {
 	broker   *Broker
 	exchange *exchange
 	request  *kmsg.FetchRequest
-	response *kmsg.FetchResponse
-	timer    core.Timer
-	done     bool
+	topics   []fetchTopic
+	// replicaID is the fetching follower's broker id, -1 for a consumer;
+	// replicaEpoch its broker epoch, -1 when it sent none.
+	replicaID    int32
+	replicaEpoch int64
+	response     *kmsg.FetchResponse
+	timer        core.Timer
+	done         bool
+	// reading is set while read runs: a follower's read can move a high
+	// watermark, whose listeners wake waiting fetches, and this one must
+	// not be read again from inside its own read.
+	reading bool
 }
 
+// fromFollower reports whether a broker's replica sent the fetch.
+func (f *pendingFetch) fromFollower() bool { return f.replicaID >= 0 }
+
 // read builds the answer from what the partitions hold now and reports
-// whether it is worth sending already: enough bytes, or an error a client
-// must hear about at once.
+// whether it is worth sending already: enough bytes, or something (an
+// error, a divergence) a client or follower must hear about at once.
 func (f *pendingFetch) read() (ready bool) {
+	f.reading = true
+	defer func() { f.reading = false }()
 	req := f.request
 	resp := req.ResponseKind().(*kmsg.FetchResponse)
 	budget := int(min(max(req.MaxBytes, 0), fetchBytesMax))
-	if req.Version < 3 || req.MaxBytes == 0 {
+	if req.MaxBytes == 0 {
 		budget = fetchBytesMax
 	}
 	total := 0
-	failed := false
-	for _, t := range req.Topics {
+	urgent := false
+	for _, t := range f.topics {
 		rt := kmsg.NewFetchResponseTopic()
-		rt.Topic = t.Topic
-		for _, rp := range t.Partitions {
+		rt.Topic, rt.TopicID = t.request.Topic, t.request.TopicID
+		for i := range t.request.Partitions {
+			rp := &t.request.Partitions[i]
 			answer := kmsg.NewFetchResponseTopicPartition()
 			answer.Partition = rp.Partition
 			answer.HighWatermark = -1
@@ -119,31 +181,48 @@ func (f *pendingFetch) read() (ready bool) {
 			// Never null: librdkafka (kcat) rejects a null record set
 			// as "invalid MessageSetSize -1"; Kafka always sends bytes.
 			answer.RecordBatches = []byte{}
-			p, err := f.broker.leaderPartition(partitionKey{topic: t.Topic, partition: rp.Partition})
-			if err != nil {
-				answer.ErrorCode = errorCode(err)
-				failed = true
-				rt.Partitions = append(rt.Partitions, answer)
-				continue
-			}
 			limit := min(int(max(rp.PartitionMaxBytes, 0)), budget-total)
-			result, err := p.Read(rp.FetchOffset, limit, total == 0, rp.CurrentLeaderEpoch)
-			answer.HighWatermark = result.HighWatermark
-			answer.LastStableOffset = result.HighWatermark
-			answer.LogStartOffset = result.LogStartOffset
-			if err != nil {
-				answer.ErrorCode = errorCode(err)
-				failed = true
-			} else if result.Records != nil {
-				answer.RecordBatches = result.Records
-				total += len(result.Records)
+			var read int
+			var stop bool
+			switch {
+			case !t.known:
+				answer.ErrorCode, stop = kerr.UnknownTopicID.Code, true
+			case f.fromFollower():
+				read, stop = f.readForFollower(t.name, rp, limit, total == 0, &answer)
+			default:
+				read, stop = f.readForConsumer(t.name, rp, limit, total == 0, &answer)
 			}
+			total += read
+			urgent = urgent || stop
 			rt.Partitions = append(rt.Partitions, answer)
 		}
 		resp.Topics = append(resp.Topics, rt)
 	}
 	f.response = resp
-	return failed || total >= int(req.MinBytes) || total >= budget
+	return urgent || total >= int(req.MinBytes) || total >= budget
+}
+
+// readForConsumer reads one partition below its high watermark into
+// answer, and reports the bytes read and whether the answer must go at
+// once (an error).
+func (f *pendingFetch) readForConsumer(topic string, rp *kmsg.FetchRequestTopicPartition, limit int, atLeastOne bool, answer *kmsg.FetchResponseTopicPartition) (int, bool) {
+	p, err := f.broker.leaderPartition(partitionKey{topic: topic, partition: rp.Partition})
+	if err != nil {
+		answer.ErrorCode = errorCode(err)
+		return 0, true
+	}
+	result, err := p.Read(rp.FetchOffset, limit, atLeastOne, rp.CurrentLeaderEpoch)
+	answer.HighWatermark = result.HighWatermark
+	answer.LastStableOffset = result.HighWatermark
+	answer.LogStartOffset = result.LogStartOffset
+	if err != nil {
+		answer.ErrorCode = errorCode(err)
+		return 0, true
+	}
+	if result.Records != nil {
+		answer.RecordBatches = result.Records
+	}
+	return len(result.Records), false
 }
 
 // answer sends the fetch's answer once.
@@ -161,31 +240,13 @@ func (f *pendingFetch) answer() {
 // partitions lists the partitions the fetch reads.
 func (f *pendingFetch) partitions() []partitionKey {
 	var keys []partitionKey
-	for _, t := range f.request.Topics {
-		for _, p := range t.Partitions {
-			keys = append(keys, partitionKey{topic: t.Topic, partition: p.Partition})
+	for _, t := range f.topics {
+		if !t.known {
+			continue
+		}
+		for _, p := range t.request.Partitions {
+			keys = append(keys, partitionKey{topic: t.name, partition: p.Partition})
 		}
 	}
 	return keys
-}
-
-// handleFollowerFetch answers a fetch from another broker's replica. Until
-// replication exists, no partition has followers, so every partition is
-// answered NOT_LEADER_OR_FOLLOWER... replaced by core/replica's follower
-// protocol.
-func (b *Broker) handleFollowerFetch(x *exchange, req *kmsg.FetchRequest) {
-	resp := req.ResponseKind().(*kmsg.FetchResponse)
-	for _, t := range req.Topics {
-		rt := kmsg.NewFetchResponseTopic()
-		rt.Topic = t.Topic
-		for _, rp := range t.Partitions {
-			answer := kmsg.NewFetchResponseTopicPartition()
-			answer.Partition = rp.Partition
-			answer.ErrorCode = kerr.NotLeaderForPartition.Code
-			answer.RecordBatches = []byte{}
-			rt.Partitions = append(rt.Partitions, answer)
-		}
-		resp.Topics = append(resp.Topics, rt)
-	}
-	x.respond(resp)
 }

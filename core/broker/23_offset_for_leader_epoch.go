@@ -5,8 +5,10 @@ package broker
 // For each partition, the largest leader epoch at or below the one asked
 // about that wrote to the log, and the offset where it ended (KIP-101,
 // refined by KIP-279): a consumer uses it after a leader change to see
-// whether the log was truncated below its position (KIP-320), a follower
-// to find where its log diverges from the leader's. Only the leader
+// whether the log was truncated below its position (KIP-320), and a
+// follower may use it to find where its log diverges from the leader's
+// (Sluice's followers learn that from the Fetch itself, DivergingEpoch,
+// KIP-279; see follower_fetch.go). Only the leader
 // answers (NOT_LEADER_OR_FOLLOWER elsewhere). CurrentLeaderEpoch, when not
 // -1, fences a caller with stale metadata: FENCED_LEADER_EPOCH when older
 // than the leader's, UNKNOWN_LEADER_EPOCH when newer. See

@@ -54,14 +54,22 @@ type Broker struct {
 	replaying bool
 
 	partitions map[partitionKey]*replica.Partition
-	// leading holds the partitions this node has made leader, so that
-	// it notices when the metadata moves a leadership away.
-	leading map[partitionKey]bool
-	clients map[*client]struct{}
-	fetches *fetchWaiters
+	// fetchers replicate the partitions this node follows from their
+	// leaders; alterPartitions carries its leaders' ISR proposals to the
+	// controller (replication.go).
+	fetchers        *replicaFetchers
+	alterPartitions *alterPartitionSender
+	isrShrinkTimer  core.Timer
+	clients         map[*client]struct{}
+	fetches         *fetchWaiters
 	// imageWaiters are answers waiting for the image to show what a
 	// remote controller committed (image_waiters.go).
 	imageWaiters *imageWaiters
+
+	// strayDirectoriesChecked is set once this broker, caught up with
+	// the metadata, has removed the partition directories it no longer
+	// hosts (partitions.go).
+	strayDirectoriesChecked bool
 
 	producerIDs producerIDBlock
 	// brokerEpoch is this process's registration, 0 until the
@@ -111,12 +119,13 @@ func Start(w core.World, config Config) (*Broker, error) {
 		config:     config,
 		image:      metadata.NewImage(),
 		partitions: map[partitionKey]*replica.Partition{},
-		leading:    map[partitionKey]bool{},
 		clients:    map[*client]struct{}{},
 		metrics:    metrics{requests: map[int16]int64{}},
 	}
 	b.fetches = newFetchWaiters(b)
 	b.imageWaiters = newImageWaiters(b)
+	b.fetchers = newReplicaFetchers(b)
+	b.alterPartitions = newAlterPartitionSender(b)
 	clusterID, err := loadOrCreateMetaProperties(w, config.NodeID, config.clusterIDToFormat())
 	if err != nil {
 		return nil, err
@@ -153,7 +162,7 @@ func Start(w core.World, config Config) (*Broker, error) {
 	}
 	b.quorum = q
 	b.controller.SetProposer(q)
-	if err := b.removeStrayPartitionDirectories(); err != nil {
+	if err := b.finishInterruptedDeletions(); err != nil {
 		b.abandonStart()
 		return nil, err
 	}
@@ -171,6 +180,7 @@ func Start(w core.World, config Config) (*Broker, error) {
 		b.lifecycle.start()
 	}
 	b.scheduleRetention()
+	b.scheduleISRShrinkCheck()
 	b.log.Info("broker started", "cluster", b.clusterID, "topics", len(b.image.Topics), "metadata_offset", b.image.Offset,
 		"voters", len(config.Voters), "broker", config.Roles.Broker, "controller", config.Roles.Controller)
 	return b, nil
@@ -178,6 +188,7 @@ func Start(w core.World, config Config) (*Broker, error) {
 
 // abandonStart releases what a failed Start had opened.
 func (b *Broker) abandonStart() {
+	b.fetchers.stop()
 	b.quorum.Close()
 	b.quorumPeers.Close()
 	b.controllerChannel.Close()
@@ -215,6 +226,7 @@ func (b *Broker) applyCommitted(offset int64, r metadata.Record) {
 		// Unfenced at last, or fenced: which leaderships this node
 		// may take up changed.
 		b.reconcileAll()
+		b.maybeRemoveStrayPartitionDirectories()
 		b.maybeReady()
 	}
 	b.imageWaiters.check()
@@ -255,6 +267,11 @@ func (b *Broker) stop(done func()) {
 	if b.retentionTimer != nil {
 		b.retentionTimer.Stop()
 	}
+	if b.isrShrinkTimer != nil {
+		b.isrShrinkTimer.Stop()
+	}
+	b.fetchers.stop()
+	b.alterPartitions.stop()
 	b.groups.coordinator.Close()
 	for c := range b.clients { // order-independent: closes every client
 		c.close()

@@ -97,6 +97,7 @@ func (b *Broker) leaderChanged(leaderID, epoch int32) {
 		}
 	}
 	b.lifecycle.controllerChanged()
+	b.alterPartitions.controllerChanged()
 }
 
 // mayLead reports whether this broker may take up the leaderships the
@@ -145,8 +146,9 @@ func (b *Broker) reconcileAll() {
 		return
 	}
 	for _, name := range b.image.TopicNames() {
-		b.reconcileTopic(name)
+		b.reconcileTopicRoles(name)
 	}
+	b.fetchers.reconcile()
 }
 
 // controllerIDForClients is the controller id Metadata and DescribeCluster
@@ -218,6 +220,7 @@ func (s snapshotter) Restore(lastOffset int64, records []metadata.Record) error 
 		b.reconfigureTopic(name)
 	}
 	b.imageWaiters.check()
+	b.maybeRemoveStrayPartitionDirectories()
 	b.maybeReady()
 	return nil
 }

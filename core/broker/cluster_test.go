@@ -465,7 +465,7 @@ func TestClusterNodeToNodeAPIsAreNotOfferedToClients(t *testing.T) {
 		case 52, 53, 54, 56, 59, 62, 63, 67:
 			t.Fatalf("the client listener advertises %s", kmsg.NameForKey(key.ApiKey))
 		case 1:
-			if key.MaxVersion != 12 {
+			if key.MaxVersion != fetchVersionMax {
 				t.Fatalf("the client listener advertises Fetch up to v%d", key.MaxVersion)
 			}
 		}

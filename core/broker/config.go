@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"sluice/core/group"
+	"sluice/core/replica"
 )
 
 // Config is a broker's settings. Field comments name the equivalent Kafka
@@ -113,6 +114,17 @@ type Config struct {
 	// controller to move this broker's leaderships away before stopping
 	// anyway. Default 5 s.
 	ControlledShutdownTimeout time.Duration
+
+	// Partition replication (replication.go).
+
+	// ReplicaLagTimeMax is replica.lag.time.max.ms: a leader takes out of
+	// the ISR a follower that has not caught up with it for this long.
+	// Default 30 s.
+	ReplicaLagTimeMax time.Duration
+	// ReplicaFetchWaitMax is replica.fetch.wait.max.ms: how long a
+	// follower's fetch waits at the leader for new records. Default
+	// 500 ms.
+	ReplicaFetchWaitMax time.Duration
 }
 
 // Roles is process.roles.
@@ -139,6 +151,8 @@ const (
 	snapshotEveryRecordsDefault      = 20_000
 	controllerRequestTimeoutDefault  = 30 * time.Second
 	controlledShutdownTimeoutDefault = 5 * time.Second
+	replicaLagTimeMaxDefault         = replica.ReplicaLagTimeMaxDefault
+	replicaFetchWaitMaxDefault       = 500 * time.Millisecond
 )
 
 // withClusterDefaults fills unset cluster settings, so that a Config
@@ -157,6 +171,8 @@ func (c Config) withClusterDefaults() Config {
 	setDefault(&c.QuorumRequestTimeout, quorumRequestTimeoutDefault)
 	setDefault(&c.ControllerRequestTimeout, controllerRequestTimeoutDefault)
 	setDefault(&c.ControlledShutdownTimeout, controlledShutdownTimeoutDefault)
+	setDefault(&c.ReplicaLagTimeMax, replicaLagTimeMaxDefault)
+	setDefault(&c.ReplicaFetchWaitMax, replicaFetchWaitMaxDefault)
 	if len(c.Voters) == 0 {
 		c.Voters = map[int32]string{c.NodeID: c.ControllerAddress}
 	}
@@ -199,5 +215,7 @@ func DefaultConfig() Config {
 		SnapshotEveryRecords:      snapshotEveryRecordsDefault,
 		ControllerRequestTimeout:  controllerRequestTimeoutDefault,
 		ControlledShutdownTimeout: controlledShutdownTimeoutDefault,
+		ReplicaLagTimeMax:         replicaLagTimeMaxDefault,
+		ReplicaFetchWaitMax:       replicaFetchWaitMaxDefault,
 	}
 }

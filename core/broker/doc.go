@@ -14,6 +14,10 @@
 //
 // To follow a produce from socket to fsync to acknowledgement, read
 // client.go (Frame: decode, order, dispatch), 00_produce.go (validate and
-// append), partition.go (the log, the idempotence check, the high
-// watermark), then core/log for the bytes on disk.
+// append), core/replica (the log, the idempotence check, the high
+// watermark), then core/log for the bytes on disk. Replication across
+// nodes starts at replication.go: the roles the metadata gives each
+// partition (partitions.go), the follower's fetches (replica_fetcher.go),
+// the leader's answers (follower_fetch.go), and ISR changes sent to the
+// controller (alter_partition_sender.go).
 package broker

@@ -65,11 +65,23 @@ func (w *fetchWaiters) remove(f *pendingFetch) {
 }
 
 // wake re-reads every fetch waiting on a partition whose high watermark
-// moved (or that went away), answering those that now have enough.
+// moved (or that went away, or changed roles), answering those that now
+// have enough. A follower's fetch is answered whatever it finds: the high
+// watermark it carries is news to the follower.
 func (w *fetchWaiters) wake(key partitionKey) {
+	w.wakeWaiting(key, false)
+}
+
+// wakeFollowers re-reads and answers the followers' fetches waiting on a
+// partition that its leader just appended to.
+func (w *fetchWaiters) wakeFollowers(key partitionKey) {
+	w.wakeWaiting(key, true)
+}
+
+func (w *fetchWaiters) wakeWaiting(key partitionKey, followersOnly bool) {
 	waiting := append([]*pendingFetch(nil), w.byPartition[key]...)
 	for _, f := range waiting {
-		if f.done {
+		if f.done || f.reading || (followersOnly && !f.fromFollower()) {
 			continue
 		}
 		if f.exchange.gone() {
@@ -78,7 +90,7 @@ func (w *fetchWaiters) wake(key partitionKey) {
 			f.timer.Stop()
 			continue
 		}
-		if f.read() {
+		if f.read() || f.fromFollower() {
 			w.remove(f)
 			f.answer()
 		}

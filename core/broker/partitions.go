@@ -21,9 +21,19 @@ func partitionDir(topic string, partition int32) string {
 }
 
 // reconcileTopic makes the partitions this node hosts match the image: it
-// opens the ones it should host and applies each one's leadership, if this
-// broker may lead at all (mayLead, cluster.go: registered and unfenced).
+// opens the ones it should host and gives each the role the metadata
+// decided. This node leads a partition the metadata gives it only while it
+// may lead at all (mayLead, cluster.go: registered at this process's epoch
+// and unfenced); until then it follows nobody for that partition. Every
+// other hosted partition follows its leader, and the replica fetchers are
+// brought in line (replica_fetcher.go).
 func (b *Broker) reconcileTopic(name string) {
+	b.reconcileTopicRoles(name)
+	b.fetchers.reconcile()
+}
+
+// reconcileTopicRoles is reconcileTopic without the fetchers.
+func (b *Broker) reconcileTopicRoles(name string) {
 	t, ok := b.image.Topics[name]
 	if !ok || !b.config.Roles.Broker {
 		return
@@ -34,53 +44,55 @@ func (b *Broker) reconcileTopic(name string) {
 			continue
 		}
 		key := partitionKey{topic: name, partition: mp.Index}
-		leads := mayLead && mp.Leader == b.config.NodeID
-		if b.leading[key] && !leads {
-			b.demote(key)
-		}
 		p, open := b.partitions[key]
 		if !open {
-			config, err := b.partitionConfig(name)
-			if err != nil {
-				b.log.Error("bad topic config; partition not opened", "partition", key, "error", err)
+			p = b.openPartition(key, t)
+			if p == nil {
 				continue
 			}
-			p, err = replica.Open(b.w, partitionDir(name, mp.Index), replica.Identity{
-				Topic: name, Index: mp.Index, TopicID: t.ID, NodeID: b.config.NodeID,
-			}, config)
-			if err != nil {
-				b.log.Error("cannot open partition", "partition", key, "error", err)
-				continue
-			}
-			p.OnHighWatermark(func() { b.fetches.wake(key) })
-			b.watchOffsetsPartition(key, p)
-			b.partitions[key] = p
 		}
-		if leads {
+		if mp.Leader == b.config.NodeID && mayLead {
 			p.BecomeLeader(mp.LeaderEpoch, mp.PartitionEpoch, mp.Replicas, mp.ISR)
-			b.leading[key] = true
+			continue
+		}
+		leader := mp.Leader
+		if leader == b.config.NodeID {
+			leader = -1 // not yet, or no longer, allowed to lead
+		}
+		wasLeader := p.IsLeader()
+		p.BecomeFollower(leader, mp.LeaderEpoch, mp.PartitionEpoch, mp.Replicas, mp.ISR)
+		if wasLeader {
+			b.log.Debug("leadership moved away", "partition", key, "leader", mp.Leader)
+			// Waiting consumers learn they must go elsewhere.
+			b.fetches.wake(key)
 		}
 	}
 	b.reconcileOffsetsTopic(t)
 }
 
-// demote closes a replica whose leadership the metadata moved away (or
-// that this broker may no longer take up, being fenced); reconcileTopic
-// then opens it again, leading nothing. core/replica has no follower role
-// yet (partition replication brings it): closing is how the old
-// leadership ends, and everything that waited on it (acks=all produces,
-// long-polling fetches) is answered NOT_LEADER_OR_FOLLOWER, which clients
-// retry against the new leader.
-func (b *Broker) demote(key partitionKey) {
-	delete(b.leading, key)
-	p, open := b.partitions[key]
-	if !open {
-		return
+// openPartition opens a hosted partition's replica and wires it to the
+// broker: fetch long-polls, the group coordinator, the replica fetchers
+// and the controller. It returns nil if the partition cannot be opened.
+func (b *Broker) openPartition(key partitionKey, t *metadata.Topic) *replica.Partition {
+	config, err := b.partitionConfig(key.topic)
+	if err != nil {
+		b.log.Error("bad topic config; partition not opened", "partition", key, "error", err)
+		return nil
 	}
-	b.log.Debug("leadership moved away", "partition", key)
-	p.Close()
-	delete(b.partitions, key)
-	b.fetches.wake(key)
+	p, err := replica.Open(b.w, partitionDir(key.topic, key.partition), replica.Identity{
+		Topic: key.topic, Index: key.partition, TopicID: t.ID, NodeID: b.config.NodeID,
+	}, config)
+	if err != nil {
+		b.log.Error("cannot open partition", "partition", key, "error", err)
+		return nil
+	}
+	p.SetReplication(brokerReplication{b: b, key: key})
+	p.OnHighWatermark(func() { b.fetches.wake(key) })
+	p.OnLeaderAppend(func() { b.fetches.wakeFollowers(key) })
+	p.OnFetchReady(func() { b.fetchers.ready(key) })
+	b.watchOffsetsPartition(key, p)
+	b.partitions[key] = p
+	return p
 }
 
 func hosts(p *metadata.Partition, node int32) bool {
@@ -94,7 +106,9 @@ func hosts(p *metadata.Partition, node int32) bool {
 
 // partitionConfig resolves a topic's settings from the image.
 func (b *Broker) partitionConfig(topic string) (replica.Config, error) {
-	return replica.ConfigFrom(b.image.TopicConfigs(topic), b.config.TopicDefaults)
+	config, err := replica.ConfigFrom(b.image.TopicConfigs(topic), b.config.TopicDefaults)
+	config.ReplicaLagTimeMax = b.config.ReplicaLagTimeMax
+	return config, err
 }
 
 // reconfigureTopic applies a changed topic config to its open partitions.
@@ -122,7 +136,6 @@ func (b *Broker) removeTopic(t *metadata.Topic) {
 		}
 		b.partitions[key].Close()
 		delete(b.partitions, key)
-		delete(b.leading, key)
 		b.fetches.wake(key)
 		dir := partitionDir(key.topic, key.partition)
 		doomed := fmt.Sprintf("%s.%s%s", dir, t.ID, deletedSuffix)
@@ -132,6 +145,7 @@ func (b *Broker) removeTopic(t *metadata.Topic) {
 		}
 		b.removeDirectory(doomed)
 	}
+	b.fetchers.reconcile()
 	b.w.FS.SyncDir(".", func(err error) {
 		if err != nil {
 			b.w.Halt(fmt.Errorf("broker: syncing the data directory: %w", err))
@@ -156,29 +170,54 @@ func (b *Broker) removeDirectory(dir string) {
 	}
 }
 
-// removeStrayPartitionDirectories finishes interrupted deletions and removes
-// partition directories the metadata does not place on this node (a topic
-// deleted, or created by a record that never committed).
-func (b *Broker) removeStrayPartitionDirectories() error {
+// finishInterruptedDeletions removes the partition directories a crash
+// left renamed for deletion (see removeTopic). It runs at start.
+func (b *Broker) finishInterruptedDeletions() error {
 	names, err := b.w.FS.ReadDir(".")
 	if err != nil {
 		return fmt.Errorf("broker: listing the data directory: %w", err)
 	}
 	removed := false
 	for _, name := range names {
-		if name == metadataLogDir || name == metaPropertiesName {
-			continue
-		}
 		if strings.HasSuffix(name, deletedSuffix) {
 			b.removeDirectory(name)
 			removed = true
-			continue
 		}
+	}
+	if removed {
+		b.syncDataDirectory()
+	}
+	return nil
+}
+
+// maybeRemoveStrayPartitionDirectories removes, once, the partition
+// directories the metadata does not place on this node (a topic deleted
+// while the node was down, or created by a record that never committed).
+// It waits until the broker is registered and unfenced: the controller
+// unfences a broker only once its metadata has caught up with its
+// registration, and before that the image replayed from this node's own
+// metadata log may lack topics it hosts (a power loss can take the
+// unsynced tail of that log), whose data must not be mistaken for strays.
+func (b *Broker) maybeRemoveStrayPartitionDirectories() {
+	if b.strayDirectoriesChecked || !b.mayLead() {
+		return
+	}
+	b.strayDirectoriesChecked = true
+	names, err := b.w.FS.ReadDir(".")
+	if err != nil {
+		b.log.Warn("cannot list the data directory for stray partitions", "error", err)
+		return
+	}
+	removed := false
+	for _, name := range names {
 		topic, partition, ok := parsePartitionDir(name)
-		if !ok {
+		if !ok || name == metadataLogDir || strings.HasSuffix(name, deletedSuffix) {
 			continue
 		}
 		if p, exists := b.image.Partition(topic, partition); exists && hosts(p, b.config.NodeID) {
+			continue
+		}
+		if _, open := b.partitions[partitionKey{topic: topic, partition: partition}]; open {
 			continue
 		}
 		b.log.Info("removing stray partition directory", "dir", name)
@@ -186,13 +225,17 @@ func (b *Broker) removeStrayPartitionDirectories() error {
 		removed = true
 	}
 	if removed {
-		b.w.FS.SyncDir(".", func(err error) {
-			if err != nil {
-				b.w.Halt(fmt.Errorf("broker: syncing the data directory: %w", err))
-			}
-		})
+		b.syncDataDirectory()
 	}
-	return nil
+}
+
+// syncDataDirectory makes removals in the data directory durable.
+func (b *Broker) syncDataDirectory() {
+	b.w.FS.SyncDir(".", func(err error) {
+		if err != nil {
+			b.w.Halt(fmt.Errorf("broker: syncing the data directory: %w", err))
+		}
+	})
 }
 
 // parsePartitionDir reads "<topic>-<partition>".

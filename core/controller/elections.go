@@ -112,7 +112,8 @@ func (c *Controller) elect(p *metadata.Partition, isr []int32, view candidates) 
 
 // uncleanElectionEnabled reads unclean.leader.election.enable for a topic.
 func (c *Controller) uncleanElectionEnabled(topic string) bool {
-	return effectiveTopicConfig(metadata.ConfigUncleanLeaderElection, c.image.TopicConfigs(topic), c.config.TopicDefaults) == "true"
+	return effectiveTopicConfig(metadata.ConfigUncleanLeaderElection, c.image.TopicConfigs(topic), c.config.TopicDefaults) == "true" ||
+		c.w.Canaries.On(CanaryUncleanElection)
 }
 
 // eachPartition visits every partition, topics by name, partitions by

@@ -82,12 +82,9 @@ func (p *Partition) whenStartDurable(timeout time.Duration, done func(lowWaterma
 // offset, or the log end for the latest). A requested epoch below every
 // known one gets itself and the log's first epoch offset; one above the
 // current leader epoch, or -1, gets (-1, -1). currentLeaderEpoch, when not
-// -1, fences a client with stale metadata (KIP-320), as Read does.
-//
-// Kafka writes a new leader's epoch into its epoch cache, at the log end,
-// the moment it becomes leader; Sluice's log records an epoch with its
-// first batch. Until the leader has appended, the answer adds that entry,
-// so that clients see what Kafka would tell them.
+// -1, fences a client with stale metadata (KIP-320), as Read does. Only
+// the leader answers; see endOffsetForEpoch (leader_fetch.go) for how the
+// current epoch is answered before its first batch.
 func (p *Partition) EndOffsetForEpoch(currentLeaderEpoch, requested int32) (int32, int64, error) {
 	if err := p.checkLeaderEpoch(currentLeaderEpoch); err != nil {
 		return -1, -1, err
@@ -95,20 +92,6 @@ func (p *Partition) EndOffsetForEpoch(currentLeaderEpoch, requested int32) (int3
 	if !p.IsLeader() {
 		return -1, -1, kerr.NotLeaderForPartition
 	}
-	latest := p.log.LatestEpoch()
-	if requested < 0 || latest >= p.leaderEpoch {
-		epoch, end := p.log.EndOffsetForEpoch(requested)
-		return epoch, end, nil
-	}
-	end := p.log.EndOffset()
-	switch {
-	case requested > p.leaderEpoch:
-		return -1, -1, nil
-	case requested == p.leaderEpoch, latest < 0:
-		return requested, end, nil
-	case requested >= latest:
-		return latest, end, nil
-	}
-	epoch, end := p.log.EndOffsetForEpoch(requested)
+	epoch, end := p.endOffsetForEpoch(requested)
 	return epoch, end, nil
 }

@@ -14,4 +14,29 @@ const (
 	// new one: it is appended again, so a retried send is in the log
 	// twice.
 	CanaryDuplicateWindowIgnored = "producer-duplicate-window-ignored"
+
+	// CanaryHighWatermarkWithoutISR makes a leader's high watermark
+	// ignore its followers: it follows the leader's own log alone, so
+	// acks=all is answered, and consumers read, what no other replica
+	// has; a failover loses it.
+	CanaryHighWatermarkWithoutISR = "replica-hw-without-isr"
+
+	// CanaryTruncateToHighWatermark is the bug KIP-101 fixed: a follower
+	// of a new leader truncates its log to its own high watermark, which
+	// may lag the leader's, and fetches without its last epoch, so the
+	// leader cannot find where the logs diverge. Committed records can be
+	// cut, and a divergent tail survives as "replicated".
+	CanaryTruncateToHighWatermark = "replica-truncate-to-hw"
+
+	// CanaryReadAboveHighWatermark serves consumers up to the log end
+	// instead of the high watermark: they read records a failover may
+	// take away.
+	CanaryReadAboveHighWatermark = "replica-read-above-hw"
+
+	// CanaryAcksBeforeFollowerSync makes followers fetch again, reporting
+	// their log end, before their appends are synced (and keep a high
+	// watermark above their synced offset) under the durable default:
+	// the leader counts records as held by replicas whose machines may
+	// lose them, so a crash of every replica loses acknowledged writes.
+	CanaryAcksBeforeFollowerSync = "replica-acks-before-follower-sync"
 )

@@ -36,7 +36,16 @@ type Config struct {
 	// latest record per key, delete applies retention; both may be set.
 	Compact bool
 	Delete  bool
+
+	// ReplicaLagTimeMax is the broker's replica.lag.time.max.ms: a leader
+	// takes out of the ISR a follower that has not caught up for this
+	// long. Not a topic config; ConfigFrom gives Kafka's default and the
+	// broker sets its own.
+	ReplicaLagTimeMax time.Duration
 }
+
+// ReplicaLagTimeMaxDefault is Kafka's replica.lag.time.max.ms default.
+const ReplicaLagTimeMaxDefault = 30 * time.Second
 
 // ConfigFrom resolves a topic's settings: explicit topic configs first,
 // then the given defaults (broker-level overrides), then Kafka's defaults.
@@ -72,7 +81,7 @@ func ConfigFrom(topicConfigs, defaults map[string]string) (Config, error) {
 		}
 		return time.Duration(v) * time.Millisecond
 	}
-	c := Config{Log: corelog.DefaultConfig()}
+	c := Config{Log: corelog.DefaultConfig(), ReplicaLagTimeMax: ReplicaLagTimeMaxDefault}
 	c.Log.SegmentBytes = integer(metadata.ConfigSegmentBytes)
 	c.Log.SegmentAge = milliseconds(metadata.ConfigSegmentMs)
 	c.Log.RetentionBytes = integer(metadata.ConfigRetentionBytes)

@@ -97,6 +97,9 @@ func (p *Partition) AppendAsLeader(b []byte, requireISR bool) (AppendResult, err
 		p.snapshots.write(p.producers, p.log.EndOffset())
 	}
 	p.afterAppend(int64(h.RecordCount))
+	for _, f := range p.leaderAppended {
+		f()
+	}
 	return AppendResult{
 		BaseOffset: info.FirstOffset, LastOffset: info.LastOffset,
 		LogAppendTime: appendTime, LogStartOffset: p.log.StartOffset(),

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
@@ -30,17 +29,56 @@ type Partition struct {
 	producers *producer.State
 	snapshots *producerSnapshots
 
-	// Replication state, from the metadata log.
+	// Replication state, from the metadata log (roles.go).
+	role           role
 	leader         int32
 	leaderEpoch    int32
 	partitionEpoch int32
 	replicas       []int32
-	isr            []int32
+	// isr is the committed ISR: what the metadata log says. A leader's
+	// proposed change lives in proposal until the metadata shows it.
+	isr []int32
+	// generation counts role changes: every new leadership and every new
+	// leader to follow. A fetch answer or ISR answer made for an older
+	// generation is ignored.
+	generation uint64
+	// replication is how a leader reaches the controller and learns about
+	// other brokers; nil on a node that never replicates.
+	replication Replication
 
 	// highWatermark is the first offset not yet committed. Invariant:
 	// StartOffset <= highWatermark <= EndOffset, and it never goes back
-	// while this replica leads one epoch.
+	// except where a follower must truncate below it after an unclean
+	// election or a lost page cache (follower_truncate.go).
 	highWatermark int64
+
+	// Leader state (leader_*.go, isr_changes.go).
+	//
+	// followers tracks every other replica, in replica order.
+	followers []*followerState
+	// epochStartOffset is the log end when this leadership began: a
+	// follower joins the ISR only once it has reached it.
+	epochStartOffset int64
+	// proposal is the ISR change sent to the controller and not yet
+	// settled by the metadata; nil when none is. At most one at a time.
+	proposal       *ISRProposal
+	proposalsMade  uint64
+	leaderAppended []func()
+
+	// Follower state (follower_*.go).
+	//
+	// leaderHighWatermark is the high watermark the leader last
+	// reported, -1 before its first answer in this generation.
+	leaderHighWatermark int64
+	// durabilityWaits counts the log.WhenDurable calls this follower
+	// waits on (after a truncation, or with records held back by one);
+	// it fetches again only when none is left.
+	durabilityWaits int
+	// held are fetched records that could not be appended until a
+	// truncation became durable; nil when none are.
+	held *heldRecords
+	// fetchReady are told when the follower is ready to fetch again.
+	fetchReady []func()
 
 	// ackWaiters are acks=all produces waiting for the high watermark,
 	// in offset order.
@@ -75,25 +113,26 @@ type Identity struct {
 }
 
 // Open opens or creates the partition's log in dir and rebuilds its
-// producer state. The replica starts as neither leader nor follower; the
-// broker applies the metadata's decision with BecomeLeader.
+// producer state. The replica starts in no role; the broker applies the
+// metadata's decision with BecomeLeader or BecomeFollower.
 func Open(w core.World, dir string, id Identity, config Config) (*Partition, error) {
 	l, err := corelog.Open(w, dir, config.Log)
 	if err != nil {
 		return nil, err
 	}
 	p := &Partition{
-		w:         w,
-		logger:    w.Log.With("partition", fmt.Sprintf("%s-%d", id.Topic, id.Index)),
-		dir:       dir,
-		nodeID:    id.NodeID,
-		Topic:     id.Topic,
-		Index:     id.Index,
-		TopicID:   id.TopicID,
-		config:    config,
-		log:       l,
-		leader:    -1,
-		snapshots: newProducerSnapshots(w, dir),
+		w:                   w,
+		logger:              w.Log.With("partition", fmt.Sprintf("%s-%d", id.Topic, id.Index)),
+		dir:                 dir,
+		nodeID:              id.NodeID,
+		Topic:               id.Topic,
+		Index:               id.Index,
+		TopicID:             id.TopicID,
+		config:              config,
+		log:                 l,
+		leader:              -1,
+		leaderHighWatermark: -1,
+		snapshots:           newProducerSnapshots(w, dir),
 	}
 	if err := p.rebuildProducerState(); err != nil {
 		l.Close()
@@ -112,47 +151,29 @@ func Open(w core.World, dir string, id Identity, config Config) (*Partition, err
 			p.logger.Debug("recovered log is durable", "end", recoveredEnd)
 			p.updateHighWatermark()
 			p.leadershipChanged()
-			return
 		}
-		p.updateHighWatermark()
+		p.synced()
 	})
 	l.Sync()
 	return p, nil
 }
 
-// BecomeLeader makes this replica the leader for epoch, as the metadata
-// log decided.
-func (p *Partition) BecomeLeader(leaderEpoch, partitionEpoch int32, replicas, isr []int32) {
-	if leaderEpoch < p.leaderEpoch {
-		panic(fmt.Sprintf("replica: %s-%d leader epoch went back from %d to %d", p.Topic, p.Index, p.leaderEpoch, leaderEpoch))
-	}
-	p.leader = p.nodeID
-	p.leaderEpoch = leaderEpoch
-	p.partitionEpoch = partitionEpoch
-	p.replicas = slices.Clone(replicas)
-	p.isr = slices.Clone(isr)
-	p.updateHighWatermark()
-	p.leadershipChanged()
-}
-
-// OnLeadershipChange registers f to run whenever IsLeader may have changed
-// value: the replica became leader, finished recovery, or closed.
-func (p *Partition) OnLeadershipChange(f func()) {
-	p.leadershipListeners = append(p.leadershipListeners, f)
-}
-
-func (p *Partition) leadershipChanged() {
-	for _, f := range p.leadershipListeners {
-		f()
+// synced runs after every completed sync: the leader's own acknowledged
+// offset may have moved, and so may a durable follower's.
+func (p *Partition) synced() {
+	switch p.role {
+	case roleLeader:
+		p.updateHighWatermark()
+	case roleFollower:
+		p.advanceFollowerHighWatermark()
+		p.notifyFetchReady()
 	}
 }
 
-// IsLeader reports whether this replica leads its partition and can serve
-// as leader: open, and done with recovery.
-func (p *Partition) IsLeader() bool { return !p.closed && p.recovered && p.leader == p.nodeID }
-
-// LeaderEpoch is the epoch of the current leadership.
-func (p *Partition) LeaderEpoch() int32 { return p.leaderEpoch }
+// SetReplication connects the partition to its node: how a leader asks
+// the controller to change the ISR, and what the metadata says of other
+// brokers. Without it a leader never changes its ISR.
+func (p *Partition) SetReplication(r Replication) { p.replication = r }
 
 // HighWatermark is the first offset not yet committed.
 func (p *Partition) HighWatermark() int64 { return p.highWatermark }
@@ -173,6 +194,7 @@ func (p *Partition) SetConfig(config Config) error {
 	}
 	p.config = config
 	p.updateHighWatermark()
+	p.failAcksIfUnderMinISR()
 	return nil
 }
 
@@ -181,56 +203,22 @@ func (p *Partition) OnHighWatermark(f func()) {
 	p.highWatermarkListeners = append(p.highWatermarkListeners, f)
 }
 
-// acknowledgedOffset is how far this replica's own log counts toward the
-// high watermark: synced data under the durable default, all of it in
-// page-cache mode.
-func (p *Partition) acknowledgedOffset() int64 {
-	if p.config.Durable && !p.w.Canaries.On(CanaryAcksBeforeSync) {
-		return p.log.SyncedOffset()
-	}
-	return p.log.EndOffset()
-}
-
-// updateHighWatermark moves the high watermark up to what every in-sync
-// replica has acknowledged, unless the ISR is smaller than
-// min.insync.replicas, and completes the acks it now covers.
-func (p *Partition) updateHighWatermark() {
-	if !p.IsLeader() || len(p.isr) < p.config.MinInsyncReplicas {
-		return
-	}
-	candidate := p.acknowledgedOffset()
-	for _, replica := range p.isr {
-		if replica == p.nodeID {
-			continue
-		}
-		// Followers arrive with replication; until then an ISR with
-		// another member cannot commit anything this node alone has.
-		candidate = min(candidate, p.highWatermark)
-	}
-	if candidate <= p.highWatermark {
-		return
-	}
-	if candidate > p.log.EndOffset() {
-		panic(fmt.Sprintf("replica: %s-%d high watermark %d above the log end %d", p.Topic, p.Index, candidate, p.log.EndOffset()))
-	}
-	p.highWatermark = candidate
-	p.completeAckWaiters()
-	for _, f := range p.highWatermarkListeners {
-		f()
-	}
-}
-
 // Close closes the log; waiters fail with NOT_LEADER_OR_FOLLOWER, since
 // whoever serves the partition next is not this instance.
 func (p *Partition) Close() error {
 	if p.closed {
 		return nil
 	}
+	wasLeader := p.IsLeader()
 	p.closed = true
 	if p.flushTimer != nil {
 		p.flushTimer.Stop()
 	}
-	p.failAckWaiters(kerr.NotLeaderForPartition)
+	p.stopLeading()
+	p.held = nil
+	if wasLeader {
+		p.leadershipChanged()
+	}
 	return p.log.Close()
 }
 

@@ -32,20 +32,33 @@ func (p *Partition) Read(offset int64, maxBytes int, atLeastOne bool, currentLea
 	if offset < p.log.StartOffset() || offset > p.log.EndOffset() {
 		return result, kerr.OffsetOutOfRange
 	}
-	if offset >= p.highWatermark {
+	limit := p.highWatermark
+	if p.w.Canaries.On(CanaryReadAboveHighWatermark) {
+		limit = p.log.EndOffset()
+	}
+	if offset >= limit {
 		// Between the high watermark and the log end the records exist
 		// but are not committed yet: as Kafka does, answer nothing
 		// rather than out of range, so a consumer whose position a new
 		// leader has not caught up with just waits.
 		return result, nil
 	}
-	records, err := p.log.Read(offset, p.highWatermark, maxBytes, atLeastOne)
+	records, err := p.log.Read(offset, limit, maxBytes, atLeastOne)
 	if err != nil {
 		p.logger.Warn("read failed", "offset", offset, "error", err)
 		return result, kafkaError(err)
 	}
 	result.Records = records
 	return result, nil
+}
+
+// ReadLog returns whole batches of this replica's log from offset, up to
+// its log end, whatever its role and its high watermark: for checks that
+// replicas agree (below the high watermark every replica's log is the
+// same) and for tools, never for serving clients.
+func (p *Partition) ReadLog(offset int64, maxBytes int) ([]byte, error) {
+	records, err := p.log.Read(offset, p.log.EndOffset(), maxBytes, true)
+	return records, kafkaError(err)
 }
 
 // checkLeaderEpoch applies KIP-320's fencing of a request that names the
@@ -70,7 +83,8 @@ const (
 )
 
 // OffsetForTimestamp answers ListOffsets for one partition: the earliest
-// offset, the latest (the high watermark: consumers cannot read past it),
+// offset, the latest (the high watermark: consumers cannot read past it;
+// OFFSET_NOT_AVAILABLE while a new leader's has not caught up),
 // the offset of the record with the largest timestamp (KIP-734), or the
 // first offset whose timestamp is at or after timestamp (-1 if none).
 func (p *Partition) OffsetForTimestamp(timestamp int64, currentLeaderEpoch int32) (offset, foundTimestamp int64, err error) {
@@ -82,6 +96,13 @@ func (p *Partition) OffsetForTimestamp(timestamp int64, currentLeaderEpoch int32
 	}
 	switch timestamp {
 	case TimestampLatest:
+		if p.epochStartOffset > p.highWatermark {
+			// A new leader whose high watermark has not reached the
+			// start of its epoch would answer an offset below what
+			// the previous leader answered: Kafka says
+			// OFFSET_NOT_AVAILABLE, which clients retry.
+			return -1, -1, kerr.OffsetNotAvailable
+		}
 		return p.highWatermark, -1, nil
 	case TimestampEarliest:
 		return p.log.StartOffset(), -1, nil

@@ -1,0 +1,354 @@
+package broker
+
+// The replica fetchers: this node's side of replication as a follower
+// (Kafka's ReplicaFetcherManager and ReplicaFetcherThread). There is one
+// fetch session per leader node, batching every partition this node
+// follows from that leader into one Fetch (v15: topic ids, and the
+// ReplicaState naming this broker and its broker epoch, KIP-903). Sessions
+// run over a peer client of their own, one connection per leader, so that
+// their long polls never hold up the node's other requests.
+//
+// A session has one Fetch out at a time. It waits MaxWait (500 ms by
+// default, replica.fetch.wait.max.ms) for at least one byte, then hands
+// each partition its answer (replica.HandleFetchAnswer) and fetches again
+// once every partition is ready to: under the durable default a follower
+// fetches from an offset only once everything below it is synced, because
+// the leader counts that offset as held here, so the next Fetch goes out
+// when the appends of the last answer are synced (group-committed
+// together, one sync latency). A partition the leader refused (not the
+// leader yet, another epoch) sits out replicaPartitionRetry; a failed
+// request backs the whole session off.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core"
+	"sluice/core/metadata"
+	"sluice/core/peer"
+	"sluice/core/replica"
+)
+
+// Limits and pacing of the replica fetchers.
+const (
+	// replicaFetchPartitionBytesMax is replica.fetch.max.bytes: what one
+	// partition may bring in one answer (a bigger first batch still
+	// comes whole, KIP-74).
+	replicaFetchPartitionBytesMax = 1 << 20
+	// replicaFetchResponseBytesMax is replica.fetch.response.max.bytes.
+	replicaFetchResponseBytesMax = 10 << 20
+	// replicaFetchTimeoutMargin is how much longer than MaxWait a fetch
+	// may take before the connection is given up.
+	replicaFetchTimeoutMargin = 5 * time.Second
+	// replicaFetchBackoffMin and replicaFetchBackoffMax bound the wait
+	// after a failed fetch (no connection, no answer), doubling in
+	// between.
+	replicaFetchBackoffMin = 50 * time.Millisecond
+	replicaFetchBackoffMax = time.Second
+	// replicaPartitionRetry is how long a partition the leader refused
+	// sits out (Kafka's replica.fetch.backoff.ms is 1 s; the metadata that
+	// settles such a refusal usually arrives within milliseconds).
+	replicaPartitionRetry = 100 * time.Millisecond
+	// replicaFetchVersion is the Fetch version followers send.
+	replicaFetchVersion = 15
+)
+
+// replicaFetchers holds one fetch session per leader this node follows.
+type replicaFetchers struct {
+	b        *Broker
+	peers    *peer.Client
+	sessions map[int32]*fetchSession
+	stopped  bool
+}
+
+func newReplicaFetchers(b *Broker) *replicaFetchers {
+	return &replicaFetchers{
+		b:        b,
+		peers:    peer.New(b.w, fmt.Sprintf("broker-%d-replica-fetcher", b.config.NodeID)),
+		sessions: map[int32]*fetchSession{},
+	}
+}
+
+// reconcile gives every leader this node follows a session with the
+// partitions it follows from it, and stops the sessions of leaders it
+// follows nothing from any more.
+func (r *replicaFetchers) reconcile() {
+	if r.stopped {
+		return
+	}
+	byLeader := map[int32][]partitionKey{}
+	for _, key := range r.b.sortedPartitionKeys() {
+		if p := r.b.partitions[key]; p.IsFollower() {
+			byLeader[p.Leader()] = append(byLeader[p.Leader()], key)
+		}
+	}
+	for _, leader := range sortedLeaders(r.sessions) {
+		if len(byLeader[leader]) == 0 {
+			r.sessions[leader].stop()
+			delete(r.sessions, leader)
+		}
+	}
+	for _, leader := range sortedLeaders(byLeader) {
+		s, running := r.sessions[leader]
+		if !running {
+			s = &fetchSession{fetchers: r, leader: leader, delayed: map[partitionKey]partitionDelay{}, backoff: replicaFetchBackoffMin}
+			r.sessions[leader] = s
+		}
+		s.partitions = byLeader[leader]
+		if registered, ok := r.b.image.Brokers[leader]; ok {
+			r.peers.SetAddress(leader, hostPort(registered.Host, registered.Port))
+		}
+		s.kick()
+	}
+}
+
+// ready is a partition's OnFetchReady: its session may send now.
+func (r *replicaFetchers) ready(key partitionKey) {
+	p, open := r.b.partitions[key]
+	if !open || !p.IsFollower() {
+		return
+	}
+	if s, running := r.sessions[p.Leader()]; running {
+		s.kick()
+	}
+}
+
+// stop ends every session (shutdown).
+func (r *replicaFetchers) stop() {
+	r.stopped = true
+	for _, leader := range sortedLeaders(r.sessions) {
+		r.sessions[leader].stop()
+	}
+	r.sessions = map[int32]*fetchSession{}
+	r.peers.Close()
+}
+
+// fetchSession fetches every partition this node follows from one leader.
+type fetchSession struct {
+	fetchers   *replicaFetchers
+	leader     int32
+	partitions []partitionKey
+	// rotation is where the next request starts in partitions, moving
+	// on each time, so that partitions late in the list are not starved
+	// by earlier ones filling the answer.
+	rotation int
+	// inFlight is set while a Fetch is out; scheduled while a send is
+	// due on the loop; wake is the timer of a delayed partition's return
+	// or of the backoff after a failure.
+	inFlight  bool
+	scheduled bool
+	wake      core.Timer
+	backoff   time.Duration
+	delayed   map[partitionKey]partitionDelay
+	stopped   bool
+}
+
+// partitionDelay is a partition sitting out after a refusal, for as long
+// as it follows the leader epoch it was refused in.
+type partitionDelay struct {
+	until       time.Duration
+	leaderEpoch int32
+}
+
+// sentPartition is one partition of a Fetch out, and where it fetched
+// from.
+type sentPartition struct {
+	key       partitionKey
+	partition *replica.Partition
+	position  replica.FetchPosition
+}
+
+// kick asks for a send on a later turn of the loop, unless one is due, a
+// Fetch is out, or the session backs off.
+func (s *fetchSession) kick() {
+	if s.stopped || s.inFlight || s.scheduled || s.wake != nil {
+		return
+	}
+	s.scheduled = true
+	s.fetchers.b.w.Clock.AfterFunc(0, s.send)
+}
+
+// send sends the next Fetch, if every partition is ready: one still
+// syncing its last appends holds the session back (it kicks when ready).
+func (s *fetchSession) send() {
+	s.scheduled = false
+	if s.stopped || s.inFlight {
+		return
+	}
+	b := s.fetchers.b
+	now := b.w.Clock.Elapsed()
+	var sent []sentPartition
+	waiting := false
+	nextReturn := time.Duration(-1)
+	for i := range s.partitions {
+		key := s.partitions[(s.rotation+i)%len(s.partitions)]
+		p, open := b.partitions[key]
+		if !open || !p.IsFollower() || p.Leader() != s.leader {
+			continue
+		}
+		if d, ok := s.delayed[key]; ok {
+			if d.leaderEpoch == p.LeaderEpoch() && now < d.until {
+				if nextReturn < 0 || d.until < nextReturn {
+					nextReturn = d.until
+				}
+				continue
+			}
+			delete(s.delayed, key)
+		}
+		position, ready := p.FetchPosition()
+		if !ready {
+			waiting = true
+			continue
+		}
+		sent = append(sent, sentPartition{key: key, partition: p, position: position})
+	}
+	if waiting {
+		return
+	}
+	if len(sent) == 0 {
+		if nextReturn >= 0 {
+			s.wakeAfter(nextReturn - now)
+		}
+		return
+	}
+	s.rotation++
+	s.inFlight = true
+	timeout := b.config.ReplicaFetchWaitMax + replicaFetchTimeoutMargin
+	s.fetchers.peers.Request(s.leader, s.request(sent), timeout, func(resp kmsg.Response, err error) {
+		if s.stopped {
+			return
+		}
+		s.inFlight = false
+		if err == nil && resp.(*kmsg.FetchResponse).ErrorCode != 0 {
+			err = kerr.ErrorForCode(resp.(*kmsg.FetchResponse).ErrorCode)
+		}
+		if err != nil {
+			s.failed(err)
+			return
+		}
+		s.backoff = replicaFetchBackoffMin
+		s.answered(sent, resp.(*kmsg.FetchResponse))
+		s.kick()
+	})
+}
+
+// request builds the Fetch for the partitions sent.
+func (s *fetchSession) request(sent []sentPartition) *kmsg.FetchRequest {
+	b := s.fetchers.b
+	req := kmsg.NewPtrFetchRequest()
+	req.Version = replicaFetchVersion
+	req.ReplicaState.ID = b.config.NodeID
+	req.ReplicaState.Epoch = -1
+	if b.brokerEpoch > 0 {
+		req.ReplicaState.Epoch = b.brokerEpoch
+	}
+	req.MaxWaitMillis = int32(b.config.ReplicaFetchWaitMax / time.Millisecond)
+	req.MinBytes = 1
+	req.MaxBytes = replicaFetchResponseBytesMax
+	req.SessionID, req.SessionEpoch = 0, -1
+	topicIndex := map[metadata.TopicID]int{}
+	for _, one := range sent {
+		id := one.partition.TopicID
+		i, ok := topicIndex[id]
+		if !ok {
+			i = len(req.Topics)
+			topicIndex[id] = i
+			t := kmsg.NewFetchRequestTopic()
+			t.Topic, t.TopicID = one.key.topic, id
+			req.Topics = append(req.Topics, t)
+		}
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition = one.key.partition
+		rp.CurrentLeaderEpoch = one.position.CurrentLeaderEpoch
+		rp.FetchOffset = one.position.FetchOffset
+		rp.LastFetchedEpoch = one.position.LastFetchedEpoch
+		rp.LogStartOffset = one.position.LogStartOffset
+		rp.PartitionMaxBytes = replicaFetchPartitionBytesMax
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
+	}
+	return req
+}
+
+// answered hands each partition its part of the answer.
+func (s *fetchSession) answered(sent []sentPartition, resp *kmsg.FetchResponse) {
+	b := s.fetchers.b
+	type answerKey struct {
+		topic     [16]byte
+		partition int32
+	}
+	answers := map[answerKey]*kmsg.FetchResponseTopicPartition{}
+	for i := range resp.Topics {
+		t := &resp.Topics[i]
+		for j := range t.Partitions {
+			answers[answerKey{topic: t.TopicID, partition: t.Partitions[j].Partition}] = &t.Partitions[j]
+		}
+	}
+	for _, one := range sent {
+		answer, ok := answers[answerKey{topic: one.partition.TopicID, partition: one.key.partition}]
+		if !ok || b.partitions[one.key] != one.partition {
+			continue // unanswered, or the partition was closed meanwhile
+		}
+		err := one.partition.HandleFetchAnswer(one.position, replica.FetchAnswer{
+			Error:              kerr.ErrorForCode(answer.ErrorCode),
+			Records:            answer.RecordBatches,
+			HighWatermark:      answer.HighWatermark,
+			LogStartOffset:     answer.LogStartOffset,
+			DivergingEpoch:     answer.DivergingEpoch.Epoch,
+			DivergingEndOffset: answer.DivergingEpoch.EndOffset,
+		})
+		if err != nil {
+			b.log.Debug("fetch from the leader refused", "partition", one.key, "leader", s.leader, "error", err)
+			s.delayed[one.key] = partitionDelay{until: b.w.Clock.Elapsed() + replicaPartitionRetry, leaderEpoch: one.partition.LeaderEpoch()}
+		}
+	}
+}
+
+// failed backs the session off after a Fetch that got no answer.
+func (s *fetchSession) failed(err error) {
+	s.fetchers.b.log.Debug("fetch from the leader failed", "leader", s.leader, "error", err, "backoff", s.backoff)
+	s.wakeAfter(s.backoff)
+	s.backoff = min(2*s.backoff, replicaFetchBackoffMax)
+}
+
+// wakeAfter sends again after d.
+func (s *fetchSession) wakeAfter(d time.Duration) {
+	if s.wake != nil {
+		s.wake.Stop()
+	}
+	s.wake = s.fetchers.b.w.Clock.AfterFunc(d, func() {
+		s.wake = nil
+		s.kick()
+	})
+}
+
+// stop ends the session: its answer in flight, if any, is ignored.
+func (s *fetchSession) stop() {
+	s.stopped = true
+	if s.wake != nil {
+		s.wake.Stop()
+	}
+}
+
+// sortedLeaders lists a map's leader ids in order.
+func sortedLeaders[V any](m map[int32]V) []int32 {
+	ids := make([]int32, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// hostPort joins a host and port as a dialable address, bracketing an
+// IPv6 host.
+func hostPort(host string, port int32) string {
+	if strings.Contains(host, ":") {
+		return fmt.Sprintf("[%s]:%d", host, port)
+	}
+	return fmt.Sprintf("%s:%d", host, port)
+}

@@ -1,0 +1,12 @@
+package controller
+
+// Planted bugs (core.Canaries) that the simulator must catch. Production
+// never switches them on.
+const (
+	// CanaryUncleanElection makes the controller elect a replica outside
+	// the ISR when no ISR member may lead, as if every topic set
+	// unclean.leader.election.enable: the new leader may lack
+	// acknowledged writes, which are then lost (and followers that had
+	// them must cut below their high watermark).
+	CanaryUncleanElection = "controller-unclean-election"
+)
