@@ -240,7 +240,7 @@ func (s *logMachine) Retention(t *rapid.T) {
 	if err := s.l.SetConfig(config); err != nil {
 		t.Fatal(err)
 	}
-	s.l.ApplyRetention()
+	s.l.ApplyRetention(s.l.EndOffset())
 	s.l.SetConfig(s.config)
 	start := s.l.StartOffset()
 	if start < s.model.start || (start != s.model.start && start != s.model.end && s.model.batches[s.model.holding(start)].base != start) {

@@ -44,10 +44,12 @@ func (l *Log) AdvanceStartOffset(offset int64) error {
 // largest timestamp in them is older than RetentionAge (judged against
 // Clock.Now; segments with no timestamps are not aged out) or the log
 // without them would still hold at least RetentionBytes. It never removes
-// the active segment. The log start moves up to the first remaining
+// the active segment, nor any segment holding an offset at or above upTo:
+// a partition passes its high watermark, so retention never deletes what a
+// follower or a consumer may still need to read as committed. The log start moves up to the first remaining
 // segment, and the files go as AdvanceStartOffset's do. It reports how many
 // segments it removed.
-func (l *Log) ApplyRetention() (segmentsRemoved int) {
+func (l *Log) ApplyRetention(upTo int64) (segmentsRemoved int) {
 	if l.usable() != nil {
 		return 0
 	}
@@ -62,6 +64,12 @@ func (l *Log) ApplyRetention() (segmentsRemoved int) {
 	removable := 0
 	for first+removable < len(l.segments)-1 {
 		s := l.segments[first+removable]
+		if l.segments[first+removable+1].baseOffset > upTo {
+			// The segment holds offsets at or above upTo, which the
+			// caller still needs (Kafka bounds retention by the high
+			// watermark: a follower may not have them yet).
+			break
+		}
 		expired := l.config.RetentionAge != Unlimited && s.maxTimestamp > noTimestamp &&
 			nowMilliseconds-s.maxTimestamp > l.config.RetentionAge.Milliseconds()
 		oversized := l.config.RetentionBytes != Unlimited && total-s.bytes >= l.config.RetentionBytes

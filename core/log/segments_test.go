@@ -99,12 +99,12 @@ func TestRollsByAge(t *testing.T) {
 	}
 	// ApplyRetention rolls an old active segment too, but never an empty one.
 	h.advance(2 * time.Minute)
-	l.ApplyRetention()
+	l.ApplyRetention(l.EndOffset())
 	if l.SegmentCount() != 3 {
 		t.Fatalf("ApplyRetention did not roll the old active segment: %d segments", l.SegmentCount())
 	}
 	h.advance(2 * time.Minute)
-	l.ApplyRetention()
+	l.ApplyRetention(l.EndOffset())
 	if l.SegmentCount() != 3 {
 		t.Fatalf("ApplyRetention rolled an empty segment")
 	}

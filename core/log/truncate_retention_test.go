@@ -226,7 +226,7 @@ func TestRetentionByBytes(t *testing.T) {
 	l := h.open(config)
 	fill(t, l, 100, 100)
 	total := l.Size()
-	deleted := l.ApplyRetention()
+	deleted := l.ApplyRetention(l.EndOffset())
 	if deleted == 0 || l.Size() < config.RetentionBytes || l.Size() >= total {
 		t.Fatalf("deleted %d segments, size %d (was %d, retention %d)", deleted, l.Size(), total, config.RetentionBytes)
 	}
@@ -248,13 +248,13 @@ func TestRetentionByBytes(t *testing.T) {
 	if first := names[0]; first != baseFileName(l.StartOffset()) {
 		t.Fatalf("start %d but first segment %s", l.StartOffset(), first)
 	}
-	if again := l.ApplyRetention(); again != 0 {
+	if again := l.ApplyRetention(l.EndOffset()); again != 0 {
 		t.Fatalf("second ApplyRetention deleted %d", again)
 	}
 	// Zero keeps only the active segment.
 	config.RetentionBytes = 0
 	l.SetConfig(config)
-	l.ApplyRetention()
+	l.ApplyRetention(l.EndOffset())
 	if l.SegmentCount() != 1 {
 		t.Fatalf("retention.bytes 0 left %d segments", l.SegmentCount())
 	}
@@ -274,7 +274,7 @@ func TestRetentionByAge(t *testing.T) {
 	for i := range 30 {
 		mustAppend(t, l, makeBatch(1, 100, now+int64(i)), 0)
 	}
-	deleted := l.ApplyRetention()
+	deleted := l.ApplyRetention(l.EndOffset())
 	if deleted == 0 {
 		t.Fatalf("nothing deleted")
 	}
@@ -284,7 +284,7 @@ func TestRetentionByAge(t *testing.T) {
 	}
 	// Two hours on, everything sealed is old; the active segment stays.
 	h.advance(2 * time.Hour)
-	l.ApplyRetention()
+	l.ApplyRetention(l.EndOffset())
 	if l.SegmentCount() != 1 {
 		t.Fatalf("%d segments left", l.SegmentCount())
 	}
@@ -297,4 +297,29 @@ func baseFileName(offset int64) string {
 		offset /= 10
 	}
 	return string(digits) + ".log"
+}
+
+// TestRetentionStopsAtUpTo checks that retention never removes a segment
+// holding offsets at or above the bound its caller gives (the high
+// watermark), however far over its size limit the log is.
+func TestRetentionStopsAtUpTo(t *testing.T) {
+	h := newHarness(t, 11, simdisk.Faults{})
+	config := smallConfig()
+	config.RetentionBytes = 0
+	l := h.open(config)
+	for range 20 {
+		mustAppend(t, l, makeBatch(4, 100, h.nowMilliseconds()), 0)
+	}
+	h.syncAll(l)
+	if l.SegmentCount() < 4 {
+		t.Fatalf("want several segments, have %d", l.SegmentCount())
+	}
+	bound := l.EndOffset() / 2
+	l.ApplyRetention(bound)
+	if l.StartOffset() > bound {
+		t.Fatalf("retention moved the start to %d, past the bound %d", l.StartOffset(), bound)
+	}
+	if l.StartOffset() == 0 {
+		t.Fatalf("retention removed nothing below the bound %d", bound)
+	}
 }

@@ -14,7 +14,7 @@ func (p *Partition) Maintain(producerCutoffMs int64) {
 		p.compact()
 	}
 	if p.config.Delete {
-		if deleted := p.log.ApplyRetention(); deleted > 0 {
+		if deleted := p.log.ApplyRetention(p.highWatermark); deleted > 0 {
 			p.logger.Debug("retention deleted segments", "count", deleted, "start", p.log.StartOffset())
 			if p.highWatermark < p.log.StartOffset() {
 				p.highWatermark = p.log.StartOffset()

@@ -422,7 +422,7 @@ func (r *run) advanceStart() *violation {
 
 func (r *run) retention() *violation {
 	r.counts.retentions++
-	deleted := r.log.ApplyRetention()
+	deleted := r.log.ApplyRetention(r.log.EndOffset())
 	start := r.log.StartOffset()
 	r.note("retention " + strconv.Itoa(deleted) + " start " + strconv.FormatInt(start, 10))
 	m := &r.model
