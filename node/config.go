@@ -197,6 +197,10 @@ func (c *Config) Set(key, value string) error {
 		c.Net.ConnectionsMax = n
 	case "connections.max.idle.ms":
 		return setMilliseconds(&c.Net.IdleTimeout, key, value)
+	case "replica.lag.time.max.ms":
+		return setMilliseconds(&c.Broker.ReplicaLagTimeMax, key, value)
+	case "replica.fetch.wait.max.ms":
+		return setMilliseconds(&c.Broker.ReplicaFetchWaitMax, key, value)
 	case "group.initial.rebalance.delay.ms":
 		return setMilliseconds(&c.Broker.GroupInitialRebalanceDelay, key, value)
 	case "group.min.session.timeout.ms":

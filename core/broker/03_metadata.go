@@ -35,7 +35,10 @@ func (b *Broker) handleMetadata(x *exchange) {
 	if !allTopics && mayCreate {
 		var missing []string
 		for _, t := range req.Topics {
-			if t.Topic != nil && *t.Topic != "" && metadata.ValidTopicName(*t.Topic) == nil {
+			// Internal topics are created by the broker itself, with
+			// their own settings (see ensureOffsetsTopic), never by a
+			// client's Metadata request.
+			if t.Topic != nil && *t.Topic != "" && metadata.ValidTopicName(*t.Topic) == nil && !metadata.IsInternalTopic(*t.Topic) {
 				if _, exists := b.image.Topics[*t.Topic]; !exists {
 					missing = append(missing, *t.Topic)
 				}

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"slices"
+	"sluice/core/batch"
 	"strings"
 	"testing"
 
@@ -470,6 +471,19 @@ func TestDeleteRecordsTimesOutButStillMoves(t *testing.T) {
 	if start := n.broker.partitions[partitionKey{topic: "hurried", partition: 0}].LogStartOffset(); start != 1 {
 		t.Fatalf("after restart the log starts at %d, want 1", start)
 	}
+}
+
+func TestCompactedTopicsRefuseKeylessRecords(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.createTopic("compacted", 1, metadata.ConfigCleanupPolicy, "compact")
+	keyless := batch.Build(batch.Spec{
+		BaseTimestamp: n.machine.Clock.Now().UnixMilli(), ProducerID: batch.NoProducerID,
+		Records: []batch.Record{{Key: []byte("k"), Value: []byte("1")}, {Value: []byte("no key")}},
+	})
+	_, code := c.produceBatch("compacted", 0, keyless)
+	requireError(t, "keyless record", code, nil, kerr.InvalidRecord)
+	c.produce("compacted", 0, "keyed")
 }
 
 func TestDeleteRecordsRefusesCompactedTopics(t *testing.T) {

@@ -33,6 +33,9 @@ type groupCoordination struct {
 	// create __consumer_offsets; waiting are called when that is over.
 	creatingTopic bool
 	waiting       []func()
+	// reconcileScheduled coalesces the reconciliations the records of
+	// one metadata batch ask for into one, on the next turn of the loop.
+	reconcileScheduled bool
 }
 
 // startGroups creates the coordinator. It must run before the topics are
@@ -86,10 +89,27 @@ func (b *Broker) watchOffsetsPartition(key partitionKey, p *replica.Partition) {
 // reconcileOffsetsTopic tells the coordinator, after the metadata changed,
 // which partitions of __consumer_offsets this node leads: it loads those
 // and forgets the others.
+//
+// It runs once the records committed together have all been applied: a
+// newly created topic's partitions arrive one record at a time, and telling
+// the coordinator every intermediate partition count would map groups to
+// the wrong partitions in between.
 func (b *Broker) reconcileOffsetsTopic(t *metadata.Topic) {
-	if t.Name != metadata.ConsumerOffsetsTopic {
+	if t.Name != metadata.ConsumerOffsetsTopic || b.groups.reconcileScheduled {
 		return
 	}
+	b.groups.reconcileScheduled = true
+	b.w.Clock.AfterFunc(0, func() {
+		b.groups.reconcileScheduled = false
+		if current, ok := b.image.Topics[metadata.ConsumerOffsetsTopic]; ok && b.groups.coordinator != nil {
+			b.loadOffsetsPartitions(current)
+		}
+	})
+}
+
+// loadOffsetsPartitions tells the coordinator the partition count and
+// which partitions to load or unload.
+func (b *Broker) loadOffsetsPartitions(t *metadata.Topic) {
 	c := b.groups.coordinator
 	c.SetPartitionCount(int32(len(t.Partitions)))
 	for _, mp := range t.Partitions {
@@ -168,6 +188,11 @@ func (b *Broker) ensureOffsetsTopic(done func()) {
 
 // offsetsTopicSettled calls everyone waiting for the offsets topic.
 func (b *Broker) offsetsTopicSettled() {
+	if t, ok := b.image.Topics[metadata.ConsumerOffsetsTopic]; ok {
+		// The whole topic is in the image now: the coordinator can map
+		// groups before FindCoordinator answers.
+		b.loadOffsetsPartitions(t)
+	}
 	waiting := b.groups.waiting
 	b.groups.waiting = nil
 	for _, done := range waiting {

@@ -245,13 +245,20 @@ func (c *testClient) produce(topic string, partition int32, values ...string) in
 }
 
 // tryProduce appends values as one batch with acks=all and returns the
-// base offset and error code.
+// base offset and error code. Each record's key is its value, so the
+// records are accepted by compacted topics too.
 func (c *testClient) tryProduce(topic string, partition int32, values ...string) (int64, int16) {
 	c.node.t.Helper()
 	spec := batch.Spec{BaseTimestamp: c.node.machine.Clock.Now().UnixMilli(), ProducerID: batch.NoProducerID}
 	for _, v := range values {
-		spec.Records = append(spec.Records, batch.Record{Value: []byte(v)})
+		spec.Records = append(spec.Records, batch.Record{Key: []byte(v), Value: []byte(v)})
 	}
+	return c.produceBatch(topic, partition, batch.Build(spec))
+}
+
+// produceBatch sends one prepared batch with acks=all.
+func (c *testClient) produceBatch(topic string, partition int32, records []byte) (int64, int16) {
+	c.node.t.Helper()
 	req := kmsg.NewPtrProduceRequest()
 	req.Version = 9
 	req.Acks = -1
@@ -260,7 +267,7 @@ func (c *testClient) tryProduce(topic string, partition int32, values ...string)
 	rt.Topic = topic
 	rp := kmsg.NewProduceRequestTopicPartition()
 	rp.Partition = partition
-	rp.Records = batch.Build(spec)
+	rp.Records = records
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	resp := c.request(req).(*kmsg.ProduceResponse)

@@ -52,6 +52,11 @@ func (p *Partition) AppendAsLeader(b []byte, requireISR bool) (AppendResult, err
 		// transaction, which is what Kafka says in this case.
 		return AppendResult{}, kerr.InvalidTxnState
 	}
+	if p.config.Compact {
+		if err := p.checkKeys(b, h); err != nil {
+			return AppendResult{}, err
+		}
+	}
 	now := p.w.Clock.Now().UnixMilli()
 	appendTime := int64(-1)
 	if p.config.LogAppendTime {
@@ -104,6 +109,44 @@ func (p *Partition) AppendAsLeader(b []byte, requireISR bool) (AppendResult, err
 		BaseOffset: info.FirstOffset, LastOffset: info.LastOffset,
 		LogAppendTime: appendTime, LogStartOffset: p.log.StartOffset(),
 	}, nil
+}
+
+// compactedBatchBytesMax bounds how large a compressed batch may inflate
+// when its keys are checked: a batch is at most max.message.bytes
+// compressed, and no sane codec expands a real batch past this.
+const compactedBatchBytesMax = 256 << 20
+
+// checkKeys refuses a batch with a keyless record on a compacted topic, as
+// Kafka does ("Compacted topic cannot accept message without key"):
+// compaction keeps the latest record per key, so a record without one could
+// never be kept or removed correctly. It is the one place the broker looks
+// inside produced records, and only for compacted topics.
+func (p *Partition) checkKeys(b []byte, h batch.Header) error {
+	section, err := batch.RecordsSection(b)
+	if err != nil {
+		return kerr.CorruptMessage
+	}
+	if h.Compression() != batch.CompressionNone {
+		if p.w.Codecs == nil {
+			// Nothing here can look inside; the cleaner will leave
+			// such a batch as it is.
+			return nil
+		}
+		section, err = p.w.Codecs.Decompress(h.Compression(), section, compactedBatchBytesMax)
+		if err != nil {
+			return kerr.CorruptMessage
+		}
+	}
+	records, err := batch.SplitRecords(section, h.RecordCount)
+	if err != nil {
+		return kerr.CorruptMessage
+	}
+	for _, r := range records {
+		if r.Key == nil {
+			return kerr.InvalidRecord
+		}
+	}
+	return nil
 }
 
 // checkTimestamp applies message.timestamp.before.max.ms and
