@@ -27,13 +27,6 @@ import (
 // after a failed attempt (a quorum still settling).
 const activationRetryDelay = 100 * time.Millisecond
 
-// barrierConfigName names the config the barrier record removes. Kafka's
-// active controller writes a NoOpRecord (KIP-835) where Sluice's record
-// set has none: removing a config that is not set, on the cluster-wide
-// broker resource (whose configs Sluice never sets), changes nothing in
-// any image and passes every broker's Apply.
-const barrierConfigName = "sluice.controller.activation"
-
 // Activate makes this controller the active one, as the quorum leader of
 // epoch. It does nothing when already active.
 func (c *Controller) Activate(epoch int32) {
@@ -74,9 +67,7 @@ func (c *Controller) proposeBarrier(term uint64) {
 			finish()
 			return
 		}
-		barrier := metadata.Record{Config: &metadata.ConfigRecord{
-			ResourceType: metadata.ResourceBroker, ResourceName: "", Name: barrierConfigName, Value: nil,
-		}}
+		barrier := metadata.Record{NoOp: &metadata.NoOpRecord{}}
 		c.propose([]metadata.Record{barrier}, func(err error) {
 			switch {
 			case c.term != term:

@@ -73,7 +73,7 @@ func TestActivationWaitsForItsBarrierBeforeActing(t *testing.T) {
 		t.Fatalf("active %v with %d proposals pending; want the barrier pending", tc.c.IsActive(), len(tc.proposer.pending))
 	}
 	barrier := tc.proposer.pending[0].records
-	if len(barrier) != 1 || barrier[0].Config == nil || barrier[0].Config.Value != nil || barrier[0].Config.Name != barrierConfigName {
+	if len(barrier) != 1 || barrier[0].NoOp == nil {
 		t.Fatalf("barrier %+v", barrier)
 	}
 	// A registration arriving meanwhile waits behind the barrier.

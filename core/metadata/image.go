@@ -96,6 +96,8 @@ func (img *Image) Apply(offset int64, r Record) error {
 		img.applyConfig(r.Config)
 	case r.ProducerIDs != nil:
 		err = img.applyProducerIDs(r.ProducerIDs)
+	case r.NoOp != nil:
+		// Nothing to change: its commitment is the point.
 	default:
 		err = fmt.Errorf("metadata: empty record")
 	}

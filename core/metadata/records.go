@@ -25,6 +25,7 @@ type Record struct {
 	RemoveTopic     *RemoveTopicRecord     `json:"remove_topic,omitempty"`
 	Config          *ConfigRecord          `json:"config,omitempty"`
 	ProducerIDs     *ProducerIDsRecord     `json:"producer_ids,omitempty"`
+	NoOp            *NoOpRecord            `json:"no_op,omitempty"`
 }
 
 // RegisterBrokerRecord announces a broker, or a restart of one: a new
@@ -97,6 +98,12 @@ type ProducerIDsRecord struct {
 	NextProducerID int64 `json:"next_producer_id"`
 }
 
+// NoOpRecord changes nothing (KIP-835). A new active controller commits one
+// before it acts, so that everything earlier leaders committed is in its
+// image first: a record of its own term is committed only after every
+// record before it.
+type NoOpRecord struct{}
+
 // Config resource types, from Kafka's DescribeConfigs.
 const (
 	ResourceTopic  int8 = 2
@@ -129,6 +136,7 @@ func (r Record) count() int {
 	for _, set := range []bool{
 		r.RegisterBroker != nil, r.BrokerFence != nil, r.Topic != nil, r.Partition != nil,
 		r.PartitionChange != nil, r.RemoveTopic != nil, r.Config != nil, r.ProducerIDs != nil,
+		r.NoOp != nil,
 	} {
 		if set {
 			n++
