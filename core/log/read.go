@@ -134,3 +134,47 @@ func (s *segment) firstBatchSince(timestamp, minOffset int64) (h batch.Header, f
 	})
 	return h, found, err
 }
+
+// MaxTimestamp finds, among the batches below upTo, the one whose max
+// timestamp is the largest (the first of them on a tie) and returns its
+// base offset and that timestamp (ListOffsets' -3, KIP-734). Every segment
+// wholly below upTo answers from what it tracks; only the segment that
+// upTo falls in is scanned, up to upTo. found is false when no batch below
+// upTo has a timestamp.
+func (l *Log) MaxTimestamp(upTo int64) (offset, timestamp int64, found bool, err error) {
+	if err := l.usable(); err != nil {
+		return 0, 0, false, err
+	}
+	offset, timestamp = -1, noTimestamp
+	for _, s := range l.segments {
+		if s.baseOffset >= upTo || s.endOffset <= l.startOffset {
+			continue
+		}
+		if s.endOffset <= upTo {
+			if s.maxTimestamp > timestamp && s.offsetOfMaxTimestamp >= l.startOffset {
+				offset, timestamp = s.offsetOfMaxTimestamp, s.maxTimestamp
+			}
+			continue
+		}
+		err := withRereads(func() error {
+			r := newBatchReader(s.file, 0, s.bytes, s.baseOffset, scanChunkBytes, nil)
+			for r.next() {
+				h := r.header
+				if h.BaseOffset >= upTo {
+					break
+				}
+				if h.LastOffset() >= l.startOffset && h.MaxTimestamp > timestamp {
+					offset, timestamp = h.BaseOffset, h.MaxTimestamp
+				}
+			}
+			return r.err
+		})
+		if err != nil {
+			if errors.Is(err, errBadData) {
+				err = fmt.Errorf("%w: segment %d: %v", ErrCorrupt, s.baseOffset, err)
+			}
+			return 0, 0, false, err
+		}
+	}
+	return max(offset, l.startOffset), timestamp, offset >= 0, nil
+}

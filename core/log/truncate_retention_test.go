@@ -323,3 +323,30 @@ func TestRetentionStopsAtUpTo(t *testing.T) {
 		t.Fatalf("retention removed nothing below the bound %d", bound)
 	}
 }
+
+func TestMaxTimestampAcrossSegments(t *testing.T) {
+	h := newHarness(t, 12, simdisk.Faults{})
+	l := h.open(smallConfig())
+	now := h.nowMilliseconds()
+	stamps := []int64{now, now + 50, now + 900, now + 10, now + 900, now + 30}
+	var bases []int64
+	for _, ts := range stamps {
+		for range 3 { // several batches per timestamp, so segments roll
+			bases = append(bases, mustAppend(t, l, makeBatch(2, 100, ts), 0).FirstOffset)
+		}
+	}
+	if l.SegmentCount() < 3 {
+		t.Fatalf("want several segments, have %d", l.SegmentCount())
+	}
+	offset, ts, found, err := l.MaxTimestamp(l.EndOffset())
+	if err != nil || !found || ts != now+900 || offset != bases[6] {
+		t.Fatalf("max over the whole log: offset %d ts %d found %v err %v; want %d %d", offset, ts, found, err, bases[6], now+900)
+	}
+	offset, ts, found, _ = l.MaxTimestamp(bases[6])
+	if !found || ts != now+50 || offset != bases[3] {
+		t.Fatalf("max below %d: offset %d ts %d; want %d %d", bases[6], offset, ts, bases[3], now+50)
+	}
+	if _, _, found, _ := l.MaxTimestamp(0); found {
+		t.Fatalf("nothing lies below offset 0")
+	}
+}

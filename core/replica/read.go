@@ -147,26 +147,32 @@ func (p *Partition) exactOffsetForTimestamp(answer corelog.TimestampOffset, time
 }
 
 // maxTimestampOffset finds the record with the largest timestamp below the
-// high watermark (ListOffsets v7, KIP-734) by scanning batch headers.
+// high watermark (ListOffsets v7, KIP-734): the log names the batch, and
+// the batch, decoded when it is not compressed, names the record.
 func (p *Partition) maxTimestampOffset() (int64, int64, error) {
-	best, bestTimestamp := int64(-1), int64(-1)
-	offset := p.log.StartOffset()
-	for offset < p.highWatermark {
-		chunk, err := p.log.Read(offset, p.highWatermark, 1<<20, true)
-		if err != nil {
-			return -1, -1, kafkaError(err)
-		}
-		if len(chunk) == 0 {
-			break
-		}
-		s := batch.Scanner{Buf: chunk}
-		for s.Next() {
-			h := s.Header()
-			if h.MaxTimestamp > bestTimestamp {
-				best, bestTimestamp = h.LastOffset(), h.MaxTimestamp
-			}
-			offset = h.NextOffset()
+	base, timestamp, found, err := p.log.MaxTimestamp(p.highWatermark)
+	if err != nil {
+		return -1, -1, kafkaError(err)
+	}
+	if !found {
+		return -1, -1, nil
+	}
+	b, err := p.log.Read(base, p.highWatermark, 1, true)
+	if err != nil {
+		return -1, -1, kafkaError(err)
+	}
+	h, err := batch.Parse(b)
+	if err != nil || h.Compression() != batch.CompressionNone || h.Attributes&batch.TimestampLogTime != 0 {
+		return base, timestamp, nil
+	}
+	records, err := batch.Records(b[:h.Size()])
+	if err != nil {
+		return base, timestamp, nil
+	}
+	for _, r := range records {
+		if at := h.BaseTimestamp + r.TimestampDelta; at == timestamp {
+			return h.BaseOffset + int64(r.OffsetDelta), timestamp, nil
 		}
 	}
-	return best, bestTimestamp, nil
+	return base, timestamp, nil
 }
