@@ -197,6 +197,14 @@ func (c *connection) ResumeReceiving() {
 // returns the reason it ended for (the first one). It closes the socket,
 // which wakes a reader or writer blocked in a syscall, and wakes one waiting
 // on the mutex. Any goroutine may call it.
+// isEnded reports whether the connection has ended, for a reader waiting
+// on the queued-bytes budget.
+func (c *connection) isEnded() bool {
+	c.mutex.Lock()
+	defer c.mutex.Unlock()
+	return c.ended
+}
+
 func (c *connection) end(reason error) error {
 	if reason == nil {
 		panic("net: a connection ended without a reason")
@@ -215,6 +223,7 @@ func (c *connection) end(reason error) error {
 	c.writerWake.Broadcast()
 	c.readerWake.Broadcast()
 	c.mutex.Unlock()
+	c.registry.queued.interrupt() // a reader waiting for queued bytes stops
 	if socket != nil {
 		// The error of closing a socket being abandoned tells nothing.
 		_ = socket.Close()

@@ -12,7 +12,7 @@ import (
 
 func newLoopSideConnection(t *testing.T, n *node) (*connection, *recorder) {
 	t.Helper()
-	c := newConnection(n.loop.Post, DefaultLimits(), discardLog(), newRegistry(1), "peer")
+	c := newConnection(n.loop.Post, DefaultLimits(), discardLog(), newRegistry(1, DefaultLimits().QueuedBytesMax), "peer")
 	r := newRecorder()
 	c.handler = r
 	return c, r

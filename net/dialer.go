@@ -45,7 +45,7 @@ func NewDialer(post func(func()) bool, limits Limits, log *slog.Logger) *Dialer 
 		post:        post,
 		limits:      limits,
 		log:         log,
-		registry:    newRegistry(limits.ConnectionsMax),
+		registry:    newRegistry(limits.ConnectionsMax, limits.QueuedBytesMax),
 		dials:       dials,
 		cancelDials: cancelDials,
 	}

@@ -26,6 +26,12 @@ type Limits struct {
 	// at once and logged; a Dial beyond it reports ErrTooManyConnections.
 	ConnectionsMax int
 
+	// QueuedBytesMax bounds the bytes of frames read from the sockets of
+	// one listener or dialer and not yet taken by the node's loop (Kafka's
+	// queued.max.request.bytes). It must be at least FrameBytesMax, or a
+	// largest frame could never be read.
+	QueuedBytesMax int64
+
 	// IdleTimeout closes a connection that has neither read nor written a
 	// byte for that long (Kafka's connections.max.idle.ms, default 10
 	// minutes). Zero means never. A connection whose receiving is paused is
@@ -39,6 +45,7 @@ const (
 	sendQueueBytesMaxDefault = 64 << 20  // as sim/simnet's directionQueueBytesMax
 	connectionsMaxDefault    = 1 << 14   // Kafka's is unbounded; file descriptors are not
 	idleTimeoutDefault       = 10 * time.Minute
+	queuedBytesMaxDefault    = 512 << 20 // Kafka's is unbounded
 )
 
 // DefaultLimits returns the limits a broker uses unless configured otherwise.
@@ -48,6 +55,7 @@ func DefaultLimits() Limits {
 		SendQueueBytesMax: sendQueueBytesMaxDefault,
 		ConnectionsMax:    connectionsMaxDefault,
 		IdleTimeout:       idleTimeoutDefault,
+		QueuedBytesMax:    queuedBytesMaxDefault,
 	}
 }
 
@@ -64,6 +72,9 @@ func (l Limits) Validate() error {
 	}
 	if l.ConnectionsMax < 1 {
 		return fmt.Errorf("net: ConnectionsMax %d is below 1", l.ConnectionsMax)
+	}
+	if l.QueuedBytesMax < int64(l.FrameBytesMax) {
+		return fmt.Errorf("net: QueuedBytesMax %d is below FrameBytesMax %d", l.QueuedBytesMax, l.FrameBytesMax)
 	}
 	if l.IdleTimeout < 0 {
 		return fmt.Errorf("net: IdleTimeout %v is negative", l.IdleTimeout)

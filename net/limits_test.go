@@ -330,7 +330,7 @@ func TestActiveConnectionIsNotIdle(t *testing.T) {
 func TestIdleDecision(t *testing.T) {
 	limits := DefaultLimits()
 	limits.IdleTimeout = time.Hour
-	c := newConnection(func(func()) bool { return true }, limits, discardLog(), newRegistry(1), "peer")
+	c := newConnection(func(func()) bool { return true }, limits, discardLog(), newRegistry(1, DefaultLimits().QueuedBytesMax), "peer")
 	local, remote := stdnet.Pipe()
 	defer local.Close()
 	defer remote.Close()

@@ -57,7 +57,7 @@ func Listen(address string, acceptor core.Acceptor, post func(func()) bool, limi
 		post:       post,
 		limits:     limits,
 		log:        log.With("listener", socket.Addr().String()),
-		registry:   newRegistry(limits.ConnectionsMax),
+		registry:   newRegistry(limits.ConnectionsMax, limits.QueuedBytesMax),
 		closing:    make(chan struct{}),
 		acceptDone: make(chan struct{}),
 	}

@@ -52,8 +52,12 @@ func (c *connection) readFrames(socket stdnet.Conn) error {
 			return fmt.Errorf("%w: the peer announced %d bytes, the limit is %d",
 				ErrFrameTooLarge, size, c.limits.FrameBytesMax)
 		}
+		if !c.registry.queued.reserve(int64(size), c.isEnded) {
+			return c.end(errClosedByOwner)
+		}
 		frame := make([]byte, size)
 		if err := c.readFull(socket, reader, frame); err != nil {
+			c.registry.queued.release(int64(size))
 			if errors.Is(err, io.EOF) {
 				return io.ErrUnexpectedEOF
 			}
@@ -63,9 +67,17 @@ func (c *connection) readFrames(socket stdnet.Conn) error {
 			// The owner closed; the frame would be dropped on the loop.
 			// Reading on keeps the kernel from answering the peer with a
 			// reset while the last writes linger.
+			c.registry.queued.release(int64(size))
 			continue
 		}
-		if !c.post(func() { c.frameArrived(frame) }) {
+		// The reservation ends once the loop has taken the frame
+		// (delivered it, held it behind a pause, or dropped it).
+		posted := c.post(func() {
+			defer c.registry.queued.release(int64(size))
+			c.frameArrived(frame)
+		})
+		if !posted {
+			c.registry.queued.release(int64(size))
 			return errLoopStopped
 		}
 	}

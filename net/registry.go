@@ -7,6 +7,7 @@ import "sync"
 // them all at shutdown.
 type registry struct {
 	connectionsMax int
+	queued         *queuedBytes
 
 	mutex       sync.Mutex
 	connections map[*connection]struct{} // guarded by mutex; only ever looked up or walked without order mattering
@@ -18,8 +19,12 @@ type registry struct {
 	goroutines sync.WaitGroup
 }
 
-func newRegistry(connectionsMax int) *registry {
-	return &registry{connectionsMax: connectionsMax, connections: map[*connection]struct{}{}}
+func newRegistry(connectionsMax int, queuedBytesMax int64) *registry {
+	return &registry{
+		connectionsMax: connectionsMax,
+		queued:         newQueuedBytes(queuedBytesMax),
+		connections:    map[*connection]struct{}{},
+	}
 }
 
 // add registers c and counts the goroutine that is about to serve it. It
@@ -72,6 +77,7 @@ func (r *registry) shutdown() {
 	for _, c := range live {
 		c.end(errClosedByOwner)
 	}
+	r.queued.close()
 }
 
 // wait waits until every goroutine serving a connection has returned. Call
