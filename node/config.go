@@ -195,6 +195,12 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("%s: %q is not a count", key, value)
 		}
 		c.Net.ConnectionsMax = n
+	case "queued.max.request.bytes":
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s: %q is not a size", key, value)
+		}
+		c.Net.QueuedBytesMax = n
 	case "connections.max.idle.ms":
 		return setMilliseconds(&c.Net.IdleTimeout, key, value)
 	case "replica.lag.time.max.ms":
