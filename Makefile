@@ -8,7 +8,7 @@ BIN       := bin/sluice
 PKGS      := ./...
 SIM_SEEDS ?= 1-2000
 
-.PHONY: build run cluster test test-short vet sim fuzz clean
+.PHONY: build run cluster test test-short vet sim fuzz clean bench-peers
 
 build:
 	$(GO) build -o $(BIN) ./cmd/sluice
@@ -25,6 +25,7 @@ cluster: build
 # canaries, real-client tests against the real binary, fuzz corpora.
 test: vet build
 	$(GO) test -count=1 -timeout 18m $(PKGS)
+	cd cmd/bench-peers && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # The fast subset (guards, unit tests) for the edit-compile loop.
 test-short:
@@ -39,6 +40,30 @@ vet:
 # `bin/sluice sim --workload log --seeds ...`.
 sim: build
 	$(BIN) sim --seeds $(SIM_SEEDS)
+
+# Sluice against its peers (kfake, NATS JetStream, a raw TCP-to-file
+# baseline) on loopback: one table per record size with ratios, median of
+# 3 runs, about 15 minutes. The peers live in the nested module
+# cmd/bench-peers, outside this module's dependencies; the first run on a
+# fresh machine downloads them through the Go module proxy.
+# BENCH_PEERS_FLAGS=--quick is a one-minute smoke test.
+BENCH_PEERS_FLAGS ?=
+bench-peers: build
+	cd cmd/bench-peers && $(GO) build -o ../../bin/bench-peers .
+	bin/bench-peers --sluice-binary $(BIN) $(BENCH_PEERS_FLAGS)
+
+# The black-box fault harness: a 3-node cluster of the real binary on
+# loopback behind fault proxies, kgo producers (acks=all, idempotent and
+# not) and consumers (by assignment and in a group), 4 minutes of kill -9,
+# SIGSTOP, partitions, rolling restarts and full-cluster kills, then
+# recovery, a full read-back and the checkers; about 5 minutes. Results
+# (verdict.txt, history.jsonl, report.html with plots, node logs) go to
+# jepsen-results/<timestamp>/. JEPSEN_FLAGS adds flags, e.g.
+# JEPSEN_FLAGS="--power-check --duration 60s" (see `bin/sluice jepsen -h`).
+.PHONY: jepsen
+JEPSEN_FLAGS ?=
+jepsen: build
+	$(BIN) jepsen --nodes 3 --duration 4m --faults kill,pause,partition,rolling,full-kill --acks all --idempotence mixed --out jepsen-results $(JEPSEN_FLAGS)
 
 clean:
 	rm -rf bin
