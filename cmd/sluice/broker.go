@@ -35,6 +35,7 @@ func runBroker(args []string) int {
 	processRoles := flags.String("process-roles", "broker,controller", "broker, controller, or both (Kafka's process.roles)")
 	configFile := flags.String("config", "", "Kafka-style properties file (node.id, listeners, log.dirs, log.retention.ms, ...)")
 	logLevel := flags.String("log-level", "info", "debug, info, warn or error")
+	profileAddress := flags.String("pprof", "", "serve Go's CPU, allocation, mutex and block profiles on this host:port (net/http/pprof; bind it to loopback)")
 	var overrides settings
 	flags.Var(&overrides, "set", "a Kafka broker setting key=value (repeatable), e.g. --set log.retention.ms=3600000")
 	if err := flags.Parse(args); err != nil {
@@ -95,6 +96,12 @@ func runBroker(args []string) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: config.LogLevel}))
+	if *profileAddress != "" {
+		if err := startProfiling(*profileAddress, log); err != nil {
+			fmt.Fprintln(os.Stderr, "sluice broker:", err)
+			return 2
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

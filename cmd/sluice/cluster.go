@@ -62,6 +62,7 @@ func runCluster(args []string) int {
 	host := flags.String("host", "127.0.0.1", "the host every node listens on and advertises")
 	dataDir := flags.String("data", "./data/cluster", "data directory; node i keeps its data in DIR/node-i")
 	logLevel := flags.String("log-level", "info", "the nodes' log level: debug, info, warn or error")
+	profilePort := flags.Int("pprof-port", 0, "serve each node's Go profiles on host:port+i-1 for node i (see broker --pprof); 0: none")
 	var overrides settings
 	flags.Var(&overrides, "set", "a Kafka broker setting key=value for every node (repeatable)")
 	if err := flags.Parse(args); err != nil {
@@ -111,6 +112,9 @@ func runCluster(args []string) int {
 			"--controllers", strings.Join(voters, ","),
 			"--data", n.dataDir,
 			"--log-level", *logLevel,
+		}
+		if *profilePort > 0 {
+			args = append(args, "--pprof", *host+":"+strconv.Itoa(*profilePort+n.id-1))
 		}
 		for _, setting := range overrides {
 			args = append(args, "--set", setting)

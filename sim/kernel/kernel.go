@@ -18,8 +18,8 @@ type Kernel struct {
 	// ties orders events due at the same nanosecond. It is a stream of its
 	// own so that scheduling one more event (a new timer in some
 	// component) does not shift the world's random decisions in rng.
-	ties *rand.Rand
-	rng  *rand.Rand
+	ties  *rand.Rand
+	rng   *rand.Rand
 	seq   uint64
 	steps uint64
 	trace *Trace
@@ -42,6 +42,9 @@ type event struct {
 	fn          func()
 	cancelled   bool
 	index       int
+	// held is set while the event waits for its suspended owner to
+	// resume (see Suspend): out of the queue, yet not run.
+	held bool
 }
 
 // NewKernel starts a kernel at time zero with the run's seed.
@@ -104,7 +107,7 @@ func (k *Kernel) Schedule(delay int64, owner *Process, label string, fn func()) 
 	}
 	heap.Push(&k.queue, e)
 	return func() bool {
-		if e.cancelled || e.index < 0 {
+		if e.cancelled || (e.index < 0 && !e.held) {
 			return false
 		}
 		e.cancelled = true
@@ -118,16 +121,70 @@ func (e *event) dead() bool {
 	return e.cancelled || (e.owner != nil && (e.owner.incarnation != e.incarnation || !e.owner.alive))
 }
 
-// next drops dead events from the front of the queue and returns the first
-// live one, or nil.
+// next drops dead events from the front of the queue, sets aside those
+// whose owner is suspended, and returns the first one that may run, or nil.
 func (k *Kernel) next() *event {
 	for k.queue.Len() > 0 {
-		if e := k.queue[0]; !e.dead() {
+		e := k.queue[0]
+		switch {
+		case e.dead():
+			heap.Pop(&k.queue)
+		case e.owner != nil && e.owner.suspended:
+			heap.Pop(&k.queue)
+			e.held = true
+			if len(e.owner.held) >= heldEventsMax {
+				panic(fmt.Sprintf("kernel: suspended process %s holds more than %d events", e.owner.name, heldEventsMax))
+			}
+			e.owner.held = append(e.owner.held, e)
+		default:
 			return e
 		}
-		heap.Pop(&k.queue)
 	}
 	return nil
+}
+
+// heldEventsMax bounds the events one suspended process may hold: a
+// suspension long enough to pile up more is a simulator bug.
+const heldEventsMax = 1 << 20
+
+// Suspend freezes a live process, as SIGSTOP or a stop-the-world GC pause
+// would: nothing it owns runs until Resume. Its events that come due
+// meanwhile are held, in the order they came due; time goes on, so on
+// resume they run late, and its timers see how long the pause was. What
+// others send it waits in the network. A crash ends the suspension (and
+// the held events die with the incarnation). Suspending a suspended or
+// dead process does nothing.
+func (k *Kernel) Suspend(p *Process) {
+	if !p.alive || p.suspended {
+		return
+	}
+	p.suspended = true
+	k.trace.Note(k.now, p.name, "suspended")
+}
+
+// Resume thaws a suspended process: the events it held run from now, in
+// the order they came due and ahead of anything else due at this instant,
+// then the process runs normally. Resuming a process that is not
+// suspended does nothing.
+func (k *Kernel) Resume(p *Process) {
+	if !p.suspended {
+		return
+	}
+	p.suspended = false
+	held := p.held
+	p.held = nil
+	k.trace.Note(k.now, p.name, fmt.Sprintf("resumed with %d held events", len(held)))
+	for i, e := range held {
+		e.held = false
+		if e.dead() {
+			continue
+		}
+		// The tie keeps held events in their order: ties drawn from
+		// the stream are random, these count up from zero.
+		e.at, e.tie, e.seq = k.now, uint64(i), k.seq
+		k.seq++
+		heap.Push(&k.queue, e)
+	}
 }
 
 // Step runs the next event and reports whether there was one.

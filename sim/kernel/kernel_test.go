@@ -87,3 +87,52 @@ func TestTraceHashCoversEvents(t *testing.T) {
 		t.Fatalf("trace hash is not a function of the events")
 	}
 }
+
+func TestSuspendHoldsEventsUntilResume(t *testing.T) {
+	k := NewKernel(5, nil)
+	p := NewProcess("n1")
+	var ran []string
+	at := map[string]int64{}
+	record := func(name string) func() {
+		return func() { ran = append(ran, name); at[name] = k.Now() }
+	}
+	k.Schedule(10, p, "first", record("first"))
+	k.Schedule(20, p, "second", record("second"))
+	cancelThird := k.Schedule(25, p, "third", record("third"))
+	k.Schedule(15, nil, "world", record("world"))
+	k.Schedule(5, nil, "suspend", func() { k.Suspend(p) })
+	k.Schedule(30, nil, "cancel-third", func() {
+		if !cancelThird() {
+			t.Errorf("cancelling a held event failed")
+		}
+	})
+	k.Schedule(50, nil, "resume", func() { k.Resume(p) })
+	k.Schedule(60, p, "after", record("after"))
+	for k.Step() {
+	}
+	if !slices.Equal(ran, []string{"world", "first", "second", "after"}) {
+		t.Fatalf("ran %v", ran)
+	}
+	if at["first"] != 50 || at["second"] != 50 || at["after"] != 60 {
+		t.Fatalf("held events ran at %v, want the resume time 50", at)
+	}
+}
+
+func TestCrashEndsSuspensionAndDropsHeldEvents(t *testing.T) {
+	k := NewKernel(6, nil)
+	p := NewProcess("n1")
+	ran := 0
+	k.Schedule(10, p, "held", func() { ran++ })
+	k.Schedule(5, nil, "suspend", func() { k.Suspend(p) })
+	k.Schedule(20, nil, "crash", func() { p.Crash() })
+	k.Schedule(30, nil, "restart", func() {
+		p.Restart()
+		k.Resume(p) // not suspended any more: does nothing
+		k.Schedule(1, p, "fresh", func() { ran += 10 })
+	})
+	for k.Step() {
+	}
+	if ran != 10 || p.Suspended() {
+		t.Fatalf("ran=%d suspended=%v: the held event must die with the crash", ran, p.Suspended())
+	}
+}

@@ -8,6 +8,13 @@ type Process struct {
 	name        string
 	incarnation uint64
 	alive       bool
+
+	// suspended is set between Kernel.Suspend and Kernel.Resume: the
+	// process is frozen, as by SIGSTOP or a long GC pause. Events due
+	// meanwhile wait in held, in the order they came due, and run at
+	// the resume; time keeps passing, so its timers fire late.
+	suspended bool
+	held      []*event
 }
 
 // NewProcess returns a live process with the given trace name.
@@ -24,10 +31,17 @@ func (p *Process) Alive() bool { return p.alive }
 // Incarnation counts starts: it goes up at every crash.
 func (p *Process) Incarnation() uint64 { return p.incarnation }
 
-// Crash ends the current incarnation; its pending events will not run.
+// Suspended reports whether the process is frozen (see Kernel.Suspend).
+func (p *Process) Suspended() bool { return p.suspended }
+
+// Crash ends the current incarnation; its pending events will not run. A
+// frozen process that crashes is no longer frozen: what it held dies with
+// it.
 func (p *Process) Crash() {
 	p.alive = false
 	p.incarnation++
+	p.suspended = false
+	p.held = nil
 }
 
 // Restart begins a new incarnation.

@@ -1,0 +1,354 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"sluice/sim/kernel"
+)
+
+// random is the part of a kernel.NewRand stream drawing uses.
+type random interface {
+	IntN(n int) int
+	Int64N(n int64) int64
+	Float64() float64
+}
+
+// What the swarm draws from. The floors of the default scenario hold for
+// every seed: at least 3 nodes, a topic of at least 3 partitions replicated
+// 3 ways, 2 producers, a group of 2 consumers, at least 3 faults, and a
+// safety phase long enough that, with the liveness phase, a run lasts at
+// least 10 simulated seconds.
+const (
+	drawNodesMin            = 3
+	drawNodesMax            = 5
+	drawOrdersPartitionsMin = 3
+	drawOrdersPartitionsMax = 4
+	drawSecondTopicChance   = 0.35
+	drawSecondPartitionsMax = 3
+	drawPageCacheChance     = 0.4
+	drawUncleanChance       = 0.15
+	drawMinInsyncOneChance  = 0.2
+	drawAcksOneChance       = 0.25
+	drawIdempotentChance    = 0.5
+	drawSubsetChance        = 0.3
+	drawThirdProducerChance = 0.3
+	drawGroupMembersMax     = 3
+	drawOffsetsPartitions   = 3
+	drawDriftChance         = 0.4
+	drawDriftMax            = 0.02
+	drawBuggifyChance       = 0.5
+	drawBuggifyChanceMax    = 0.5
+	drawTornWriteChance     = 0.5
+	drawReadCorruptionMax   = 0.002
+	drawSyncFailureMax      = 0.001
+	drawSafetyMin           = 9 * time.Second
+	drawSafetyMax           = 12 * time.Second
+	drawLiveness            = 40 * time.Second
+	drawFaultsMin           = 3
+	drawWindowMin           = 200 * time.Millisecond
+	drawWindowMaxMin        = 600 * time.Millisecond
+	drawWindowMaxMax        = 2500 * time.Millisecond
+	drawClockJumpMin        = time.Second
+	drawClockJumpMax        = time.Minute
+	drawDriftRateMin        = 0.8
+	drawDriftRateMax        = 1.25
+	drawSlowSyncMinMin      = 10 * time.Millisecond
+	drawSlowSyncMinMax      = 30 * time.Millisecond
+	drawSlowSyncMaxMax      = 300 * time.Millisecond
+)
+
+// kindDraw is how the swarm draws one kind's rate: on with probability
+// chance, then a mean interval in [low, high].
+type kindDraw struct {
+	kind      Kind
+	chance    float64
+	low, high time.Duration
+}
+
+var kindDraws = []kindDraw{
+	{KindCrash, 0.6, 2 * time.Second, 6 * time.Second},
+	{KindPowerLoss, 0.2, 4 * time.Second, 10 * time.Second},
+	{KindPause, 0.35, 2 * time.Second, 6 * time.Second},
+	{KindIsolate, 0.35, 2 * time.Second, 6 * time.Second},
+	{KindCutFrom, 0.2, 3 * time.Second, 8 * time.Second},
+	{KindCutTo, 0.2, 3 * time.Second, 8 * time.Second},
+	{KindBridge, 0.2, 3 * time.Second, 8 * time.Second},
+	{KindMinority, 0.25, 3 * time.Second, 8 * time.Second},
+	{KindReset, 0.35, time.Second, 4 * time.Second},
+	{KindClockJump, 0.25, 2 * time.Second, 6 * time.Second},
+	{KindClockDrift, 0.2, 3 * time.Second, 8 * time.Second},
+	{KindSlowDisk, 0.3, 2 * time.Second, 6 * time.Second},
+	{KindFullDisk, 0.2, 3 * time.Second, 8 * time.Second},
+	{KindFailFsync, 0.15, 4 * time.Second, 10 * time.Second},
+	{KindClientCrash, 0.35, 2 * time.Second, 6 * time.Second},
+	{KindClientPause, 0.3, 3 * time.Second, 8 * time.Second},
+}
+
+// Draw makes the scenario of a seed: the swarm's choice of cluster,
+// topics, clients, timeouts, conditions, fault rates and schedule.
+func Draw(seed uint64) Scenario {
+	rng := kernel.NewRand(seed, "scenario/draw")
+	s := Scenario{Workload: WorkloadCluster, Seed: seed}
+	s.Cluster.Nodes = drawNodesMin + rng.IntN(drawNodesMax-drawNodesMin+1)
+	s.Cluster.OffsetsPartitions = 1 + rng.IntN(drawOffsetsPartitions)
+	s.Topics = drawTopics(rng, s.Cluster.Nodes)
+	s.Clients = drawClients(rng, s.Topics)
+	s.Timeouts = drawTimeouts(rng)
+	s.Network.LatencyMin = roundMicro(between(rng, 0, 500*time.Microsecond))
+	s.Network.LatencyMax = s.Network.LatencyMin + roundMicro(between(rng, 100*time.Microsecond, 3*time.Millisecond))
+	s.Disk = drawDisk(rng)
+	for range s.Cluster.Nodes {
+		rate := 1.0
+		if rng.Float64() < drawDriftChance {
+			rate = roundChance(1 + (2*rng.Float64()-1)*drawDriftMax)
+		}
+		s.ClockRates = append(s.ClockRates, rate)
+	}
+	if rng.Float64() < drawBuggifyChance {
+		s.Buggify = Buggify{Enable: roundChance(rng.Float64() * drawBuggifyChanceMax), Fire: roundChance(rng.Float64() * drawBuggifyChanceMax)}
+	}
+	s.Safety = roundMilli(between(rng, drawSafetyMin, drawSafetyMax))
+	s.Liveness = drawLiveness
+	s.Faults = FaultShape{
+		WindowMin:  drawWindowMin,
+		WindowMax:  roundMilli(between(rng, drawWindowMaxMin, drawWindowMaxMax)),
+		LeaderBias: roundChance(rng.Float64()),
+	}
+	for _, d := range kindDraws {
+		if rng.Float64() < d.chance {
+			s.Rates = append(s.Rates, Rate{Kind: d.kind, Mean: roundMilli(between(rng, d.low, d.high))})
+		}
+	}
+	if len(s.Rates) == 0 {
+		// Every run injects faults: a seed that switched every kind
+		// off gets one kind back.
+		d := kindDraws[rng.IntN(len(kindDraws))]
+		s.Rates = []Rate{{Kind: d.kind, Mean: roundMilli(between(rng, d.low, d.high))}}
+	}
+	s.Schedule = GenerateSchedule(s)
+	return mustValid(s)
+}
+
+func drawTopics(rng random, nodes int) []Topic {
+	orders := Topic{
+		Name:        "orders",
+		Partitions:  drawOrdersPartitionsMin + rng.IntN(drawOrdersPartitionsMax-drawOrdersPartitionsMin+1),
+		Replication: 3,
+		MinInsync:   2,
+	}
+	if rng.Float64() < drawMinInsyncOneChance {
+		orders.MinInsync = 1
+	}
+	topics := []Topic{orders}
+	if rng.Float64() < drawSecondTopicChance {
+		events := Topic{Name: "events", Partitions: 1 + rng.IntN(drawSecondPartitionsMax)}
+		events.Replication = 2 + rng.IntN(min(3, nodes)-1)
+		events.MinInsync = 1 + rng.IntN(events.Replication)
+		events.PageCache = rng.Float64() < drawPageCacheChance
+		events.Unclean = rng.Float64() < drawUncleanChance
+		topics = append(topics, events)
+	}
+	return topics
+}
+
+func drawClients(rng random, topics []Topic) Clients {
+	var c Clients
+	producer := func(name string, topic Topic) Producer {
+		p := Producer{Name: name, Topic: topic.Name, Acks: -1, Idempotent: rng.Float64() < drawIdempotentChance}
+		if rng.Float64() < drawAcksOneChance {
+			p.Acks = 1
+		}
+		if rng.Float64() < drawSubsetChance {
+			p.Partitions = subset(rng, topic.Partitions)
+		}
+		return p
+	}
+	c.Producers = append(c.Producers, producer("p1", topics[0]), producer("p2", topics[0]))
+	if len(topics) > 1 {
+		c.Producers = append(c.Producers, producer("p3", topics[1]))
+		c.Readers = append(c.Readers, Reader{Name: "r2", Topic: topics[1].Name})
+	} else if rng.Float64() < drawThirdProducerChance {
+		c.Producers = append(c.Producers, producer("p3", topics[0]))
+	}
+	c.Readers = append([]Reader{{Name: "r1", Topic: topics[0].Name}}, c.Readers...)
+	c.Groups = []Group{{Name: "g1", Topic: topics[0].Name, Members: 2 + rng.IntN(drawGroupMembersMax-1)}}
+	return c
+}
+
+func drawTimeouts(rng random) Timeouts {
+	var t Timeouts
+	t.Election = roundMilli(between(rng, 100*time.Millisecond, 300*time.Millisecond))
+	t.QuorumFetch = t.Election * time.Duration(2+rng.IntN(3))
+	t.BrokerHeartbeat = roundMilli(between(rng, 100*time.Millisecond, 400*time.Millisecond))
+	t.BrokerSession = max(t.BrokerHeartbeat*time.Duration(3+rng.IntN(4)), 600*time.Millisecond)
+	t.ReplicaLag = roundMilli(between(rng, 500*time.Millisecond, 2*time.Second))
+	t.ReplicaFetchWait = roundMilli(between(rng, 50*time.Millisecond, 300*time.Millisecond))
+	t.GroupSession = roundMilli(between(rng, 800*time.Millisecond, 2500*time.Millisecond))
+	t.GroupRebalance = t.GroupSession * time.Duration(2+rng.IntN(2))
+	t.GroupInitialDelay = roundMilli(between(rng, 0, 200*time.Millisecond))
+	t.Request = roundMilli(between(rng, 500*time.Millisecond, 2*time.Second))
+	t.Delivery = t.Request * time.Duration(2+rng.IntN(3))
+	t.ProduceWait = roundMilli(between(rng, t.Request/4, t.Request*3/4))
+	t.FetchWait = roundMilli(between(rng, 20*time.Millisecond, 200*time.Millisecond))
+	t.Think = roundMilli(between(rng, 250*time.Millisecond, 600*time.Millisecond))
+	t.Restart = roundMilli(between(rng, 0, 500*time.Millisecond))
+	return t
+}
+
+func drawDisk(rng random) Disk {
+	var d Disk
+	d.SyncLatencyMax = roundMicro(between(rng, 200*time.Microsecond, 4*time.Millisecond))
+	d.SyncLatencyMin = roundMicro(between(rng, 0, d.SyncLatencyMax))
+	if rng.Float64() < drawTornWriteChance {
+		d.TornWrite = roundChance(rng.Float64())
+	}
+	if rng.IntN(2) == 0 {
+		d.ReadCorruption = roundChance(rng.Float64() * drawReadCorruptionMax)
+	}
+	if rng.IntN(4) == 0 {
+		d.SyncFailure = roundChance(rng.Float64() * drawSyncFailureMax)
+	}
+	return d
+}
+
+// GenerateSchedule draws the fault schedule of a scenario from its rates:
+// each kind a Poisson process over the safety phase, targets and windows
+// drawn from its own stream of the seed, so that the rest of the scenario
+// can change without moving the faults. A scenario whose rates give fewer
+// than three faults gets more, of the kinds it has on (or crashes), at
+// uniform times; a scenario with no rates at all gets none.
+func GenerateSchedule(s Scenario) []Event {
+	if len(s.Rates) == 0 {
+		return nil
+	}
+	rng := kernel.NewRand(s.Seed, "scenario/schedule")
+	var events []Event
+	for _, r := range s.Rates {
+		at := time.Duration(0)
+		for len(events) < eventsMax {
+			at += time.Duration(-math.Log(1-rng.Float64()) * float64(r.Mean))
+			if at >= s.Safety {
+				break
+			}
+			events = append(events, drawEvent(rng, s, r.Kind, roundMilli(at)))
+		}
+	}
+	for len(events) < drawFaultsMin {
+		kind := s.Rates[rng.IntN(len(s.Rates))].Kind
+		events = append(events, drawEvent(rng, s, kind, roundMilli(between(rng, 0, s.Safety-time.Millisecond))))
+	}
+	sortEvents(events)
+	return events
+}
+
+// drawEvent draws one event of a kind at a time.
+func drawEvent(rng random, s Scenario, kind Kind, at time.Duration) Event {
+	e := Event{At: min(at, s.Safety-time.Millisecond), Kind: kind}
+	info, _ := infoOf(kind)
+	if info.window {
+		e.For = roundMilli(between(rng, s.Faults.WindowMin, s.Faults.WindowMax))
+	}
+	switch info.target {
+	case targetNode:
+		e.Target = drawTarget(rng, s, kind)
+	case targetClient:
+		names := s.ClientNames()
+		e.Client = "any"
+		if len(names) > 0 {
+			e.Client = names[rng.IntN(len(names))]
+		}
+	}
+	switch kind {
+	case KindPowerLoss:
+		if rng.IntN(2) == 0 {
+			e.Stagger = roundMilli(between(rng, 0, e.For))
+		}
+	case KindClockJump:
+		e.By = roundMilli(between(rng, drawClockJumpMin, drawClockJumpMax))
+		if rng.IntN(2) == 0 {
+			e.By = -e.By
+		}
+	case KindClockDrift:
+		e.Rate = roundChance(drawDriftRateMin + rng.Float64()*(drawDriftRateMax-drawDriftRateMin))
+	case KindSlowDisk:
+		e.SyncMin = roundMilli(between(rng, drawSlowSyncMinMin, drawSlowSyncMinMax))
+		e.SyncMax = roundMilli(between(rng, e.SyncMin, drawSlowSyncMaxMax))
+	}
+	return e
+}
+
+// drawTarget picks the node a fault aims at: at the scenario's leader bias
+// a partition's leader or the controller, chosen when the event fires;
+// otherwise a node by id. A reset aims at one random connection half the
+// time.
+func drawTarget(rng random, s Scenario, kind Kind) Target {
+	if kind == KindReset && rng.IntN(2) == 0 {
+		return Target{Role: RoleAny}
+	}
+	if rng.Float64() < s.Faults.LeaderBias {
+		if rng.IntN(4) == 0 {
+			return Target{Role: RoleController}
+		}
+		topic := s.Topics[rng.IntN(len(s.Topics))]
+		return LeaderTarget(topic.Name, int32(rng.IntN(topic.Partitions)))
+	}
+	return NodeTarget(1 + rng.IntN(s.Cluster.Nodes))
+}
+
+// sortEvents orders events by time, then by kind, stably.
+func sortEvents(events []Event) {
+	for i := 1; i < len(events); i++ {
+		for j := i; j > 0 && eventBefore(events[j], events[j-1]); j-- {
+			events[j], events[j-1] = events[j-1], events[j]
+		}
+	}
+}
+
+func eventBefore(a, b Event) bool {
+	if a.At != b.At {
+		return a.At < b.At
+	}
+	return kindOrder(a.Kind) < kindOrder(b.Kind)
+}
+
+// subset draws a non-empty subset of n partitions, ascending.
+func subset(rng random, n int) []int32 {
+	for {
+		var chosen []int32
+		for p := range int32(n) {
+			if rng.IntN(2) == 0 {
+				chosen = append(chosen, p)
+			}
+		}
+		if len(chosen) > 0 && len(chosen) < n {
+			return chosen
+		}
+		if n == 1 {
+			return nil
+		}
+	}
+}
+
+// between draws a duration uniformly in [low, high].
+func between(rng random, low, high time.Duration) time.Duration {
+	if high <= low {
+		return low
+	}
+	return low + time.Duration(rng.Int64N(int64(high-low)+1))
+}
+
+func roundMilli(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+func roundMicro(d time.Duration) time.Duration { return d.Round(time.Microsecond) }
+
+// roundChance keeps four decimals, so drawn numbers read well.
+func roundChance(p float64) float64 { return math.Round(p*10000) / 10000 }
+
+// mustValid panics when a drawn scenario is invalid: a bug in Draw.
+func mustValid(s Scenario) Scenario {
+	if err := s.Validate(); err != nil {
+		panic(fmt.Sprintf("scenario: seed %d drew an invalid scenario: %v", s.Seed, err))
+	}
+	return s
+}

@@ -1,0 +1,42 @@
+package scenario
+
+import "time"
+
+// Bounds on what a scenario may ask for. A simulated run holds everything
+// in memory and runs on one goroutine, so each is a size a run can afford;
+// Validate refuses anything beyond, with the bound named.
+const (
+	nodesMin             = 1
+	nodesMax             = 7
+	offsetsPartitionsMax = 8
+	topicsMax            = 4
+	partitionsMax        = 16
+	producersMax         = 8
+	readersMax           = 4
+	groupsMax            = 2
+	groupMembersMax      = 5
+	// clientsMax bounds every client machine together.
+	clientsMax = 16
+	// nameBytesMax bounds topic, client and group names.
+	nameBytesMax   = 32
+	canariesMax    = 8
+	eventsMax      = 500
+	ratesMax       = 32
+	timeoutMin     = time.Millisecond
+	timeoutMax     = time.Minute
+	latencyMax     = time.Second
+	syncLatencyMax = 5 * time.Second
+	safetyMin      = time.Second
+	safetyMax      = 5 * time.Minute
+	livenessMin    = time.Second
+	livenessMax    = 10 * time.Minute
+	// windowMax bounds how long one fault lasts.
+	windowMax = 5 * time.Minute
+	// clockJumpMax bounds a clock jump either way.
+	clockJumpMax = 24 * time.Hour
+	// clockRateMin and clockRateMax bound a clock's rate.
+	clockRateMin = 0.01
+	clockRateMax = 10.0
+	// rateMeanMin bounds how often a fault kind may fire on average.
+	rateMeanMin = 10 * time.Millisecond
+)

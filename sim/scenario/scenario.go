@@ -1,0 +1,265 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// WorkloadCluster is the workload a scenario describes by default. A file
+// may name another workload (`workload broker`): then it only replays a
+// seed of that workload, with canaries, and says what to expect.
+const WorkloadCluster = "cluster"
+
+// Scenario is everything one run needs. Its zero value is not valid: make
+// one with Draw or Parse.
+type Scenario struct {
+	// Workload is the simulator workload that runs the scenario:
+	// WorkloadCluster unless a file names another, whose own seed then
+	// decides everything (only Seed, Canaries and Expect apply).
+	Workload string
+	// Seed drives every random choice the scenario leaves open: network
+	// latencies, which node "any" means, the kernel's tie-breaks.
+	Seed uint64
+
+	Cluster  Cluster
+	Topics   []Topic
+	Clients  Clients
+	Timeouts Timeouts
+	Network  Network
+	Disk     Disk
+	// ClockRates is each node's clock rate, by node index (node n1 is
+	// index 0): 1.0 is true time, 1.02 runs 2% fast. Drift is legitimate
+	// in production too, so it lasts the whole run.
+	ClockRates []float64
+	Buggify    Buggify
+
+	// Rates are the mean intervals of the swarm's fault kinds: the
+	// schedule is drawn from them. A kind not listed is off.
+	Rates []Rate
+	// Faults shape the events drawn from Rates.
+	Faults FaultShape
+	// Schedule is the fault schedule, in time order: every fault the run
+	// injects.
+	Schedule []Event
+
+	// Safety is how long clients run under faults; the liveness phase
+	// follows and must converge within Liveness.
+	Safety   time.Duration
+	Liveness time.Duration
+
+	// Canaries are planted bugs switched on, on top of the command line's.
+	Canaries []string
+	// Expect is the outcome a scenario file promises.
+	Expect Expect
+}
+
+// Cluster is the nodes: each is a broker and a voter of the metadata
+// quorum (process.roles=broker,controller).
+type Cluster struct {
+	Nodes int
+	// OffsetsPartitions is offsets.topic.num.partitions.
+	OffsetsPartitions int
+}
+
+// Topic is one topic the run creates with CreateTopics before the clients
+// start.
+type Topic struct {
+	Name        string
+	Partitions  int
+	Replication int
+	// MinInsync is min.insync.replicas.
+	MinInsync int
+	// PageCache acknowledges from the page cache (flush.messages at
+	// Kafka's default) instead of after fsync (Sluice's default,
+	// flush.messages=1).
+	PageCache bool
+	// Unclean is unclean.leader.election.enable.
+	Unclean bool
+}
+
+// Clients are the simulated Kafka clients, each on a machine of its own.
+type Clients struct {
+	Producers []Producer
+	Readers   []Reader
+	Groups    []Group
+}
+
+// Producer sends unique values to its partitions, one in flight per
+// partition, pausing up to Timeouts.Think between sends.
+type Producer struct {
+	Name  string
+	Topic string
+	// Partitions are the partitions it writes, ascending; every
+	// partition of the topic when empty.
+	Partitions []int32
+	// Acks is -1 (acks=all) or 1.
+	Acks       int16
+	Idempotent bool
+}
+
+// Reader polls its partitions from the start (a consumer by assignment).
+type Reader struct {
+	Name       string
+	Topic      string
+	Partitions []int32 // every partition when empty
+}
+
+// Group is a consumer group on one topic: Members consumers, named
+// <group>-c1, <group>-c2, ..., each committing what it polled.
+type Group struct {
+	Name    string
+	Topic   string
+	Members int
+}
+
+// MemberName is the client name of a group's member i (from 1).
+func (g Group) MemberName(i int) string { return fmt.Sprintf("%s-c%d", g.Name, i) }
+
+// Timeouts are the protocol's clocks, short so a seed runs fast. Each names
+// the Kafka setting it stands for.
+type Timeouts struct {
+	// Election is controller.quorum.election.timeout.ms and QuorumFetch
+	// controller.quorum.fetch.timeout.ms.
+	Election    time.Duration
+	QuorumFetch time.Duration
+	// BrokerSession is broker.session.timeout.ms and BrokerHeartbeat
+	// broker.heartbeat.interval.ms.
+	BrokerSession   time.Duration
+	BrokerHeartbeat time.Duration
+	// ReplicaLag is replica.lag.time.max.ms and ReplicaFetchWait
+	// replica.fetch.wait.max.ms.
+	ReplicaLag       time.Duration
+	ReplicaFetchWait time.Duration
+	// GroupSession is the consumers' session.timeout.ms, GroupRebalance
+	// their max.poll.interval.ms, GroupInitialDelay the coordinator's
+	// group.initial.rebalance.delay.ms.
+	GroupSession      time.Duration
+	GroupRebalance    time.Duration
+	GroupInitialDelay time.Duration
+	// Request is the clients' request.timeout.ms, Delivery the
+	// producers' delivery.timeout.ms, ProduceWait the Produce request's
+	// timeout, FetchWait the consumers' fetch.max.wait.ms.
+	Request     time.Duration
+	Delivery    time.Duration
+	ProduceWait time.Duration
+	FetchWait   time.Duration
+	// Think bounds a producer's pause between two sends to a partition.
+	Think time.Duration
+	// Restart is how long a node that halted itself (after a failed
+	// fsync) stays down.
+	Restart time.Duration
+}
+
+// Network is the network's continuous conditions.
+type Network struct {
+	LatencyMin, LatencyMax time.Duration
+}
+
+// Disk is every node's disk, when no fault event changes it.
+type Disk struct {
+	SyncLatencyMin, SyncLatencyMax time.Duration
+	// TornWrite, ReadCorruption and SyncFailure are simdisk's chances
+	// (see simdisk.Faults).
+	TornWrite      float64
+	ReadCorruption float64
+	SyncFailure    float64
+}
+
+// Buggify are the chances of core's BUGGIFY sites: each site is enabled
+// for the run with probability Enable, then fires with probability Fire
+// each time it is reached. Zero switches them off.
+type Buggify struct {
+	Enable, Fire float64
+}
+
+// Rate is how often the swarm injects one kind of fault: a Poisson process
+// of mean interval Mean over the safety phase.
+type Rate struct {
+	Kind Kind
+	Mean time.Duration
+}
+
+// FaultShape shapes the events drawn from the rates.
+type FaultShape struct {
+	// WindowMin and WindowMax bound how long a fault lasts: a node stays
+	// down or paused, a partition or a slow disk lasts.
+	WindowMin, WindowMax time.Duration
+	// LeaderBias is the chance that a fault aimed at one node aims at a
+	// partition's leader or the controller instead of any node.
+	LeaderBias float64
+}
+
+// Expect is what a scenario file says its run must end with.
+type Expect struct {
+	// Fail is set when the run must fail: a canary scenario, or a
+	// regression kept to show a bug is still there.
+	Fail bool
+	// Check, when set with Fail, is the check that must fail.
+	Check string
+}
+
+// NodeName is the host name of node id (from 1): n1, n2, ...
+func NodeName(id int) string { return fmt.Sprintf("n%d", id) }
+
+// Topic finds a topic by name.
+func (s Scenario) Topic(name string) (Topic, bool) {
+	for _, t := range s.Topics {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Topic{}, false
+}
+
+// PartitionsOf returns a client's partitions: the ones it lists, or every
+// partition of its topic.
+func (s Scenario) PartitionsOf(topic string, listed []int32) []int32 {
+	if len(listed) > 0 {
+		return slices.Clone(listed)
+	}
+	t, _ := s.Topic(topic)
+	all := make([]int32, t.Partitions)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	return all
+}
+
+// ClientNames lists every client's name: producers, readers, then every
+// group's members.
+func (s Scenario) ClientNames() []string {
+	var names []string
+	for _, p := range s.Clients.Producers {
+		names = append(names, p.Name)
+	}
+	for _, r := range s.Clients.Readers {
+		names = append(names, r.Name)
+	}
+	for _, g := range s.Clients.Groups {
+		for i := 1; i <= g.Members; i++ {
+			names = append(names, g.MemberName(i))
+		}
+	}
+	return names
+}
+
+// Rate returns the mean interval of a kind, zero when it is off.
+func (s Scenario) Rate(kind Kind) time.Duration {
+	for _, r := range s.Rates {
+		if r.Kind == kind {
+			return r.Mean
+		}
+	}
+	return 0
+}
+
+// Has reports whether the schedule holds an event of the kind.
+func (s Scenario) Has(kind Kind) bool {
+	for _, e := range s.Schedule {
+		if e.Kind == kind {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,207 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// roundTripSeeds is how many drawn scenarios the round trip covers.
+const roundTripSeeds = 400
+
+func TestFormatThenParseGivesTheScenarioBack(t *testing.T) {
+	for seed := uint64(1); seed <= roundTripSeeds; seed++ {
+		s := Draw(seed)
+		text := Format(s)
+		back, err := Parse(text)
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, text)
+		}
+		if diff := cmp.Diff(s, back); diff != "" {
+			t.Fatalf("seed %d: Parse(Format(s)) differs (-drawn +parsed):\n%s\n%s", seed, diff, text)
+		}
+	}
+}
+
+func TestEditedScenariosRoundTrip(t *testing.T) {
+	s := Draw(3)
+	s.Clients = Clients{}
+	s.Rates = nil
+	s.Schedule = []Event{
+		{At: time.Second, Kind: KindPartition, Sides: [2][]int{{1, 2}, {3}}, For: 2 * time.Second},
+		{At: 2 * time.Second, Kind: KindHeal},
+		{At: 3 * time.Second, Kind: KindClockJump, Target: NodeTarget(2), By: -30 * time.Second},
+		{At: 4 * time.Second, Kind: KindPowerLoss, For: time.Second, Stagger: 300 * time.Millisecond},
+		{At: 5 * time.Second, Kind: KindSlowDisk, Target: Target{Role: RoleController}, For: time.Second, SyncMin: 10 * time.Millisecond, SyncMax: 90 * time.Millisecond},
+		{At: 6 * time.Second, Kind: KindClockDrift, Target: LeaderTarget("orders", 1), Rate: 1.25, For: time.Second},
+		{At: 7 * time.Second, Kind: KindReset, Target: Target{Role: RoleAny}},
+	}
+	s.Canaries = []string{"replica-read-above-hw"}
+	s.Expect = Expect{Fail: true, Check: "lost-write"}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(Format(s))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, Format(s))
+	}
+	if diff := cmp.Diff(s, back); diff != "" {
+		t.Fatalf("(-edited +parsed):\n%s\n%s", diff, Format(s))
+	}
+	other := Scenario{Workload: "broker", Seed: 107, Canaries: []string{"replica-acks-before-sync"}, Expect: Expect{Fail: true}}
+	back, err = Parse(Format(other))
+	if err != nil || !cmp.Equal(other, back) {
+		t.Fatalf("another workload's scenario: %v\n%s", err, cmp.Diff(other, back))
+	}
+}
+
+func TestPartialFileKeepsTheRestOfItsSeed(t *testing.T) {
+	text := `
+# Leader isolation: the leader of orders-0 is cut off from everyone.
+seed 11
+nodes 3
+topic orders partitions 3 replication 3 min-insync 2
+producer p1 acks all idempotent
+group g1 members 2
+safety 12s
+at 3s isolate leader orders-0
+at 8s heal
+expect pass
+`
+	s, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn := Draw(11)
+	if s.Cluster.Nodes != 3 || len(s.Topics) != 1 || s.Topics[0] != (Topic{Name: "orders", Partitions: 3, Replication: 3, MinInsync: 2}) {
+		t.Fatalf("cluster %+v topics %+v", s.Cluster, s.Topics)
+	}
+	if len(s.Clients.Producers) != 1 || !cmp.Equal(s.Clients.Producers[0], Producer{Name: "p1", Topic: "orders", Acks: -1, Idempotent: true}) {
+		t.Fatalf("producers %+v", s.Clients.Producers)
+	}
+	if !cmp.Equal(s.Clients.Readers, drawn.Clients.Readers) && len(s.Clients.Readers) != 1 {
+		t.Fatalf("readers %+v, want the drawn ones", s.Clients.Readers)
+	}
+	if s.Clients.Groups[0] != (Group{Name: "g1", Topic: "orders", Members: 2}) {
+		t.Fatalf("groups %+v", s.Clients.Groups)
+	}
+	if s.Timeouts != drawn.Timeouts || s.Disk != drawn.Disk || s.Network != drawn.Network {
+		t.Fatal("the settings the file leaves out must be seed 11's")
+	}
+	want := []Event{
+		{At: 3 * time.Second, Kind: KindIsolate, Target: LeaderTarget("orders", 0)},
+		{At: 8 * time.Second, Kind: KindHeal},
+	}
+	if !cmp.Equal(s.Schedule, want) || s.Rates != nil {
+		t.Fatalf("schedule %+v rates %+v: a file's at lines are the whole schedule", s.Schedule, s.Rates)
+	}
+	if s.Safety != 12*time.Second || s.Expect.Fail {
+		t.Fatalf("safety %v expect %+v", s.Safety, s.Expect)
+	}
+}
+
+func TestRatesWithoutEventsDrawTheSchedule(t *testing.T) {
+	s, err := Parse("seed 5\nrate crash 1s\nrate pause 2s\nsafety 10s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Schedule) < drawFaultsMin {
+		t.Fatalf("%d events drawn", len(s.Schedule))
+	}
+	for _, e := range s.Schedule {
+		if e.Kind != KindCrash && e.Kind != KindPause {
+			t.Fatalf("event %+v of a kind the file switched off", e)
+		}
+	}
+	again, _ := Parse("seed 5\nrate crash 1s\nrate pause 2s\nsafety 10s\n")
+	if !cmp.Equal(s, again) {
+		t.Fatal("the same file parsed twice differs")
+	}
+}
+
+func TestDrawHoldsTheDefaultScenarioFloors(t *testing.T) {
+	for seed := uint64(1); seed <= roundTripSeeds; seed++ {
+		s := Draw(seed)
+		orders := s.Topics[0]
+		groupMembers := 0
+		for _, g := range s.Clients.Groups {
+			groupMembers = max(groupMembers, g.Members)
+		}
+		switch {
+		case s.Cluster.Nodes < 3:
+			t.Fatalf("seed %d: %d nodes", seed, s.Cluster.Nodes)
+		case orders.Partitions < 3 || orders.Replication < 3:
+			t.Fatalf("seed %d: topic %+v", seed, orders)
+		case len(s.Clients.Producers) < 2 || groupMembers < 2:
+			t.Fatalf("seed %d: clients %+v", seed, s.Clients)
+		case len(s.Schedule) < 3:
+			t.Fatalf("seed %d: %d faults", seed, len(s.Schedule))
+		case s.Safety < 9*time.Second:
+			t.Fatalf("seed %d: safety %v", seed, s.Safety)
+		}
+	}
+}
+
+func TestSwarmLeavesKindsOut(t *testing.T) {
+	off := map[Kind]int{}
+	for seed := uint64(1); seed <= 100; seed++ {
+		s := Draw(seed)
+		for _, kind := range DrawnKinds() {
+			if s.Rate(kind) == 0 {
+				off[kind]++
+			}
+		}
+	}
+	for _, kind := range DrawnKinds() {
+		if off[kind] == 0 || off[kind] == 100 {
+			t.Errorf("%s is off in %d of 100 seeds; the swarm must switch each kind on in some and off in others", kind, off[kind])
+		}
+	}
+}
+
+func TestParseRefusesBadInput(t *testing.T) {
+	cases := map[string]string{
+		"nodes 0": "nodes",
+		"nodes 3\ntopic orders partitions 3 replication 4": "replication 4",
+		"bogus 1":                      "unknown directive",
+		"at 1s crash n9 for 1s":        "no node n9",
+		"at 1s explode n1":             "unknown fault",
+		"at 1s pause n1":               "needs a window",
+		"at 2s heal\nat 1s heal":       "time order",
+		"producer p1 topic nowhere":    "does not create",
+		"producer n1":                  "taken",
+		"rate heal 1s":                 "swarm draws",
+		"timeouts election 0s":         "election",
+		"disk torn-write 2":            "chance",
+		"expect maybe":                 "expect pass",
+		"workload broker\nnodes 3":     "only",
+		"at 1s partition n1 n2 for 1s": "two sides",
+		"seed x":                       "seed",
+	}
+	for text, want := range cases {
+		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want an error mentioning %q", text, err, want)
+		}
+	}
+}
+
+func TestOptionsNameEveryPart(t *testing.T) {
+	s := Draw(9)
+	names := map[string]bool{}
+	for _, o := range s.Options() {
+		if names[o.Name] {
+			t.Fatalf("option %s twice", o.Name)
+		}
+		names[o.Name] = true
+		if o.Value == "" {
+			t.Fatalf("option %s is empty", o.Name)
+		}
+	}
+	for _, want := range []string{"nodes", "topics", "producers", "groups", "rates", "schedule", "buggify"} {
+		if !names[want] {
+			t.Fatalf("no option %s", want)
+		}
+	}
+}
