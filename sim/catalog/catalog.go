@@ -8,18 +8,20 @@ import (
 
 	"sluice/sim"
 	"sluice/sim/brokerworkload"
+	"sluice/sim/clusterworkload"
 	"sluice/sim/logworkload"
 	"sluice/sim/quorumworkload"
 )
 
 // DefaultWorkload is what `sluice sim` runs without --workload.
-const DefaultWorkload = "log"
+const DefaultWorkload = clusterworkload.Name
 
 func workloads() []sim.Workload {
 	return []sim.Workload{
 		logworkload.New(),
 		brokerworkload.New(),
 		quorumworkload.New(),
+		clusterworkload.New(),
 	}
 }
 
@@ -49,6 +51,7 @@ func Canaries() []sim.Canary {
 	all = append(all, logworkload.Canaries()...)
 	all = append(all, brokerworkload.Canaries()...)
 	all = append(all, quorumworkload.Canaries()...)
+	all = append(all, clusterworkload.Canaries()...)
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all
 }

@@ -1,0 +1,97 @@
+package clusterworkload
+
+import (
+	"slices"
+	"time"
+
+	"sluice/core/controller"
+	"sluice/core/group"
+	"sluice/core/replica"
+	"sluice/sim/scenario"
+)
+
+// When a planted bug is switched on, the swarm leans toward the faults
+// that can expose it: each canary's seeds are still what is measured,
+// drawn as always, then biased the same way every time. A scenario given
+// in full (a file) is never biased.
+
+// canaryBias adjusts one drawn scenario for one planted bug.
+type canaryBias func(s *scenario.Scenario)
+
+var canaryBiases = map[string]canaryBias{
+	// Acknowledged writes only the leader has synced are lost when every
+	// machine loses power before the followers sync and the leader comes
+	// back too late to lead again: slow follower syncs, steady writes,
+	// frequent power losses whose restarts are spread wider than a broker
+	// session.
+	replica.CanaryAcksBeforeFollowerSync: powerLosses,
+	// The same, when no replica waits for its fsync.
+	replica.CanaryAcksBeforeSync: powerLosses,
+	// A commit from a stale generation needs a zombie: a consumer frozen
+	// past its session while the group moves on.
+	group.CanaryStaleGenerationCommit: func(s *scenario.Scenario) {
+		setRate(s, scenario.KindClientPause, 1500*time.Millisecond)
+		s.Faults.WindowMin, s.Faults.WindowMax = s.Timeouts.GroupSession, 3*s.Timeouts.GroupSession
+		s.Schedule = scenario.GenerateSchedule(*s)
+	},
+	// An unclean election needs every ISR member down while a replica
+	// that fell out of the ISR is up: followers cut off longer than the
+	// replica lag, and leaders crashed often.
+	controller.CanaryUncleanElection: func(s *scenario.Scenario) {
+		s.Timeouts.ReplicaLag = 400 * time.Millisecond
+		s.Faults.WindowMin, s.Faults.WindowMax = time.Second, 3*time.Second
+		s.Faults.LeaderBias = 0.8
+		setRate(s, scenario.KindCrash, time.Second)
+		setRate(s, scenario.KindIsolate, 2*time.Second)
+		s.Schedule = scenario.GenerateSchedule(*s)
+	},
+	// The other replication bugs show when leadership moves: crash and
+	// cut off leaders.
+	replica.CanaryHighWatermarkWithoutISR: leaderFaults,
+	replica.CanaryTruncateToHighWatermark: leaderFaults,
+	replica.CanaryReadAboveHighWatermark:  leaderFaults,
+}
+
+// powerLosses leans toward losing every machine's unsynced writes at once.
+func powerLosses(s *scenario.Scenario) {
+	s.Disk.SyncLatencyMin, s.Disk.SyncLatencyMax = 10*time.Millisecond, 40*time.Millisecond
+	s.Timeouts.Think = 50 * time.Millisecond
+	setRate(s, scenario.KindPowerLoss, time.Second)
+	s.Schedule = scenario.GenerateSchedule(*s)
+	for i := range s.Schedule {
+		if e := &s.Schedule[i]; e.Kind == scenario.KindPowerLoss {
+			e.For = min(e.For, 300*time.Millisecond)
+			e.Stagger = 3 * s.Timeouts.BrokerSession
+		}
+	}
+}
+
+func leaderFaults(s *scenario.Scenario) {
+	s.Faults.LeaderBias = 0.8
+	setRate(s, scenario.KindCrash, 2*time.Second)
+	setRate(s, scenario.KindIsolate, 3*time.Second)
+	s.Schedule = scenario.GenerateSchedule(*s)
+}
+
+// setRate switches a fault kind on at a mean interval, keeping the rates
+// in their order.
+func setRate(s *scenario.Scenario, kind scenario.Kind, mean time.Duration) {
+	rates := slices.DeleteFunc(slices.Clone(s.Rates), func(r scenario.Rate) bool { return r.Kind == kind })
+	rates = append(rates, scenario.Rate{Kind: kind, Mean: mean})
+	order := scenario.Kinds()
+	slices.SortStableFunc(rates, func(a, b scenario.Rate) int {
+		return slices.Index(order, a.Kind) - slices.Index(order, b.Kind)
+	})
+	s.Rates = rates
+}
+
+// biased returns the scenario a seed draws when the given canaries are
+// on.
+func biased(s scenario.Scenario, canaries []string) scenario.Scenario {
+	for _, name := range canaries {
+		if bias, ok := canaryBiases[name]; ok {
+			bias(&s)
+		}
+	}
+	return s
+}

@@ -1,0 +1,84 @@
+package clusterworkload
+
+import (
+	"sluice/core/controller"
+	"sluice/core/group"
+	"sluice/core/replica"
+	"sluice/sim"
+)
+
+// Canaries are the planted bugs this workload must catch, each within
+// SeedsMax consecutive seeds from seed 1 (measured; see canary_test.go).
+func Canaries() []sim.Canary {
+	return []sim.Canary{
+		{
+			Name:        replica.CanaryHighWatermarkWithoutISR,
+			Workload:    Name,
+			Description: "a leader's high watermark follows its own log alone: acks=all is answered, and consumers read, what no follower has",
+			SeedsMax:    canaryHighWatermarkWithoutISRSeedsMax,
+		},
+		{
+			Name:        replica.CanaryTruncateToHighWatermark,
+			Workload:    Name,
+			Description: "the KIP-101 bug: a follower of a new leader truncates to its own high watermark and fetches without its last epoch",
+			SeedsMax:    canaryTruncateToHighWatermarkSeedsMax,
+		},
+		{
+			Name:        replica.CanaryReadAboveHighWatermark,
+			Workload:    Name,
+			Description: "the leader serves consumers up to its log end instead of its high watermark",
+			SeedsMax:    canaryReadAboveHighWatermarkSeedsMax,
+		},
+		{
+			Name:        replica.CanaryAcksBeforeFollowerSync,
+			Workload:    Name,
+			Description: "followers report appends they have not synced: acks=all is answered before the copies are durable, and a power loss takes it",
+			SeedsMax:    canaryAcksBeforeFollowerSyncSeedsMax,
+		},
+		{
+			Name:        replica.CanaryAcksBeforeSync,
+			Workload:    Name,
+			Description: "the high watermark counts unsynced appends on every replica: a power loss of every machine takes acknowledged writes",
+			SeedsMax:    canaryAcksBeforeSyncSeedsMax,
+		},
+		{
+			Name:        replica.CanaryDuplicateWindowIgnored,
+			Workload:    Name,
+			Description: "an idempotent producer's retried batch is appended again instead of answered with its original offsets",
+			SeedsMax:    canaryDuplicateWindowIgnoredSeedsMax,
+		},
+		{
+			Name:        group.CanaryStaleGenerationCommit,
+			Workload:    Name,
+			Description: "the group coordinator accepts an offset commit from an older generation: a paused consumer commits after its group moved on",
+			SeedsMax:    canaryStaleGenerationCommitSeedsMax,
+		},
+		{
+			Name:        group.CanaryCommitBeforeDurable,
+			Workload:    Name,
+			Description: "the group coordinator acknowledges an offset commit before its record is committed: a failover takes an acknowledged commit away",
+			SeedsMax:    canaryCommitBeforeDurableSeedsMax,
+		},
+		{
+			Name:        controller.CanaryUncleanElection,
+			Workload:    Name,
+			Description: "the controller elects a replica outside the ISR when no ISR member can lead, as if unclean.leader.election.enable were on",
+			SeedsMax:    canaryUncleanElectionSeedsMax,
+		},
+	}
+}
+
+// How many consecutive seeds, from seed 1, may pass before each planted
+// bug must have been caught. Measured with TestCanariesAreCaught's report,
+// then given a margin; the test asserts them.
+const (
+	canaryHighWatermarkWithoutISRSeedsMax = 100
+	canaryTruncateToHighWatermarkSeedsMax = 100
+	canaryReadAboveHighWatermarkSeedsMax  = 100
+	canaryAcksBeforeFollowerSyncSeedsMax  = 100
+	canaryUncleanElectionSeedsMax         = 100
+	canaryAcksBeforeSyncSeedsMax          = 100
+	canaryDuplicateWindowIgnoredSeedsMax  = 100
+	canaryStaleGenerationCommitSeedsMax   = 100
+	canaryCommitBeforeDurableSeedsMax     = 100
+)

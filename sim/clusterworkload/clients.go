@@ -1,0 +1,159 @@
+package clusterworkload
+
+import (
+	"fmt"
+	"time"
+
+	"sluice/jepsen/history"
+	"sluice/sim/scenario"
+	"sluice/sim/simclient"
+)
+
+// producerDriver sends values from one producer to its partitions, each
+// partition a lane that sends, waits for the outcome, thinks, and sends
+// again. It is the workload's generator, not part of the client: it keeps
+// counting across client crashes so every value is unique.
+type producerDriver struct {
+	settings   scenario.Producer
+	client     *simclient.Client
+	producer   *simclient.Producer
+	partitions []history.TopicPartition
+	next       int
+}
+
+// readerDriver is one reader and its client.
+type readerDriver struct {
+	client *simclient.Client
+	reader *simclient.Reader
+}
+
+// groupDriver is one consumer group's members.
+type groupDriver struct {
+	settings scenario.Group
+	members  []*memberDriver
+}
+
+// memberDriver is one group consumer and its client.
+type memberDriver struct {
+	name     string
+	client   *simclient.Client
+	consumer *simclient.GroupConsumer
+}
+
+// Client settings the scenario does not vary.
+const (
+	// verifyCommitChance is the chance a consumer reads its commits
+	// back, which the committed-offset linearizability check feeds on.
+	verifyCommitChance = 0.2
+	// keysPerProducer is how many keys a producer's values cycle over.
+	keysPerProducer = 8
+	// consumerRetryBackoff is the group consumers' retry.backoff.ms.
+	// While the group coordinator moves, a consumer retries its commit
+	// each backoff and each retry's outcome is unknown; the
+	// committed-offset check's search doubles with every unknown commit
+	// (see settleUnreadUnknownCommits), so retries come no faster than
+	// this.
+	consumerRetryBackoff = 250 * time.Millisecond
+)
+
+// newClient attaches a client machine to the network.
+func (r *run) newClient(name string) *simclient.Client {
+	return simclient.New(r.kernel, r.network, simclient.Config{
+		Name:           name,
+		ClientID:       name,
+		Bootstrap:      r.nodeAddresses(),
+		RequestTimeout: r.scenario.Timeouts.Request,
+	})
+}
+
+// startClients builds every producer, reader and group consumer of the
+// scenario and sets them going.
+func (r *run) startClients() {
+	s := r.scenario
+	t := s.Timeouts
+	for _, ps := range s.Clients.Producers {
+		c := r.newClient(ps.Name)
+		d := &producerDriver{settings: ps, client: c}
+		d.producer = simclient.NewProducer(c, simclient.ProducerConfig{
+			Acks:            ps.Acks,
+			Idempotent:      ps.Idempotent,
+			DeliveryTimeout: t.Delivery,
+			ProduceTimeout:  t.ProduceWait,
+		}, r.recorder, r.processes)
+		for _, p := range s.PartitionsOf(ps.Topic, ps.Partitions) {
+			d.partitions = append(d.partitions, history.TopicPartition{Topic: ps.Topic, Partition: p})
+		}
+		c.OnRestart(func() { r.drive(d) })
+		r.producers = append(r.producers, d)
+		r.clients = append(r.clients, c)
+		r.drive(d)
+	}
+	for _, rs := range s.Clients.Readers {
+		c := r.newClient(rs.Name)
+		reader := simclient.NewReader(c, simclient.ReaderConfig{FetchMaxWait: t.FetchWait}, r.recorder, r.processes)
+		var assigned []history.TopicPartition
+		for _, p := range s.PartitionsOf(rs.Topic, rs.Partitions) {
+			assigned = append(assigned, history.TopicPartition{Topic: rs.Topic, Partition: p})
+		}
+		if err := reader.Assign(assigned); err != nil {
+			panic(fmt.Sprintf("clusterworkload: assign %s: %v", rs.Name, err))
+		}
+		r.readers = append(r.readers, &readerDriver{client: c, reader: reader})
+		r.clients = append(r.clients, c)
+	}
+	for _, gs := range s.Clients.Groups {
+		g := &groupDriver{settings: gs}
+		for i := 1; i <= gs.Members; i++ {
+			name := gs.MemberName(i)
+			c := r.newClient(name)
+			assignors := []string{simclient.AssignorRange, simclient.AssignorRoundRobin}
+			if i%2 == 0 {
+				assignors[0], assignors[1] = assignors[1], assignors[0]
+			}
+			consumer := simclient.NewGroupConsumer(c, simclient.GroupConsumerConfig{
+				Group:              gs.Name,
+				Topic:              gs.Topic,
+				Assignors:          assignors,
+				SessionTimeout:     t.GroupSession,
+				RebalanceTimeout:   t.GroupRebalance,
+				FetchMaxWait:       t.FetchWait,
+				VerifyCommitChance: verifyCommitChance,
+				RetryBackoff:       consumerRetryBackoff,
+			}, r.recorder, r.processes)
+			consumer.Start()
+			g.members = append(g.members, &memberDriver{name: name, client: c, consumer: consumer})
+			r.clients = append(r.clients, c)
+		}
+		r.groups = append(r.groups, g)
+	}
+}
+
+// drive starts every lane of a producer.
+func (r *run) drive(d *producerDriver) {
+	for _, tp := range d.partitions {
+		r.sendNext(d, tp)
+	}
+}
+
+// sendNext sends the lane's next value; when it is done, the lane thinks
+// and sends again, until the liveness phase stops new sends. Its events
+// belong to the client's process, so a client crash stops the lane until
+// the restart starts it again.
+func (r *run) sendNext(d *producerDriver, tp history.TopicPartition) {
+	if r.stopSending || !d.client.Alive() || !d.producer.Idle(tp) {
+		return
+	}
+	value := fmt.Sprintf("%s-%d", d.settings.Name, d.next)
+	key := fmt.Sprintf("k%d", d.next%keysPerProducer)
+	d.next++
+	err := d.producer.Send(tp, key, value, func(simclient.SendResult) {
+		think := between(r.rng, thinkMin, max(thinkMin, r.scenario.Timeouts.Think))
+		d.client.After(think, "workload.think", func() { r.sendNext(d, tp) })
+	})
+	if err != nil {
+		panic(fmt.Sprintf("clusterworkload: send %s: %v", value, err))
+	}
+}
+
+// thinkMin keeps a lane from sending in a busy loop when Think is tiny.
+const thinkMin = time.Millisecond

@@ -1,0 +1,159 @@
+package clusterworkload
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+)
+
+// The observer watches what the nodes log, as an operator tailing their
+// logs would: each time a node's metadata quorum member or one of its
+// partition replicas logs "became leader", it learns who leads what in
+// which epoch. That is how the nemesis finds "the leader of orders-0" or
+// "the controller" to aim at, and how the run checks that no epoch ever
+// had two leaders: Raft's election safety for the metadata quorum, and
+// for each partition the controller's promise that a leader epoch names
+// one leader. The broker keeps its quorum and replicas to itself; their
+// log lines are the one window the workload has into them besides the
+// network, and a run that saw no quorum leader at all fails ("observer"),
+// so a reworded log line cannot switch these checks off unnoticed.
+
+// Log messages and attributes the observer recognizes (core/quorum's
+// roles.go and core/replica's roles.go).
+const (
+	becameLeaderMessage = "became leader"
+	quorumAttribute     = "quorum"
+	partitionAttribute  = "partition"
+	epochAttribute      = "epoch"
+	leaderEpochAttr     = "leader_epoch"
+)
+
+// leadership is who leads something, and since which epoch.
+type leadership struct {
+	node  int
+	epoch int32
+}
+
+type observer struct {
+	run *run
+	// quorumLeaders is the leader of each metadata quorum epoch seen.
+	quorumLeaders map[int32]int
+	controller    leadership
+	// partitionLeaders is the leader of each leader epoch of each
+	// partition ("orders-0") seen; partitionLeader the latest.
+	partitionLeaders map[string]map[int32]int
+	partitionLeader  map[string]leadership
+}
+
+func newObserver(r *run) *observer {
+	return &observer{
+		run:              r,
+		quorumLeaders:    map[int32]int{},
+		controller:       leadership{node: -1, epoch: -1},
+		partitionLeaders: map[string]map[int32]int{},
+		partitionLeader:  map[string]leadership{},
+	}
+}
+
+// quorumLeader takes node's report that it leads the quorum in epoch.
+func (o *observer) quorumLeader(node int, epoch int32) {
+	if other, seen := o.quorumLeaders[epoch]; seen && other != node {
+		o.run.fail("leaders", fmt.Sprintf("n%d and n%d both led the metadata quorum in epoch %d", other, node, epoch))
+		return
+	}
+	o.quorumLeaders[epoch] = node
+	o.run.counts.quorumLeaderships++
+	if epoch >= o.controller.epoch {
+		o.controller = leadership{node: node, epoch: epoch}
+	}
+}
+
+// partitionLeaderElected takes node's report that it leads partition in
+// a leader epoch.
+func (o *observer) partitionLeaderElected(node int, partition string, epoch int32) {
+	leaders := o.partitionLeaders[partition]
+	if leaders == nil {
+		leaders = map[int32]int{}
+		o.partitionLeaders[partition] = leaders
+	}
+	if other, seen := leaders[epoch]; seen && other != node {
+		o.run.fail("partition-leaders", fmt.Sprintf("n%d and n%d both led %s in leader epoch %d", other, node, partition, epoch))
+		return
+	}
+	leaders[epoch] = node
+	o.run.counts.partitionLeaderships++
+	if current, known := o.partitionLeader[partition]; !known || epoch >= current.epoch {
+		o.partitionLeader[partition] = leadership{node: node, epoch: epoch}
+	}
+}
+
+// watchingHandler passes a node's log on to the trace, and shows the
+// observer the lines it recognizes.
+type watchingHandler struct {
+	inner    slog.Handler
+	observer *observer
+	node     int
+	// quorum and partition are set when a With gave them: the logger of
+	// the quorum member or of one replica.
+	quorum    bool
+	partition string
+}
+
+// Enabled lets info records through for the observer even when the trace
+// records only warnings.
+func (h *watchingHandler) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= slog.LevelInfo || h.inner.Enabled(ctx, level)
+}
+
+func (h *watchingHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == becameLeaderMessage && (h.quorum || h.partition != "") {
+		h.watch(r)
+	}
+	if h.inner.Enabled(ctx, r.Level) {
+		return h.inner.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h *watchingHandler) watch(r slog.Record) {
+	want := epochAttribute
+	if !h.quorum {
+		want = leaderEpochAttr
+	}
+	epoch, found := int32(-1), false
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == want && a.Value.Kind() == slog.KindInt64 {
+			epoch, found = int32(a.Value.Int64()), true
+			return false
+		}
+		return true
+	})
+	if !found {
+		panic(fmt.Sprintf("clusterworkload: n%d logged %q without its %s", h.node, becameLeaderMessage, want))
+	}
+	if h.quorum {
+		h.observer.quorumLeader(h.node, epoch)
+	} else {
+		h.observer.partitionLeaderElected(h.node, h.partition, epoch)
+	}
+}
+
+func (h *watchingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	next := *h
+	next.inner = h.inner.WithAttrs(attrs)
+	for _, a := range attrs {
+		switch a.Key {
+		case quorumAttribute:
+			next.quorum = true
+		case partitionAttribute:
+			next.partition = a.Value.String()
+		}
+	}
+	return &next
+}
+
+func (h *watchingHandler) WithGroup(name string) slog.Handler {
+	next := *h
+	next.inner = h.inner.WithGroup(name)
+	return &next
+}

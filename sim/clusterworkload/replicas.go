@@ -1,0 +1,218 @@
+package clusterworkload
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"time"
+
+	"sluice/core"
+	"sluice/core/batch"
+	"sluice/jepsen/history"
+)
+
+// Replica agreement: once the cluster has converged, every replica of a
+// partition must hold the same log below the end the final drain found (a
+// high watermark the leader served): the same batches, byte for byte, so
+// the same offsets, leader epochs, producer ids and records. The workload
+// reads each replica's log from its machine's disk, as an operator would
+// compare segment files: the partition directory's segments (*.log, named
+// by base offset) hold batches back to back (see core/log's doc). What a
+// replica's files show is exactly what its log serves, since reads see
+// every write, synced or not.
+
+const (
+	// replicaCheckInterval is how often the workload looks at the
+	// replicas while they catch up.
+	replicaCheckInterval = 100 * time.Millisecond
+	// segmentSuffix names a log segment file.
+	segmentSuffix = ".log"
+	// segmentBytesMax bounds a segment file the check reads whole.
+	segmentBytesMax = 64 << 20
+)
+
+// storedBatch is one batch of a replica's log.
+type storedBatch struct {
+	header batch.Header
+	bytes  []byte
+}
+
+// awaitReplicas waits, until deadline, for every replica of every
+// partition to hold its log up to the partition's end.
+func (r *run) awaitReplicas(ends map[history.TopicPartition]int64, deadline int64) bool {
+	problem := "not looked at yet"
+	caughtUp := func() bool {
+		problem = r.replicasBehind(ends)
+		return problem == ""
+	}
+	if caughtUp() {
+		return true
+	}
+	for r.violation == nil && !caughtUp() {
+		next := r.kernel.Now() + int64(replicaCheckInterval)
+		if next > deadline {
+			r.fail("replica-liveness", fmt.Sprintf("replicas did not catch up within %v of the heal: %s", r.scenario.Liveness, problem))
+			return false
+		}
+		r.runWhile(next, func() bool { return true })
+	}
+	return r.violation == nil
+}
+
+// replicasBehind names a replica that does not yet hold its partition's
+// log up to the end, or returns "".
+func (r *run) replicasBehind(ends map[history.TopicPartition]int64) string {
+	for _, tp := range sortedPartitions(ends) {
+		for _, id := range r.replicas[tp] {
+			n := r.nodes[id-1]
+			if !n.up {
+				return n.name + " is down"
+			}
+			log, err := readReplicaLog(n.machine.Disk, tp)
+			if err != nil {
+				return fmt.Sprintf("%s's %s: %v", n.name, tp, err)
+			}
+			if end := logEnd(log); end < ends[tp] {
+				return fmt.Sprintf("%s's %s ends at %d, below %d", n.name, tp, end, ends[tp])
+			}
+		}
+	}
+	return ""
+}
+
+// checkReplicasAgree compares every replica's log below the end with the
+// first replica's, batch by batch.
+func (r *run) checkReplicasAgree() {
+	for _, tp := range sortedPartitions(r.replicas) {
+		end := r.drainer.Position(tp)
+		var reference []storedBatch
+		referenceNode := ""
+		for _, id := range r.replicas[tp] {
+			n := r.nodes[id-1]
+			log, err := readReplicaLog(n.machine.Disk, tp)
+			if err != nil {
+				r.fail("replica-divergence", fmt.Sprintf("%s's %s cannot be read: %v", n.name, tp, err))
+				return
+			}
+			committed := below(log, end)
+			r.counts.replicasCompared++
+			if referenceNode == "" {
+				reference, referenceNode = committed, n.name
+				if problem := checkContiguous(committed, end); problem != "" {
+					r.fail("replica-divergence", fmt.Sprintf("%s's %s below its end %d: %s", n.name, tp, end, problem))
+					return
+				}
+				continue
+			}
+			if problem := compareLogs(reference, committed); problem != "" {
+				r.fail("replica-divergence", fmt.Sprintf("%s below its end %d: %s has %s; %s", tp, end, referenceNode, problem, n.name))
+				return
+			}
+			r.counts.batchesCompared += len(committed)
+		}
+	}
+}
+
+// readReplicaLog reads every batch of a partition's log from a disk.
+func readReplicaLog(disk core.FS, tp history.TopicPartition) ([]storedBatch, error) {
+	dir := fmt.Sprintf("%s-%d", tp.Topic, tp.Partition)
+	names, err := disk.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var log []storedBatch
+	for _, name := range names { // sorted: zero-padded base offsets
+		if !strings.HasSuffix(name, segmentSuffix) {
+			continue
+		}
+		data, err := readWhole(disk, path.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		s := batch.Scanner{Buf: data, VerifyCRC: true}
+		for s.Next() {
+			log = append(log, storedBatch{header: s.Header(), bytes: s.Batch()})
+		}
+		if s.Err() != nil || s.Position() != len(data) {
+			return nil, fmt.Errorf("segment %s: %d of %d bytes are whole batches: %v", name, s.Position(), len(data), s.Err())
+		}
+	}
+	return log, nil
+}
+
+func readWhole(disk core.FS, name string) ([]byte, error) {
+	f, err := disk.OpenFile(name, false)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size, err := f.Size()
+	if err != nil {
+		return nil, err
+	}
+	if size > segmentBytesMax {
+		return nil, fmt.Errorf("%s holds %d bytes, more than the check reads (%d)", name, size, segmentBytesMax)
+	}
+	data := make([]byte, size)
+	if n, err := f.ReadAt(data, 0); err != nil && !(err == io.EOF && int64(n) == size) {
+		return nil, err
+	}
+	return data, nil
+}
+
+// logEnd is the offset after a log's last batch.
+func logEnd(log []storedBatch) int64 {
+	if len(log) == 0 {
+		return 0
+	}
+	return log[len(log)-1].header.NextOffset()
+}
+
+// below keeps the batches wholly below end.
+func below(log []storedBatch, end int64) []storedBatch {
+	var kept []storedBatch
+	for _, b := range log {
+		if b.header.LastOffset() < end {
+			kept = append(kept, b)
+		}
+	}
+	return kept
+}
+
+// checkContiguous requires batches that cover [0, end) without a gap.
+func checkContiguous(log []storedBatch, end int64) string {
+	next := int64(0)
+	for _, b := range log {
+		if b.header.BaseOffset != next {
+			return fmt.Sprintf("a batch at offset %d where %d was next", b.header.BaseOffset, next)
+		}
+		next = b.header.NextOffset()
+	}
+	if next != end {
+		return fmt.Sprintf("the batches end at %d", next)
+	}
+	return ""
+}
+
+// compareLogs says how two replicas' logs differ, or returns "".
+func compareLogs(want, got []storedBatch) string {
+	for i := range max(len(want), len(got)) {
+		switch {
+		case i >= len(got):
+			return fmt.Sprintf("%s, which is missing", describeBatch(want[i]))
+		case i >= len(want):
+			return fmt.Sprintf("nothing where %s", describeBatch(got[i]))
+		case !bytes.Equal(want[i].bytes, got[i].bytes):
+			return fmt.Sprintf("%s where %s", describeBatch(want[i]), describeBatch(got[i]))
+		}
+	}
+	return ""
+}
+
+func describeBatch(b storedBatch) string {
+	h := b.header
+	return fmt.Sprintf("the batch at offsets %d-%d in leader epoch %d (producer %d, crc %08x)",
+		h.BaseOffset, h.LastOffset(), h.LeaderEpoch, h.ProducerID, h.CRC)
+}

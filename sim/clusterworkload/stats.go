@@ -1,0 +1,89 @@
+package clusterworkload
+
+import (
+	"sluice/sim"
+	"sluice/sim/scenario"
+	"sluice/sim/simclient"
+)
+
+// stats lists what the run did, in a stable order: the operations, the
+// faults injected per kind (only those that found a target), and what
+// the checks covered.
+func (r *run) stats() []sim.Option {
+	if r == nil {
+		return nil
+	}
+	var sends, ok, failed, unknown, retries int64
+	for _, d := range r.producers {
+		s := d.producer.Stats()
+		sends, ok, failed, unknown, retries = sends+s.Sends, ok+s.OK, failed+s.Failed, unknown+s.Unknown, retries+s.Retries
+	}
+	var polls, records int64
+	readers := make([]*simclient.Reader, 0, len(r.readers)+1)
+	for _, d := range r.readers {
+		readers = append(readers, d.reader)
+	}
+	if r.drainer != nil {
+		readers = append(readers, r.drainer)
+	}
+	for _, reader := range readers {
+		s := reader.Stats()
+		polls, records = polls+s.Fetches, records+s.RecordsRead
+	}
+	var group simclient.GroupConsumerStats
+	for _, g := range r.groups {
+		for _, m := range g.members {
+			s := m.consumer.Stats()
+			group.Generations += s.Generations
+			group.Commits, group.CommitsOK = group.Commits+s.Commits, group.CommitsOK+s.CommitsOK
+			group.Fetches, group.Records = group.Fetches+s.Fetches, group.Records+s.Records
+		}
+	}
+	var crashes, halts, restarts int
+	var syncsFailed, readsCorrupted, writesTorn, writesRefused uint64
+	for _, n := range r.nodes {
+		crashes, halts, restarts = crashes+n.crashes, halts+n.halts, restarts+n.restarts
+		d := n.machine.Disk.Stats()
+		syncsFailed += d.SyncsFailed
+		readsCorrupted += d.ReadsCorrupted
+		writesTorn += d.WritesTorn
+		writesRefused += d.WritesRefusedFull
+	}
+	stats := []sim.Option{
+		sim.Opt("ops", r.recorder.Len()),
+		sim.Opt("sends", sends),
+		sim.Opt("sends_ok", ok),
+		sim.Opt("sends_fail", failed),
+		sim.Opt("sends_info", unknown),
+		sim.Opt("retries", retries),
+		sim.Opt("polls", polls),
+		sim.Opt("records_read", records),
+		sim.Opt("group_generations", group.Generations),
+		sim.Opt("group_polls", group.Fetches),
+		sim.Opt("commits", group.Commits),
+		sim.Opt("commits_ok", group.CommitsOK),
+		sim.Opt("crashes", crashes),
+		sim.Opt("halts", halts),
+		sim.Opt("restarts", restarts),
+		sim.Opt("syncs_failed", syncsFailed),
+		sim.Opt("reads_corrupted", readsCorrupted),
+		sim.Opt("writes_torn", writesTorn),
+		sim.Opt("writes_refused_full", writesRefused),
+		sim.Opt("quorum_leaderships", r.counts.quorumLeaderships),
+		sim.Opt("partition_leaderships", r.counts.partitionLeaderships),
+		sim.Opt("loss_permitted", r.counts.lossPermitted),
+		sim.Opt("replicas_compared", r.counts.replicasCompared),
+		sim.Opt("liveness_time", r.counts.livenessTime.Round(1e6)),
+	}
+	faults := 0
+	for _, kind := range scenario.Kinds() {
+		faults += r.counts.faults[kind]
+	}
+	stats = append(stats, sim.Opt("faults", faults))
+	for _, kind := range scenario.Kinds() {
+		if n := r.counts.faults[kind]; n > 0 {
+			stats = append(stats, sim.Opt("fault_"+string(kind), n))
+		}
+	}
+	return stats
+}
