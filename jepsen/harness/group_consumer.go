@@ -1,0 +1,229 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/jepsen/history"
+)
+
+// groupMember is one member of a consumer group (kgo, eager range
+// assignment, manual commits). It records:
+//   - a subscribe op each time kgo assigns it partitions, carrying the
+//     member id, generation and assignment;
+//   - a poll op for each PollFetches that returned records (recorded at
+//     once after the poll returns, since a rebalance callback may run
+//     while kgo waits for records, and ops of one process never overlap);
+//   - a commit op for the offsets after what it polled, with the
+//     generation it committed in.
+//
+// BlockRebalanceOnPoll keeps a rebalance from running between a poll and
+// its commit, so the generation read before committing is the one kgo
+// commits in.
+type groupMember struct {
+	name   string
+	client *kgo.Client
+	log    *historyLog
+	group  string
+	topic  string
+
+	// mutex serializes this member's ops, recorded from its loop and
+	// from kgo's rebalance callback.
+	mutex   sync.Mutex
+	process int
+	// callbackFailure is what went wrong recording from the callback,
+	// reported by the loop.
+	callbackFailure error
+
+	polled, commits, subscribes atomic.Int64
+	running                     sync.WaitGroup
+}
+
+func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string) (*groupMember, error) {
+	m := &groupMember{name: name, log: log, group: group, topic: topic, process: log.newProcess()}
+	client, err := kgo.NewClient(cluster.ClientOptions(
+		kgo.ConsumerGroup(group),
+		kgo.ConsumeTopics(topic),
+		kgo.Balancers(kgo.RangeBalancer()),
+		kgo.DisableAutoCommit(),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.OnPartitionsAssigned(m.assigned),
+		kgo.SessionTimeout(groupSessionTimeout),
+		kgo.HeartbeatInterval(groupHeartbeatInterval),
+		kgo.RebalanceTimeout(groupRebalanceTimeout),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxWait(consumerFetchWaitMax),
+	)...)
+	if err != nil {
+		return nil, fmt.Errorf("harness: group member %s: %w", name, err)
+	}
+	m.client = client
+	return m, nil
+}
+
+// assigned records the assignment kgo just made, as an instant
+// subscribe op.
+func (m *groupMember) assigned(_ context.Context, client *kgo.Client, assignment map[string][]int32) {
+	memberID, generation := client.GroupMetadata()
+	var partitions []history.TopicPartition
+	for topic, numbers := range assignment {
+		for _, number := range numbers {
+			partitions = append(partitions, history.TopicPartition{Topic: topic, Partition: number})
+		}
+	}
+	sortPartitions(partitions)
+	m.mutex.Lock()
+	defer m.mutex.Unlock()
+	op, err := m.log.invoke(m.process, history.FuncSubscribe, history.Payload{Topics: []string{m.topic}})
+	if err != nil {
+		m.callbackFailure = err
+		return
+	}
+	op.ok(history.Payload{Assigned: partitions, Group: m.group, MemberID: memberID, Generation: max(generation, 0)})
+	m.subscribes.Add(1)
+}
+
+func (m *groupMember) start(ctx context.Context, failed func(error)) {
+	m.running.Add(1)
+	go func() {
+		defer m.running.Done()
+		if err := m.run(ctx); err != nil {
+			failed(err)
+		}
+	}()
+}
+
+func (m *groupMember) run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		pollContext, cancel := context.WithTimeout(ctx, consumerPollTimeout)
+		fetches := m.client.PollFetches(pollContext)
+		cancel()
+		polls, received := pollsOf(fetches, nil)
+		if received > 0 {
+			if err := m.recordPoll(polls); err != nil {
+				return err
+			}
+			m.polled.Add(int64(received))
+			if err := m.commit(ctx, polls); err != nil {
+				return err
+			}
+		}
+		m.client.AllowRebalance()
+	}
+	return nil
+}
+
+func (m *groupMember) recordPoll(polls []history.Poll) error {
+	m.mutex.Lock()
+	defer m.mutex.Unlock()
+	if m.callbackFailure != nil {
+		return m.callbackFailure
+	}
+	op, err := m.log.invoke(m.process, history.FuncPoll, history.Payload{})
+	if err != nil {
+		return err
+	}
+	op.ok(history.Payload{Polls: polls})
+	return nil
+}
+
+// commit stores the offsets after the polled records, synchronously, and
+// records the outcome: ok when every partition was stored, fail when the
+// coordinator refused them all for the membership (the commit certainly
+// did not happen), info otherwise.
+func (m *groupMember) commit(ctx context.Context, polls []history.Poll) error {
+	_, generation := m.client.GroupMetadata()
+	offsets := map[string]map[int32]kgo.EpochOffset{}
+	var commits []history.Commit
+	for _, poll := range polls {
+		next := poll.Records[len(poll.Records)-1].Offset + 1
+		if offsets[poll.Partition.Topic] == nil {
+			offsets[poll.Partition.Topic] = map[int32]kgo.EpochOffset{}
+		}
+		offsets[poll.Partition.Topic][poll.Partition.Partition] = kgo.EpochOffset{Epoch: -1, Offset: next}
+		commits = append(commits, history.Commit{Group: m.group, Partition: poll.Partition, Offset: next, Generation: max(generation, 0)})
+	}
+	m.mutex.Lock()
+	op, err := m.log.invoke(m.process, history.FuncCommit, history.Payload{Commits: commits})
+	m.mutex.Unlock()
+	if err != nil {
+		return err
+	}
+	commitContext, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupCommitTimeout)
+	defer cancel()
+	var outcome history.Type
+	var reason string
+	m.client.CommitOffsetsSync(commitContext, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		outcome, reason = commitOutcome(resp, err)
+	})
+	m.mutex.Lock()
+	defer m.mutex.Unlock()
+	switch outcome {
+	case history.OK:
+		op.ok(history.Payload{Commits: commits})
+		m.commits.Add(1)
+	case history.Fail:
+		op.fail(reason)
+	default:
+		op.info(reason)
+		m.process = m.log.newProcess()
+	}
+	return nil
+}
+
+// commitOutcome reads an OffsetCommit answer.
+func commitOutcome(resp *kmsg.OffsetCommitResponse, err error) (history.Type, string) {
+	if err != nil {
+		return history.Info, err.Error()
+	}
+	refused, stored, total := 0, 0, 0
+	var last error
+	for _, topic := range resp.Topics {
+		for _, partition := range topic.Partitions {
+			total++
+			switch code := kerr.ErrorForCode(partition.ErrorCode); {
+			case code == nil:
+				stored++
+			case membershipRefusal(code):
+				refused++
+				last = code
+			default:
+				last = code
+			}
+		}
+	}
+	switch {
+	case total > 0 && stored == total:
+		return history.OK, ""
+	case total > 0 && refused == total:
+		return history.Fail, last.Error()
+	case last != nil:
+		return history.Info, last.Error()
+	}
+	return history.Info, "empty OffsetCommit answer"
+}
+
+// membershipRefusal: the coordinator refused a commit because of the
+// member's standing, before storing anything.
+func membershipRefusal(err error) bool {
+	return errors.Is(err, kerr.IllegalGeneration) || errors.Is(err, kerr.UnknownMemberID) ||
+		errors.Is(err, kerr.RebalanceInProgress) || errors.Is(err, kerr.FencedInstanceID)
+}
+
+func (m *groupMember) stop() {
+	m.running.Wait()
+	m.client.Close()
+}
+
+// sortPartitions sorts by topic, then partition number.
+func sortPartitions(partitions []history.TopicPartition) {
+	slices.SortFunc(partitions, history.TopicPartition.Compare)
+}

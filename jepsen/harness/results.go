@@ -1,0 +1,126 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sluice/jepsen/checker"
+	"sluice/jepsen/history"
+)
+
+// The files of a results folder.
+const (
+	HistoryFile = "history.jsonl"
+	VerdictFile = "verdict.txt"
+	FaultsFile  = "faults.json"
+	ReportFile  = "report.html"
+	// visualizationsMax bounds the porcupine pages written for
+	// partitions whose log is not linearizable.
+	visualizationsMax = 3
+)
+
+// writeResults writes the results folder: the history as JSON lines, the
+// verdict as text, the faults as JSON, the page of plots, and porcupine's
+// visualization of each (of the first few) partition whose log is not
+// linearizable. The nodes' logs are already there, in nodes/.
+func writeResults(result *Result, ops []history.Op) error {
+	var problems []error
+	write := func(name string, content []byte) {
+		if err := os.WriteFile(filepath.Join(result.Dir, name), content, 0o644); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	var historyText bytes.Buffer
+	if err := history.Write(&historyText, ops); err != nil {
+		problems = append(problems, err)
+	}
+	write(HistoryFile, historyText.Bytes())
+	write(VerdictFile, []byte(verdictText(result)))
+	faults, err := json.MarshalIndent(result.Faults, "", "  ")
+	if err != nil {
+		problems = append(problems, err)
+	}
+	write(FaultsFile, faults)
+	write(ReportFile, []byte(reportPage(result, ops)))
+	written := 0
+	for _, tp := range nonlinearizablePartitions(result.Report) {
+		if written == visualizationsMax {
+			break
+		}
+		var page bytes.Buffer
+		options := checker.Options{FinalDrain: result.Stats.Drained, LinearizabilityTimeout: linearizabilityTimeout}
+		if err := checker.VisualizeLog(ops, tp, options, &page); err != nil {
+			problems = append(problems, fmt.Errorf("visualizing %s: %w", tp, err))
+			continue
+		}
+		write("porcupine-"+tp.String()+".html", page.Bytes())
+		written++
+	}
+	return errors.Join(problems...)
+}
+
+// nonlinearizablePartitions lists the partitions the report names in a
+// nonlinearizable-log failure.
+func nonlinearizablePartitions(report checker.Report) []history.TopicPartition {
+	class, ok := report.Class(checker.NonlinearizableLog)
+	if !ok {
+		return nil
+	}
+	var partitions []history.TopicPartition
+	for _, example := range class.Examples {
+		if example.Status == checker.Failure {
+			partitions = append(partitions, example.Partition)
+		}
+	}
+	return partitions
+}
+
+// verdictText is verdict.txt: the verdict first, then the run's settings,
+// its phases, the faults, the problems outside the checkers, and the
+// checkers' report.
+func verdictText(result *Result) string {
+	var b strings.Builder
+	verdict := "PASS"
+	if !result.Pass {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(&b, "%s  %s\n\n", verdict, result.Report.Summary())
+	c := result.Config
+	w := c.Workload
+	acks := "all"
+	if !w.AcksAll {
+		acks = "1"
+	}
+	fmt.Fprintf(&b, "run: nodes=%d fault-phase=%v faults=%s seed=%d\n", c.Nodes, c.FaultPhase, joinKinds(c.Faults), c.Seed)
+	fmt.Fprintf(&b, "workload: topic=%s partitions=%d replication-factor=%d min.insync.replicas=%d unclean=%t acks=%s idempotence=%s producers=%d×%d rate=%d/s assign-consumers=%d group-members=%d loss-permitted=%t\n",
+		w.Topic, w.Partitions, w.ReplicationFactor, w.MinInsyncReplicas, w.UncleanLeaderElection, acks, w.Idempotence,
+		w.Producers, w.ProducerConcurrency, w.SendsPerSecond, w.AssignConsumers, w.GroupMembers, w.LossPermitted())
+	if len(c.Settings) > 0 {
+		fmt.Fprintf(&b, "broker settings: %s\n", strings.Join(c.Settings, " "))
+	}
+	fmt.Fprintf(&b, "history: %s\n\n", result.Stats)
+	fmt.Fprintf(&b, "phases:\n")
+	for _, p := range result.Phases {
+		fmt.Fprintf(&b, "  %8.1fs  %7.1fs  %s\n", p.Start.Seconds(), p.Duration.Seconds(), p.Name)
+	}
+	fmt.Fprintf(&b, "\nfaults (%d):\n", len(result.Faults))
+	for _, f := range result.Faults {
+		fmt.Fprintf(&b, "  %s\n", f)
+	}
+	if len(result.Problems) > 0 {
+		fmt.Fprintf(&b, "\nproblems outside the checkers (%d):\n", len(result.Problems))
+		for _, p := range result.Problems {
+			fmt.Fprintf(&b, "  %s\n", p)
+		}
+	}
+	for _, exit := range result.UnexpectedExits {
+		fmt.Fprintf(&b, "\nnode %d exited on its own (%s); the end of its log:\n%s\n", exit.Node, exit.Status, exit.LogTail)
+	}
+	fmt.Fprintf(&b, "\nchecker report:\n%s", result.Report.String())
+	return b.String()
+}

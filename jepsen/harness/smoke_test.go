@@ -1,0 +1,77 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"sluice/jepsen/checker"
+	"sluice/jepsen/compat"
+)
+
+// keepResultsEnvironment names a folder to keep the smoke run's results
+// in; unset, they go to the test's temporary folder and are removed.
+const keepResultsEnvironment = "SLUICE_JEPSEN_RESULTS"
+
+// TestSmokeRun is `make jepsen` in small: a 3-node cluster, acks=all with
+// min.insync.replicas=2, 40 s of faults (a kill, a pause, a partition, a
+// full-cluster kill, each for 3-5 s), then recovery, the final read and
+// the checkers, which must find nothing. It bounds itself to two minutes.
+func TestSmokeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 3-node cluster under faults for about 90 s")
+	}
+	dir := t.TempDir()
+	if keep := os.Getenv(keepResultsEnvironment); keep != "" {
+		dir = filepath.Join(keep, time.Now().Format("20060102-150405"))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	result, err := Run(ctx, Config{
+		Binary:     compat.BuildBinary(t),
+		Nodes:      3,
+		FaultPhase: 40 * time.Second,
+		Faults:     []FaultKind{FaultKill, FaultPause, FaultPartition, FaultFullKill},
+		Timing:     NemesisTiming{HoldMin: 3 * time.Second, HoldMax: 5 * time.Second, Quiet: 3 * time.Second, FullKillDowntime: time.Second},
+		Seed:       1,
+		Dir:        dir,
+		Workload:   DefaultWorkload(3),
+		Progress:   testWriter{t},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdict, _ := os.ReadFile(filepath.Join(dir, VerdictFile))
+	if !result.Pass {
+		t.Fatalf("the smoke run failed (results in %s):\n%s", dir, verdict)
+	}
+	t.Logf("results in %s:\n%s", dir, verdict)
+	// The run must have exercised what it claims: faults of every kind,
+	// acknowledged writes, reads, and a group that committed.
+	kinds := map[FaultKind]int{}
+	for _, f := range result.Faults {
+		kinds[f.Kind]++
+	}
+	for _, kind := range []FaultKind{FaultKill, FaultPause, FaultPartition, FaultFullKill} {
+		if kinds[kind] == 0 {
+			t.Errorf("no %s fault was injected; faults: %v", kind, result.Faults)
+		}
+	}
+	s := result.Stats
+	if s.SendsOK == 0 || s.RecordsPolled == 0 || s.CommitsOK == 0 || s.Assignments == 0 || !s.Drained {
+		t.Errorf("the workload did too little: %s", s)
+	}
+	if class, _ := result.Report.Class(checker.LostWrite); class.Count != 0 {
+		t.Errorf("lost writes: %+v", class)
+	}
+}
+
+// testWriter sends progress lines to the test's log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(string(b))
+	return len(b), nil
+}

@@ -1,0 +1,243 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Idempotence says which producers are idempotent.
+type Idempotence string
+
+const (
+	// IdempotenceMixed: half the producers idempotent, half not.
+	IdempotenceMixed Idempotence = "mixed"
+	IdempotenceOn    Idempotence = "on"
+	IdempotenceOff   Idempotence = "off"
+)
+
+// ParseIdempotence reads an Idempotence's name.
+func ParseIdempotence(name string) (Idempotence, error) {
+	switch i := Idempotence(name); i {
+	case IdempotenceMixed, IdempotenceOn, IdempotenceOff:
+		return i, nil
+	}
+	return "", fmt.Errorf("idempotence %q: want mixed, on or off", name)
+}
+
+// Workload is what the clients do during a run.
+type Workload struct {
+	Topic                 string
+	Partitions            int32
+	ReplicationFactor     int16
+	MinInsyncReplicas     int
+	UncleanLeaderElection bool
+
+	// AcksAll asks for acks=all; otherwise producers use acks=1 (and
+	// none can be idempotent).
+	AcksAll     bool
+	Idempotence Idempotence
+	// Producers is the number of producer clients; each runs
+	// ProducerConcurrency processes, one record in flight each.
+	Producers           int
+	ProducerConcurrency int
+	// SendsPerSecond caps the sends of all producers together.
+	SendsPerSecond int
+	// AssignConsumers read every partition by assignment; GroupMembers
+	// consume as one group with manual commits.
+	AssignConsumers int
+	GroupMembers    int
+	Group           string
+}
+
+// DefaultWorkload is the workload `sluice jepsen` runs unless told
+// otherwise: 4 partitions, RF 3 (or the cluster's size if smaller),
+// min.insync.replicas 2, acks=all, two producers (one idempotent), one
+// assign consumer, a group of two.
+func DefaultWorkload(nodes int) Workload {
+	rf := int16(min(3, nodes))
+	return Workload{
+		Topic: "jepsen", Partitions: 4, ReplicationFactor: rf, MinInsyncReplicas: min(2, int(rf)),
+		AcksAll: true, Idempotence: IdempotenceMixed,
+		Producers: 2, ProducerConcurrency: 4, SendsPerSecond: 200,
+		AssignConsumers: 1, GroupMembers: 2, Group: "jepsen-group",
+	}
+}
+
+// LossPermitted reports whether the workload's settings allow losing
+// acknowledged writes: acks=1, a single in-sync replica, or unclean
+// leader elections.
+func (w Workload) LossPermitted() bool {
+	return !w.AcksAll || w.MinInsyncReplicas < 2 || w.UncleanLeaderElection
+}
+
+func (w Workload) validate(nodes int) error {
+	switch {
+	case w.Topic == "" || strings.ContainsAny(w.Topic, " /\\"):
+		return fmt.Errorf("topic %q: a plain name, please", w.Topic)
+	case w.Partitions < 1 || w.Partitions > workloadPartitionsMax:
+		return fmt.Errorf("%d partitions: between 1 and %d", w.Partitions, workloadPartitionsMax)
+	case w.ReplicationFactor < 1 || int(w.ReplicationFactor) > nodes:
+		return fmt.Errorf("replication factor %d: between 1 and the %d nodes", w.ReplicationFactor, nodes)
+	case w.MinInsyncReplicas < 1 || w.MinInsyncReplicas > int(w.ReplicationFactor):
+		return fmt.Errorf("min.insync.replicas %d: between 1 and the replication factor %d", w.MinInsyncReplicas, w.ReplicationFactor)
+	case w.Producers < 1 || w.Producers > workloadClientsMax || w.ProducerConcurrency < 1 || w.ProducerConcurrency > workloadClientsMax:
+		return fmt.Errorf("%d producers × %d: each between 1 and %d", w.Producers, w.ProducerConcurrency, workloadClientsMax)
+	case w.SendsPerSecond < 1 || w.SendsPerSecond > workloadSendsPerSecondMax:
+		return fmt.Errorf("%d sends per second: between 1 and %d", w.SendsPerSecond, workloadSendsPerSecondMax)
+	case w.AssignConsumers < 0 || w.AssignConsumers > workloadClientsMax || w.GroupMembers < 0 || w.GroupMembers > workloadClientsMax:
+		return fmt.Errorf("%d assign consumers, %d group members: each between 0 and %d", w.AssignConsumers, w.GroupMembers, workloadClientsMax)
+	case w.GroupMembers > 0 && w.Group == "":
+		return errors.New("group members without a group name")
+	case !w.AcksAll && w.Idempotence != IdempotenceOff:
+		return errors.New("acks=1 producers cannot be idempotent: set idempotence off")
+	}
+	_, err := ParseIdempotence(string(w.Idempotence))
+	return err
+}
+
+// clients is every client of a running workload.
+type clients struct {
+	producers []*producer
+	assign    []*assignConsumer
+	members   []*groupMember
+	reader    *committedReader
+
+	cancel  context.CancelFunc
+	ticker  *time.Ticker
+	mutex   sync.Mutex
+	failure error
+}
+
+// startClients starts the workload's clients, sending and consuming until
+// stop.
+func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, error) {
+	c := &clients{}
+	fail := func(err error) {
+		c.mutex.Lock()
+		defer c.mutex.Unlock()
+		c.failure = errors.Join(c.failure, err)
+	}
+	for i := range w.Producers {
+		idempotent := w.Idempotence == IdempotenceOn || (w.Idempotence == IdempotenceMixed && i%2 == 0)
+		name := fmt.Sprintf("p%d", i)
+		if idempotent {
+			name = fmt.Sprintf("i%d", i)
+		}
+		p, err := newProducer(cluster, log, w.Topic, w.Partitions, producerSettings{
+			name: name, index: i, acksAll: w.AcksAll, idempotent: idempotent, concurrency: w.ProducerConcurrency,
+		})
+		if err != nil {
+			c.closeAll()
+			return nil, err
+		}
+		c.producers = append(c.producers, p)
+	}
+	for range w.AssignConsumers {
+		consumer, err := newAssignConsumer(cluster, log, w.Topic, w.Partitions)
+		if err != nil {
+			c.closeAll()
+			return nil, err
+		}
+		c.assign = append(c.assign, consumer)
+	}
+	for i := range w.GroupMembers {
+		member, err := newGroupMember(cluster, log, w.Group, w.Topic, fmt.Sprintf("m%d", i))
+		if err != nil {
+			c.closeAll()
+			return nil, err
+		}
+		c.members = append(c.members, member)
+	}
+	if w.GroupMembers > 0 {
+		reader, err := newCommittedReader(cluster, log, w.Group, w.Topic, w.Partitions)
+		if err != nil {
+			c.closeAll()
+			return nil, err
+		}
+		c.reader = reader
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	c.ticker = time.NewTicker(time.Second / time.Duration(w.SendsPerSecond))
+	for _, p := range c.producers {
+		p.start(ctx, c.ticker.C, fail)
+	}
+	for _, consumer := range c.assign {
+		consumer.start(ctx, fail)
+	}
+	for _, member := range c.members {
+		member.start(ctx, fail)
+	}
+	if c.reader != nil {
+		c.reader.start(ctx, fail)
+	}
+	return c, nil
+}
+
+// stop ends every client: the producers once each record in flight is
+// answered, the consumers after their current poll. It returns the first
+// client failure (a broken history discipline, a full history).
+func (c *clients) stop() error {
+	c.cancel()
+	c.ticker.Stop()
+	var wait sync.WaitGroup
+	for _, p := range c.producers {
+		wait.Add(1)
+		go func() { defer wait.Done(); p.stop() }()
+	}
+	for _, consumer := range c.assign {
+		wait.Add(1)
+		go func() { defer wait.Done(); consumer.stop() }()
+	}
+	for _, member := range c.members {
+		wait.Add(1)
+		go func() { defer wait.Done(); member.stop() }()
+	}
+	if c.reader != nil {
+		wait.Add(1)
+		go func() { defer wait.Done(); c.reader.stop() }()
+	}
+	wait.Wait()
+	c.mutex.Lock()
+	defer c.mutex.Unlock()
+	return c.failure
+}
+
+// closeAll closes clients that were made but never started.
+func (c *clients) closeAll() {
+	for _, p := range c.producers {
+		p.client.Close()
+	}
+	for _, consumer := range c.assign {
+		consumer.client.Close()
+	}
+	for _, member := range c.members {
+		member.client.Close()
+	}
+	if c.reader != nil {
+		c.reader.client.Close()
+	}
+}
+
+// progress is a one-line summary of what the clients have done.
+func (c *clients) progress() string {
+	var acked, unknown, polled, grouped, commits, rebalances int64
+	for _, p := range c.producers {
+		acked += p.acknowledged.Load()
+		unknown += p.unknown.Load()
+	}
+	for _, consumer := range c.assign {
+		polled += consumer.polled.Load()
+	}
+	for _, member := range c.members {
+		grouped += member.polled.Load()
+		commits += member.commits.Load()
+		rebalances += member.subscribes.Load()
+	}
+	return fmt.Sprintf("sends ok=%d unknown=%d; assign polled=%d; group polled=%d commits=%d assignments=%d",
+		acked, unknown, polled, grouped, commits, rebalances)
+}
