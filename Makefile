@@ -7,6 +7,8 @@ GO        ?= go
 BIN       := bin/sluice
 PKGS      := ./...
 SIM_SEEDS ?= 1-2000
+# The time-boxed sweep make test runs: about two minutes on two cores.
+SIM_TEST_SEEDS ?= 1-1000
 
 .PHONY: build run cluster test test-short vet sim fuzz clean bench-peers
 
@@ -25,6 +27,7 @@ cluster: build
 # canaries, real-client tests against the real binary, fuzz corpora.
 test: vet build
 	$(GO) test -count=1 -timeout 18m $(PKGS)
+	$(BIN) sim --seeds $(SIM_TEST_SEEDS) --workers 2
 	cd cmd/bench-peers && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # The fast subset (guards, unit tests) for the edit-compile loop.

@@ -96,6 +96,10 @@ func (m *Machine) World() core.World {
 	return w
 }
 
+// Buggify is the machine's BUGGIFY sites (nil when off), kept across
+// restarts, so a run can count what its sites did.
+func (m *Machine) Buggify() *core.Buggify { return m.buggify }
+
 // Crash kills the process: pending events die with it, connections break,
 // and the disk keeps only what it promised to keep.
 func (m *Machine) Crash() {

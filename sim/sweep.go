@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,6 +60,8 @@ type SweepSummary struct {
 	FirstFailure *Result
 	// FailuresByCheck counts failures per violated check, by check name.
 	FailuresByCheck map[string]uint64
+	// Coverage sums the runs' coverage; nil when no run counted any.
+	Coverage *Coverage
 }
 
 // SeedsPerSecond is the sweep's throughput.
@@ -94,6 +97,12 @@ func (s SweepSummary) Line() string {
 // handing out seeds after the first failure, and reports the lowest failing
 // seed it saw.
 func Sweep(w Workload, seeds SeedRange, options SweepOptions) SweepSummary {
+	// A run keeps only a few megabytes live but allocates tens of them, so
+	// with Go's default GOGC=100 the collector runs every couple of
+	// megabytes and its fixed cost per cycle takes about half the CPU of
+	// a sweep. A sweep is a batch job with a small live heap: let the heap
+	// grow further between collections while it runs.
+	defer debug.SetGCPercent(debug.SetGCPercent(sweepGCPercent))
 	workers := options.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -124,6 +133,12 @@ func Sweep(w Workload, seeds SeedRange, options SweepOptions) SweepSummary {
 		defer mu.Unlock()
 		summary.Seeds++
 		summary.SimTime += r.SimTime
+		if r.Coverage != nil {
+			if summary.Coverage == nil {
+				summary.Coverage = NewCoverage(nil, nil)
+			}
+			summary.Coverage.Add(r.Coverage)
+		}
 		if r.Passed() {
 			summary.Passed++
 			return
@@ -187,6 +202,12 @@ func Sweep(w Workload, seeds SeedRange, options SweepOptions) SweepSummary {
 	summary.Elapsed = time.Since(start)
 	return summary
 }
+
+// sweepGCPercent is the GOGC a sweep runs with: the heap may grow to
+// (1 + sweepGCPercent/100) times the live heap before a collection. Measured
+// on the cluster workload, 800 halves the CPU per seed against the default
+// 100 while the process stays far below 100 MB per worker.
+const sweepGCPercent = 800
 
 // progressLine draws "[#####.....] 5000/10000 seeds 1234.5/s failed=0 left 4s".
 func progressLine(finished, failed, total uint64, elapsed time.Duration) string {

@@ -24,6 +24,11 @@ type RunOptions struct {
 
 	// Trace, when set, receives the event trace as text.
 	Trace io.Writer
+
+	// Record asks the workload for a Recording of the run (Result.
+	// Recording), what a report draws. Workloads that keep none ignore
+	// it.
+	Record bool
 }
 
 // Result is one run's outcome.
@@ -46,6 +51,14 @@ type Result struct {
 	// Stats are counts the workload reports (operations, faults...),
 	// in a stable order.
 	Stats []Option
+
+	// Coverage counts the fault kinds and BUGGIFY sites the run reached;
+	// nil from a workload that does not count them.
+	Coverage *Coverage
+
+	// Recording is what the run saw, when RunOptions.Record asked for it
+	// and the workload keeps one; nil otherwise.
+	Recording *Recording
 }
 
 // Option is one name=value pair of a result.

@@ -4,11 +4,17 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"sluice/sim"
+	"sluice/sim/canarysuite"
 	"sluice/sim/catalog"
+	"sluice/sim/clusterworkload"
+	"sluice/sim/report"
+	"sluice/sim/scenario"
+	"sluice/sim/shrink"
 )
 
 func init() {
@@ -25,6 +31,11 @@ func runSim(args []string) int {
 	canaries := flags.String("canary", "", "comma-separated planted bugs to switch on (see --list-canaries)")
 	listCanaries := flags.Bool("list-canaries", false, "list the planted bugs and the workload that catches each")
 	trace := flags.Bool("trace", false, "print the event trace of a single seed")
+	scenarioFile := flags.String("scenario", "", "run a scenario file (scenarios/*.txt); --seed replaces the file's seed")
+	reportFile := flags.String("report", "", "write a self-contained HTML report of the single run (--seed or --scenario) to this file")
+	shrinkRun := flags.Bool("shrink", false, "reduce the failing single run (--seed, or --scenario) while it fails the same check, and write it as a regression file")
+	shrinkOut := flags.String("out", "", "where --shrink writes (default scenarios/regressions/<workload>-<check>-<seed>.txt)")
+	canarySuite := flags.Bool("canaries", false, "measure every planted bug: seeds to first failure from 5 starting points, against its bound")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
@@ -35,6 +46,9 @@ func runSim(args []string) int {
 		}
 		w.Flush()
 		return 0
+	}
+	if *canarySuite {
+		return runCanarySuite(*workers)
 	}
 	workload, ok := catalog.Workload(*workloadName)
 	if !ok {
@@ -59,6 +73,25 @@ func runSim(args []string) int {
 		return line
 	}
 
+	if *shrinkRun {
+		if *seeds != "" {
+			fmt.Fprintln(os.Stderr, "sluice sim: --shrink works on one run; give --seed or --scenario")
+			return 2
+		}
+		return runShrink(workload.Name(), *seed, *scenarioFile, options, *shrinkOut)
+	}
+	if *scenarioFile != "" {
+		if *seeds != "" {
+			fmt.Fprintln(os.Stderr, "sluice sim: --scenario runs one seed; give --seed, not --seeds")
+			return 2
+		}
+		if *trace {
+			options.Trace = os.Stdout
+		}
+		options.Record = *reportFile != ""
+		return runScenarioFile(*scenarioFile, *seed, options, *reportFile)
+	}
+
 	switch {
 	case *seeds != "" && *seed != 0:
 		fmt.Fprintln(os.Stderr, "sluice sim: give --seed or --seeds, not both")
@@ -67,14 +100,25 @@ func runSim(args []string) int {
 		if *trace {
 			options.Trace = os.Stdout
 		}
+		options.Record = *reportFile != ""
 		result := workload.Run(*seed, options)
 		fmt.Println(result.Line())
+		if *reportFile != "" {
+			if err := writeReport(*reportFile, report.Run{Workload: workload.Name(), Canaries: options.Canaries, Replay: replay(*seed)}, result); err != nil {
+				fmt.Fprintln(os.Stderr, "sluice sim:", err)
+				return 2
+			}
+		}
 		if !result.Passed() {
 			return 1
 		}
 		return 0
 	}
 
+	if *reportFile != "" {
+		fmt.Fprintln(os.Stderr, "sluice sim: --report draws one run; give --seed (a sweep prints the replay command of its first failure)")
+		return 2
+	}
 	r, err := sim.ParseSeedRange(*seeds)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sluice sim:", err)
@@ -91,8 +135,132 @@ func runSim(args []string) int {
 		fmt.Printf("first failure: seed %d failed check %s\nreplay: %s\n", f.Seed, f.Check, replay(f.Seed))
 	}
 	fmt.Println(summary.Line())
+	if summary.Coverage != nil {
+		fmt.Println(summary.Coverage.Line())
+	}
 	if summary.Failed > 0 {
 		return 1
 	}
+	return 0
+}
+
+// runScenarioFile runs one scenario file and judges it as the replay test
+// does: the outcome its expect line names, and its "# require" stats.
+func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFile string) int {
+	f, err := catalog.LoadScenarioFile(path, seed)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice sim:", err)
+		return 2
+	}
+	result := catalog.RunScenario(f.Scenario, options)
+	fmt.Println(result.Line())
+	if reportFile != "" {
+		command := "sluice sim --scenario " + path
+		if seed != 0 {
+			command += fmt.Sprintf(" --seed %d", seed)
+		}
+		if len(options.Canaries) > 0 {
+			command += " --canary " + strings.Join(options.Canaries, ",")
+		}
+		canaries := append(append([]string{}, options.Canaries...), f.Scenario.Canaries...)
+		if err := writeReport(reportFile, report.Run{Workload: f.Scenario.Workload, Canaries: canaries, Replay: command}, result); err != nil {
+			fmt.Fprintln(os.Stderr, "sluice sim:", err)
+			return 2
+		}
+	}
+	if err := f.Judge(result); err != nil {
+		fmt.Printf("%s: %v\n", path, err)
+		return 1
+	}
+	fmt.Printf("%s: as expected\n", path)
+	return 0
+}
+
+// writeReport writes a run's HTML report and says where.
+func writeReport(path string, run report.Run, result sim.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := report.Write(f, run, result); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "report: %s\n", path)
+	return nil
+}
+
+// runCanarySuite measures every planted bug and prints the table; it
+// fails when any escapes its bound.
+func runCanarySuite(workers int) int {
+	starts := canarysuite.DefaultStarts()
+	measurements := canarysuite.Measure(canarysuite.Options{Starts: starts, Workers: workers})
+	if err := canarysuite.Table(os.Stdout, measurements, len(starts)); err != nil {
+		fmt.Fprintln(os.Stderr, "sluice sim:", err)
+		return 2
+	}
+	for _, m := range measurements {
+		if m.Escaped() {
+			return 1
+		}
+	}
+	return 0
+}
+
+// runShrink reduces a failing cluster run and writes the regression file.
+func runShrink(workloadName string, seed uint64, scenarioFile string, options sim.RunOptions, out string) int {
+	var s scenario.Scenario
+	command := ""
+	switch {
+	case scenarioFile != "":
+		f, err := catalog.LoadScenarioFile(scenarioFile, seed)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sluice sim:", err)
+			return 2
+		}
+		s, command = f.Scenario, "sluice sim --scenario "+scenarioFile
+		if seed != 0 {
+			command += fmt.Sprintf(" --seed %d", seed)
+		}
+	case workloadName == clusterworkload.Name:
+		s = clusterworkload.ScenarioOf(seed, options.Canaries)
+		command = fmt.Sprintf("sluice sim --seed %d", seed)
+	}
+	if s.Workload != scenario.WorkloadCluster {
+		fmt.Fprintf(os.Stderr, "sluice sim: --shrink reworks cluster scenarios; the %s workload has none\n", workloadName)
+		return 2
+	}
+	if len(options.Canaries) > 0 {
+		command += " --canary " + strings.Join(options.Canaries, ",")
+	}
+	run := func(candidate scenario.Scenario) sim.Result { return clusterworkload.RunScenario(candidate, options) }
+	original := run(s)
+	fmt.Println(original.Line())
+	if original.Passed() {
+		fmt.Fprintln(os.Stderr, "sluice sim: the run passes: nothing to shrink")
+		return 2
+	}
+	outcome := shrink.Shrink(s, original.Check, original, shrink.Options{
+		Run: run,
+		Progress: func(step string, candidate scenario.Scenario) {
+			fmt.Fprintf(os.Stderr, "shrink: %s (size %d)\n", step, shrink.Size(candidate))
+		},
+	})
+	if out == "" {
+		out = filepath.Join("scenarios", "regressions", shrink.FileName(clusterworkload.Name, outcome.Check, s.Seed))
+	}
+	text := shrink.File(outcome, shrink.Origin{
+		Workload: clusterworkload.Name, Seed: s.Seed, Canaries: options.Canaries, Command: command, Path: out,
+		OriginalSize: shrink.Size(s), OriginalEvents: len(s.Schedule),
+	})
+	if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "sluice sim:", err)
+		return 2
+	}
+	fmt.Printf("shrunk: size %d -> %d, events %d -> %d in %d runs; still fails %s\nwrote %s\nreplay: sluice sim --scenario %s\n",
+		shrink.Size(s), shrink.Size(outcome.Scenario), len(s.Schedule), len(outcome.Scenario.Schedule), outcome.Runs, outcome.Check, out, out)
 	return 0
 }

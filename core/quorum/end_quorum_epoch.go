@@ -132,6 +132,11 @@ func (q *Quorum) successorDelay(successors []int32) time.Duration {
 		}
 	}
 	t := q.config.ElectionTimeout
+	if q.world.Buggify.Hit(core.BuggifyQuorumSuccessorNoDelay) {
+		// BUGGIFY: every successor campaigns at once, the preferred
+		// order ignored: the votes must still settle on one leader.
+		return 0
+	}
 	step := t / time.Duration(len(q.voters))
 	return step*time.Duration(position) + core.RandomDuration(q.world.Entropy, 0, t/10)
 }

@@ -88,7 +88,7 @@ func (q *Quorum) HandleFetchSnapshot(req *kmsg.FetchSnapshotRequest, done func(*
 	if req.MaxBytes > 0 {
 		chunk = min(chunk, int64(req.MaxBytes))
 	}
-	if q.world.Buggify.Hit("quorum-snapshot-small-chunks") {
+	if q.world.Buggify.Hit(core.BuggifyQuorumSnapshotSmallChunks) {
 		chunk = min(chunk, snapshotChunkBytesSmall)
 	}
 	buffer := make([]byte, min(chunk, size-p.Position))

@@ -359,8 +359,15 @@ func (q *Quorum) after(d time.Duration, f func()) core.Timer {
 
 // randomElectionTimeout draws an election timeout in [T, 2T] from the
 // World's entropy, so that voters rarely time out together (Raft §5.2).
+//
+// BUGGIFY: the shortest timeout of the range, every time, so voters time
+// out together and split their votes far more often than chance allows;
+// pre-vote and the randomized retry must still elect a leader.
 func (q *Quorum) randomElectionTimeout() time.Duration {
 	t := q.config.ElectionTimeout
+	if q.world.Buggify.Hit(core.BuggifyQuorumElectionTimeoutShortest) {
+		return t
+	}
 	return core.RandomDuration(q.world.Entropy, t, 2*t)
 }
 

@@ -77,10 +77,12 @@ func (r *run) machineCrashes() int {
 // acknowledged value nobody read is lost.
 func (r *run) checkHistory(finalDrain bool) {
 	ops := settleUnreadUnknownCommits(withoutEndClaims(r.recorder.History()))
-	report := checker.Check(ops, checker.Options{
+	options := checker.Options{
 		LossPermitted: r.lossPermitted(),
 		FinalDrain:    finalDrain,
-	})
+	}
+	r.recordChecked(ops, options)
+	report := checker.Check(ops, options)
 	r.checkSummary = report.Summary()
 	r.note("check " + r.checkSummary)
 	for _, class := range report.Classes {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"sluice/sim"
 	"sluice/sim/kernel"
 	"sluice/sim/scenario"
 	"sluice/sim/simdisk"
@@ -116,6 +117,7 @@ func (m *nemesis) apply(e scenario.Event) {
 func (m *nemesis) lasting(label string, network bool, d time.Duration, undo func()) {
 	f := &activeFault{label: label, network: network, undo: undo}
 	m.active = append(m.active, f)
+	m.run.recordFault(sim.EventFaultStart, label)
 	if d > 0 {
 		m.run.kernel.Schedule(int64(d), nil, "nemesis.end-"+label, func() { m.end(f) })
 	}
@@ -134,6 +136,7 @@ func (m *nemesis) end(f *activeFault) {
 		}
 	}
 	m.run.note("end " + f.label)
+	m.run.recordFault(sim.EventFaultEnd, f.label)
 	f.undo()
 }
 

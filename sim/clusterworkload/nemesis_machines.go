@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"sluice/sim"
 	"sluice/sim/scenario"
 	"sluice/sim/simclient"
 )
@@ -116,6 +117,7 @@ func (m *nemesis) applyClockFault(e scenario.Event) bool {
 	switch e.Kind {
 	case scenario.KindClockJump:
 		m.run.note(fmt.Sprintf("clock of %s jumps by %v", n.name, e.By))
+		m.run.recordFault(sim.EventFault, fmt.Sprintf("clock-jump-%s_by_%v", n.name, e.By))
 		clock.Jump(e.By)
 	case scenario.KindClockDrift:
 		clock.SetRate(e.Rate)

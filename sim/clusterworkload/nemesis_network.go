@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"sluice/sim"
 	"sluice/sim/scenario"
 )
 
@@ -34,6 +35,7 @@ func (m *nemesis) applyNetworkFault(e scenario.Event) bool {
 			return false
 		}
 		r.network.ResetConnections(n.name)
+		r.recordFault(sim.EventFault, "reset-"+n.name)
 		return true
 	}
 	var links []link

@@ -169,6 +169,7 @@ func (n *node) start() {
 	}
 	n.startFailures = 0
 	n.broker, n.up = b, true
+	n.run.record(sim.EventStart, "", []string{n.name}, "start "+n.name)
 	incarnation := n.machine.Process.Incarnation()
 	b.WhenReady(func() {
 		if n.machine.Process.Incarnation() != incarnation || !n.up {
@@ -188,6 +189,7 @@ func (n *node) crash(delay time.Duration) {
 	}
 	n.crashes++
 	n.run.note("crash " + n.name)
+	n.run.record(sim.EventCrash, "", []string{n.name}, "crash "+n.name)
 	n.machine.Crash()
 	n.down()
 	if delay >= 0 {
@@ -198,6 +200,7 @@ func (n *node) crash(delay time.Duration) {
 // halted follows core halting the node (the machine already crashed).
 func (n *node) halted(reason error) {
 	n.halts++
+	n.run.record(sim.EventHalt, "", []string{n.name}, fmt.Sprintf("%s halted: %v", n.name, reason))
 	n.down()
 	n.run.nemesis.nodeHalted(n)
 	n.scheduleRestart(n.run.scenario.Timeouts.Restart)

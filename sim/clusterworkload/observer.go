@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+
+	"sluice/sim"
 )
 
 // The observer watches what the nodes log, as an operator tailing their
@@ -63,6 +65,7 @@ func (o *observer) quorumLeader(node int, epoch int32) {
 	}
 	o.quorumLeaders[epoch] = node
 	o.run.counts.quorumLeaderships++
+	o.run.record(sim.EventController, "", []string{fmt.Sprintf("n%d", node)}, fmt.Sprintf("n%d leads the metadata quorum in epoch %d", node, epoch))
 	if epoch >= o.controller.epoch {
 		o.controller = leadership{node: node, epoch: epoch}
 	}
@@ -82,6 +85,7 @@ func (o *observer) partitionLeaderElected(node int, partition string, epoch int3
 	}
 	leaders[epoch] = node
 	o.run.counts.partitionLeaderships++
+	o.run.record(sim.EventLeader, partition, []string{fmt.Sprintf("n%d", node)}, fmt.Sprintf("n%d leads %s in leader epoch %d", node, partition, epoch))
 	if current, known := o.partitionLeader[partition]; !known || epoch >= current.epoch {
 		o.partitionLeader[partition] = leadership{node: node, epoch: epoch}
 	}

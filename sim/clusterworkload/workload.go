@@ -109,6 +109,8 @@ type run struct {
 	counts    counts
 	// checkSummary is the checker's report, for the trace.
 	checkSummary string
+	// recording is what a report draws; nil unless asked for (record.go).
+	recording *sim.Recording
 }
 
 type counts struct {
@@ -135,7 +137,8 @@ func runScenario(s scenario.Scenario, options sim.RunOptions) (result sim.Result
 		counts:    counts{faults: map[scenario.Kind]int{}},
 	}
 	r.observer = newObserver(r)
-	result = sim.Result{Seed: s.Seed, Options: s.Options()}
+	r.recording = newRecording(r, options)
+	result = sim.Result{Seed: s.Seed, Options: s.Options(), Recording: r.recording}
 	defer func() {
 		if reportPanics {
 			if recovered := recover(); recovered != nil {
@@ -146,6 +149,7 @@ func runScenario(s scenario.Scenario, options sim.RunOptions) (result sim.Result
 		result.SimTime = time.Duration(k.Now())
 		result.Steps = k.Steps()
 		result.Stats = r.stats()
+		result.Coverage = r.coverage()
 	}()
 	canaries := append(append([]string{}, options.Canaries...), s.Canaries...)
 	r.simulate(core.NewCanaries(canaries...))
@@ -160,6 +164,7 @@ func (r *run) fail(check, detail string) {
 	if r.violation == nil {
 		r.violation = &violation{check, detail}
 		r.note("violation: " + check + ": " + detail)
+		r.record(sim.EventViolation, check, nil, check+": "+detail)
 	}
 }
 
@@ -213,6 +218,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 		return
 	}
 	r.note("safety phase")
+	r.recordPhase("safety")
 	r.startClients()
 	r.nemesis.start(r.kernel.Now())
 	r.runWhile(r.kernel.Now()+int64(s.Safety), func() bool { return true })
@@ -220,6 +226,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 		return
 	}
 	r.note("liveness phase")
+	r.recordPhase("liveness")
 	start := r.kernel.Now()
 	converged := r.converge()
 	r.counts.livenessTime = time.Duration(r.kernel.Now() - start)

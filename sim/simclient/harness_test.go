@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"sluice/core"
 	"sluice/core/broker"
 	"sluice/jepsen/history"
@@ -201,4 +203,43 @@ func traceOutput() io.Writer {
 		return os.Stdout
 	}
 	return nil
+}
+
+// createTopic creates the test topic through a client with the default
+// timeouts and runs until every partition has a leader. Tests whose
+// requests time out on purpose (slow syncs, short request timeouts) call it
+// first: otherwise the broker's own start-up — registering itself takes a
+// few metadata-log syncs — eats their delivery timeout before their send
+// reaches a partition.
+func (c *cluster) createTopic() {
+	c.t.Helper()
+	admin := c.client("admin")
+	ready := false
+	var ask func()
+	ask = func() {
+		request := kmsg.NewPtrMetadataRequest()
+		topic := kmsg.NewMetadataRequestTopic()
+		topic.Topic = kmsg.StringPtr(testTopic)
+		request.Topics = append(request.Topics, topic)
+		request.AllowAutoTopicCreation = true
+		admin.RequestAny(request, func(response kmsg.Response, err error) {
+			if err == nil {
+				led := 0
+				for _, t := range response.(*kmsg.MetadataResponse).Topics {
+					for _, p := range t.Partitions {
+						if p.ErrorCode == 0 && p.Leader >= 0 {
+							led++
+						}
+					}
+				}
+				if led == testPartitions {
+					ready = true
+					return
+				}
+			}
+			admin.After(100*time.Millisecond, "createTopic.retry", ask)
+		})
+	}
+	ask()
+	c.runUntil(time.Minute, "the test topic's creation", func() bool { return ready })
 }

@@ -21,6 +21,7 @@ func shortTimeout(config *Config) { config.RequestTimeout = 100 * time.Milliseco
 
 func TestIdempotentRetryAfterTimeoutIsWrittenOnce(t *testing.T) {
 	c := newCluster(t, 3, slowSync)
+	c.createTopic()
 	p := NewProducer(c.client("p1", shortTimeout), ProducerConfig{Acks: -1, Idempotent: true}, c.recorder, c.processes)
 	result := c.send(p, 0, "only-once")
 	c.runUntil(time.Minute, "the send", func() bool { return result.Type != 0 })
@@ -40,6 +41,7 @@ func TestIdempotentRetryIsWrittenTwiceWhenTheDuplicateCanaryIsPlanted(t *testing
 	// The same run as above with the broker's deduplication switched off
 	// shows the test above would see a duplicate.
 	c := newCluster(t, 3, slowSync, withCanaries(replica.CanaryDuplicateWindowIgnored))
+	c.createTopic()
 	p := NewProducer(c.client("p1", shortTimeout), ProducerConfig{Acks: -1, Idempotent: true}, c.recorder, c.processes)
 	result := c.send(p, 0, "only-once")
 	c.runUntil(time.Minute, "the send", func() bool { return result.Type != 0 })
@@ -51,6 +53,7 @@ func TestIdempotentRetryIsWrittenTwiceWhenTheDuplicateCanaryIsPlanted(t *testing
 
 func TestPlainProducerNeverRetriesAnUnknownOutcome(t *testing.T) {
 	c := newCluster(t, 3, slowSync)
+	c.createTopic()
 	p := NewProducer(c.client("p1", shortTimeout), ProducerConfig{Acks: -1}, c.recorder, c.processes)
 	first := c.send(p, 0, "first")
 	c.runUntil(time.Minute, "the first send", func() bool { return first.Type != 0 })

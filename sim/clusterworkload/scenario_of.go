@@ -1,0 +1,11 @@
+package clusterworkload
+
+import "sluice/sim/scenario"
+
+// ScenarioOf is the scenario Run simulates for a seed with the given
+// planted bugs on: the seed's draw, leaned toward the faults that expose
+// them (bias.go). Tools that rework a seed's run (sim/shrink) start here,
+// so they begin from exactly the run that failed.
+func ScenarioOf(seed uint64, canaries []string) scenario.Scenario {
+	return biased(scenario.Draw(seed), canaries)
+}

@@ -1,0 +1,102 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"sluice/core/replica"
+	"sluice/sim"
+	"sluice/sim/catalog"
+)
+
+// reportCanary is the planted bug whose failing seed the test reports: a
+// leader that counts unsynced appends loses acknowledged writes on a power
+// loss, which the checker pins to one partition.
+const reportCanary = replica.CanaryAcksBeforeSync
+
+// TestReportOfACanarysFailingSeed runs the first seed that catches a
+// canary, writes its report, and checks the page: every section, the
+// failing check and the partition it names, the porcupine visualization
+// of that partition embedded, the timeline's node rows, and nothing
+// fetched from a network.
+func TestReportOfACanarysFailingSeed(t *testing.T) {
+	canary, ok := catalog.Canary(reportCanary)
+	if !ok {
+		t.Fatalf("no canary %s", reportCanary)
+	}
+	w, _ := catalog.Workload("cluster")
+	options := sim.RunOptions{Canaries: []string{canary.Name}, Record: true}
+	var r sim.Result
+	for seed := uint64(1); seed <= uint64(canary.SeedsMax); seed++ {
+		r = w.Run(seed, options)
+		if !r.Passed() && r.Recording != nil && len(r.Recording.History) > 0 {
+			break
+		}
+	}
+	if r.Passed() {
+		t.Fatalf("%s was not caught within %d seeds", canary.Name, canary.SeedsMax)
+	}
+	var page bytes.Buffer
+	run := Run{Workload: "cluster", Canaries: options.Canaries, Replay: fmt.Sprintf("sluice sim --seed %d --canary %s", r.Seed, canary.Name)}
+	if err := Write(&page, run, r); err != nil {
+		t.Fatal(err)
+	}
+	text := page.String()
+	for _, want := range []string{
+		`id="verdict-section"`, `id="timeline-section"`, `<svg id="timeline"`,
+		`id="porcupine-section"`, `<iframe id="porcupine"`, `id="operations-section"`, `<table id="ops">`,
+		`id="failed-check">` + r.Check + `<`, run.Replay,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	partition := regexp.MustCompile(`id="failing-partition">([^<]+)<`).FindStringSubmatch(text)
+	if partition == nil {
+		t.Fatalf("the report names no failing partition for check %s (%s)", r.Check, r.Detail)
+	}
+	if !strings.Contains(text, "porcupine: the log of partition "+partition[1]) && !strings.Contains(text, "committed offset of "+partition[1]) {
+		t.Errorf("the porcupine frame is not about the failing partition %s", partition[1])
+	}
+	for _, node := range r.Recording.Nodes {
+		if !strings.Contains(text, `<text class="rowname" x="4" y="`) || !strings.Contains(text, ">"+node+"</text>") {
+			t.Errorf("the timeline has no row for %s", node)
+		}
+	}
+	if !strings.Contains(text, "culprit") {
+		t.Error("no operation of the failing finding is marked")
+	}
+	// Self-contained: nothing loaded from elsewhere.
+	for _, external := range []string{`src="http`, `href="http`, `src="//`, `@import`, `url(http`} {
+		if strings.Contains(text, external) {
+			t.Errorf("the report fetches something: %q", external)
+		}
+	}
+	t.Logf("seed %d check %s partition %s: %d bytes", r.Seed, r.Check, partition[1], page.Len())
+}
+
+// TestReportOfAPassingRun draws a passing run: verdict, timeline and
+// table, no porcupine frame.
+func TestReportOfAPassingRun(t *testing.T) {
+	w, _ := catalog.Workload("cluster")
+	r := w.Run(1, sim.RunOptions{Record: true})
+	if !r.Passed() {
+		t.Skipf("seed 1 fails: %s", r.Line())
+	}
+	var page bytes.Buffer
+	if err := Write(&page, Run{Workload: "cluster"}, r); err != nil {
+		t.Fatal(err)
+	}
+	text := page.String()
+	for _, want := range []string{"PASS", `<svg id="timeline"`, `<table id="ops">`, "lead controller"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if strings.Contains(text, "<iframe") {
+		t.Error("a passing run's report embeds a porcupine frame")
+	}
+}

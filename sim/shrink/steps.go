@@ -1,0 +1,209 @@
+package shrink
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"sluice/sim/scenario"
+)
+
+// candidate is one proposed smaller scenario and the step that made it.
+type candidate struct {
+	name     string
+	scenario scenario.Scenario
+}
+
+// step proposes smaller scenarios, most promising first.
+type step struct {
+	candidates func(s scenario.Scenario) []candidate
+}
+
+// steps are tried in order: the cheap, big reductions first.
+var steps = []step{
+	{dropRates},
+	{shorterSafety},
+	{dropEvents},
+	{dropClients},
+	{fewerNodes},
+	{dropTopics},
+	{fewerPartitions},
+}
+
+// clone copies a scenario deeply enough that a step may change its lists.
+func clone(s scenario.Scenario) scenario.Scenario {
+	s.Topics = slices.Clone(s.Topics)
+	s.Clients.Producers = slices.Clone(s.Clients.Producers)
+	s.Clients.Readers = slices.Clone(s.Clients.Readers)
+	s.Clients.Groups = slices.Clone(s.Clients.Groups)
+	s.ClockRates = slices.Clone(s.ClockRates)
+	s.Rates = slices.Clone(s.Rates)
+	s.Schedule = slices.Clone(s.Schedule)
+	s.Canaries = slices.Clone(s.Canaries)
+	return s
+}
+
+// dropRates forgets the swarm's rates: the schedule is explicit, so they
+// change nothing a run does, and the file reads shorter.
+func dropRates(s scenario.Scenario) []candidate {
+	if len(s.Rates) == 0 {
+		return nil
+	}
+	c := clone(s)
+	c.Rates = nil
+	return []candidate{{"drop the rates", c}}
+}
+
+// shorterSafety halves the safety phase, or takes a second off it,
+// dropping the events that no longer fit.
+func shorterSafety(s scenario.Scenario) []candidate {
+	var out []candidate
+	for _, safety := range []time.Duration{s.Safety / 2, s.Safety - time.Second} {
+		safety = safety.Round(time.Millisecond)
+		if safety < time.Second || safety >= s.Safety {
+			continue
+		}
+		c := clone(s)
+		c.Safety = safety
+		c.Schedule = slices.DeleteFunc(c.Schedule, func(e scenario.Event) bool { return e.At >= safety })
+		out = append(out, candidate{fmt.Sprintf("safety %v", safety), c})
+	}
+	return out
+}
+
+// dropEvents removes runs of fault events: halves first, then quarters,
+// down to single events, latest first.
+func dropEvents(s scenario.Scenario) []candidate {
+	var out []candidate
+	n := len(s.Schedule)
+	for chunk := n / 2; chunk >= 1; chunk /= 2 {
+		for end := n; end-chunk >= 0; end -= chunk {
+			c := clone(s)
+			c.Schedule = slices.Delete(c.Schedule, end-chunk, end)
+			name := fmt.Sprintf("drop %d events at %v..%v", chunk, s.Schedule[end-chunk].At, s.Schedule[end-1].At)
+			if chunk == 1 {
+				name = fmt.Sprintf("drop event at %v %s", s.Schedule[end-1].At, scenario.FormatEvent(s.Schedule[end-1]))
+			}
+			out = append(out, candidate{name, c})
+		}
+	}
+	return out
+}
+
+// dropClients removes a producer, a reader, a group, or one group member,
+// with the fault events aimed at a client that is gone.
+func dropClients(s scenario.Scenario) []candidate {
+	var out []candidate
+	for i, p := range s.Clients.Producers {
+		c := clone(s)
+		c.Clients.Producers = slices.Delete(c.Clients.Producers, i, i+1)
+		out = append(out, candidate{"drop producer " + p.Name, withoutLostClients(c)})
+	}
+	for i, r := range s.Clients.Readers {
+		c := clone(s)
+		c.Clients.Readers = slices.Delete(c.Clients.Readers, i, i+1)
+		out = append(out, candidate{"drop reader " + r.Name, withoutLostClients(c)})
+	}
+	for i, g := range s.Clients.Groups {
+		c := clone(s)
+		c.Clients.Groups = slices.Delete(c.Clients.Groups, i, i+1)
+		out = append(out, candidate{"drop group " + g.Name, withoutLostClients(c)})
+		if g.Members > 1 {
+			c := clone(s)
+			c.Clients.Groups[i].Members--
+			out = append(out, candidate{fmt.Sprintf("group %s with %d members", g.Name, g.Members-1), withoutLostClients(c)})
+		}
+	}
+	return out
+}
+
+// withoutLostClients drops the client faults aimed at a client the
+// scenario no longer has.
+func withoutLostClients(s scenario.Scenario) scenario.Scenario {
+	names := s.ClientNames()
+	s.Schedule = slices.DeleteFunc(s.Schedule, func(e scenario.Event) bool {
+		return e.Client != "" && e.Client != "any" && !slices.Contains(names, e.Client)
+	})
+	return s
+}
+
+// fewerNodes removes the last node, keeping every topic's replication
+// factor (and min.insync.replicas) within the nodes left, and drops the
+// events aimed at the node removed.
+func fewerNodes(s scenario.Scenario) []candidate {
+	nodes := s.Cluster.Nodes - 1
+	if nodes < 1 {
+		return nil
+	}
+	c := clone(s)
+	c.Cluster.Nodes = nodes
+	c.ClockRates = c.ClockRates[:min(len(c.ClockRates), nodes)]
+	for i := range c.Topics {
+		t := &c.Topics[i]
+		t.Replication = min(t.Replication, nodes)
+		t.MinInsync = min(t.MinInsync, t.Replication)
+	}
+	var schedule []scenario.Event
+	for _, e := range c.Schedule {
+		if e.Target.Role == scenario.RoleNode && e.Target.Node > nodes {
+			continue
+		}
+		if e.Kind == scenario.KindPartition {
+			left := slices.DeleteFunc(slices.Clone(e.Sides[0]), func(id int) bool { return id > nodes })
+			right := slices.DeleteFunc(slices.Clone(e.Sides[1]), func(id int) bool { return id > nodes })
+			if len(left) == 0 || len(right) == 0 {
+				continue
+			}
+			e.Sides = [2][]int{left, right}
+		}
+		schedule = append(schedule, e)
+	}
+	c.Schedule = schedule
+	return []candidate{{fmt.Sprintf("%d nodes", nodes), c}}
+}
+
+// dropTopics removes a topic other than the first, with its clients and
+// the events aimed at its partitions' leaders.
+func dropTopics(s scenario.Scenario) []candidate {
+	var out []candidate
+	for i := 1; i < len(s.Topics); i++ {
+		name := s.Topics[i].Name
+		c := clone(s)
+		c.Topics = slices.Delete(c.Topics, i, i+1)
+		c.Clients.Producers = slices.DeleteFunc(c.Clients.Producers, func(p scenario.Producer) bool { return p.Topic == name })
+		c.Clients.Readers = slices.DeleteFunc(c.Clients.Readers, func(r scenario.Reader) bool { return r.Topic == name })
+		c.Clients.Groups = slices.DeleteFunc(c.Clients.Groups, func(g scenario.Group) bool { return g.Topic == name })
+		c.Schedule = slices.DeleteFunc(c.Schedule, func(e scenario.Event) bool { return e.Target.Role == scenario.RoleLeader && e.Target.Topic == name })
+		out = append(out, candidate{"drop topic " + name, withoutLostClients(c)})
+	}
+	return out
+}
+
+// fewerPartitions removes a topic's last partition, from the clients that
+// list it and the events aimed at its leader.
+func fewerPartitions(s scenario.Scenario) []candidate {
+	var out []candidate
+	for i, t := range s.Topics {
+		if t.Partitions <= 1 {
+			continue
+		}
+		last := int32(t.Partitions - 1)
+		c := clone(s)
+		c.Topics[i].Partitions--
+		for j := range c.Clients.Producers {
+			if p := &c.Clients.Producers[j]; p.Topic == t.Name {
+				p.Partitions = slices.DeleteFunc(slices.Clone(p.Partitions), func(n int32) bool { return n >= last })
+			}
+		}
+		for j := range c.Clients.Readers {
+			if r := &c.Clients.Readers[j]; r.Topic == t.Name {
+				r.Partitions = slices.DeleteFunc(slices.Clone(r.Partitions), func(n int32) bool { return n >= last })
+			}
+		}
+		c.Schedule = slices.DeleteFunc(c.Schedule, func(e scenario.Event) bool {
+			return e.Target.Role == scenario.RoleLeader && e.Target.Topic == t.Name && e.Target.Partition >= last
+		})
+		out = append(out, candidate{fmt.Sprintf("topic %s with %d partitions", t.Name, t.Partitions-1), c})
+	}
+	return out
+}
