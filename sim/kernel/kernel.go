@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"container/heap"
 	"fmt"
 	"math/rand/v2"
 )
@@ -105,12 +104,18 @@ func (k *Kernel) Schedule(delay int64, owner *Process, label string, fn func()) 
 	if owner != nil {
 		e.incarnation = owner.incarnation
 	}
-	heap.Push(&k.queue, e)
+	k.queue.push(e)
 	return func() bool {
 		if e.cancelled || (e.index < 0 && !e.held) {
 			return false
 		}
 		e.cancelled = true
+		// Leave the queue now: a cancelled timer would otherwise sit in
+		// the heap until its time came, making every push and pop pay
+		// for it. A held event is not in the queue; Resume skips it.
+		if e.index >= 0 {
+			k.queue.remove(e.index)
+		}
 		return true
 	}
 }
@@ -128,9 +133,9 @@ func (k *Kernel) next() *event {
 		e := k.queue[0]
 		switch {
 		case e.dead():
-			heap.Pop(&k.queue)
+			k.queue.popFront()
 		case e.owner != nil && e.owner.suspended:
-			heap.Pop(&k.queue)
+			k.queue.popFront()
 			e.held = true
 			if len(e.owner.held) >= heldEventsMax {
 				panic(fmt.Sprintf("kernel: suspended process %s holds more than %d events", e.owner.name, heldEventsMax))
@@ -183,14 +188,14 @@ func (k *Kernel) Resume(p *Process) {
 		// the stream are random, these count up from zero.
 		e.at, e.tie, e.seq = k.now, uint64(i), k.seq
 		k.seq++
-		heap.Push(&k.queue, e)
+		k.queue.push(e)
 	}
 }
 
 // Step runs the next event and reports whether there was one.
 func (k *Kernel) Step() bool {
 	if e := k.next(); e != nil {
-		heap.Pop(&k.queue)
+		k.queue.popFront()
 		if e.at < k.now {
 			panic(fmt.Sprintf("kernel: event %q at %d is before now %d", e.label, e.at, k.now))
 		}
@@ -235,34 +240,3 @@ func (k *Kernel) RunWhile(limit int64, cond func() bool) bool {
 // Rand is the kernel's own PRNG, for decisions that belong to the world
 // (fault draws, latencies), not to any node.
 func (k *Kernel) Rand() *rand.Rand { return k.rng }
-
-type eventQueue []*event
-
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
-	}
-	if q[i].tie != q[j].tie {
-		return q[i].tie < q[j].tie
-	}
-	return q[i].seq < q[j].seq
-}
-func (q eventQueue) Swap(i, j int) {
-	q[i], q[j] = q[j], q[i]
-	q[i].index = i
-	q[j].index = j
-}
-func (q *eventQueue) Push(x any) {
-	e := x.(*event)
-	e.index = len(*q)
-	*q = append(*q, e)
-}
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	e.index = -1
-	*q = old[:len(old)-1]
-	return e
-}

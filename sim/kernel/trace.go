@@ -1,10 +1,7 @@
 package kernel
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"io"
 )
 
@@ -13,26 +10,54 @@ import (
 // same hash; that is what "deterministic" means here. When a writer is set
 // the trace is also printed as text, one line per entry.
 type Trace struct {
-	hash    hash.Hash64
+	// hash is a running FNV-1a (64-bit) over every entry. It is kept
+	// inline rather than behind hash.Hash64: every event of every run
+	// goes through it, and writing a string through io.Writer copies it
+	// to the heap first. The values are those of hash/fnv's New64a.
+	hash    uint64
 	entries uint64
 	out     io.Writer
-	scratch [8]byte
 }
+
+// FNV-1a's 64-bit parameters (see hash/fnv).
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
 
 // NewTrace returns a trace that prints to out when out is not nil.
 func NewTrace(out io.Writer) *Trace {
-	return &Trace{hash: fnv.New64a(), out: out}
+	return &Trace{hash: fnvOffset64, out: out}
+}
+
+// hashTime mixes a virtual time into the hash as 8 little-endian bytes.
+func (t *Trace) hashTime(at int64) {
+	h := t.hash
+	for i := 0; i < 8; i++ {
+		h ^= uint64(byte(uint64(at) >> (8 * i)))
+		h *= fnvPrime64
+	}
+	t.hash = h
+}
+
+// hashString mixes the bytes of s into the hash.
+func (t *Trace) hashString(s string) {
+	h := t.hash
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime64
+	}
+	t.hash = h
 }
 
 // Event records that the kernel ran an event.
 func (t *Trace) Event(at int64, owner *Process, label string) {
 	t.entries++
-	binary.LittleEndian.PutUint64(t.scratch[:], uint64(at))
-	t.hash.Write(t.scratch[:])
+	t.hashTime(at)
 	if owner != nil {
-		io.WriteString(t.hash, owner.name)
+		t.hashString(owner.name)
 	}
-	io.WriteString(t.hash, label)
+	t.hashString(label)
 	if t.out != nil {
 		name := "-"
 		if owner != nil {
@@ -46,17 +71,16 @@ func (t *Trace) Event(at int64, owner *Process, label string) {
 // own account of what it did.
 func (t *Trace) Note(at int64, source, text string) {
 	t.entries++
-	binary.LittleEndian.PutUint64(t.scratch[:], uint64(at))
-	t.hash.Write(t.scratch[:])
-	io.WriteString(t.hash, source)
-	io.WriteString(t.hash, text)
+	t.hashTime(at)
+	t.hashString(source)
+	t.hashString(text)
 	if t.out != nil {
 		fmt.Fprintf(t.out, "%s %s %s\n", formatTime(at), source, text)
 	}
 }
 
 // Hash is the trace's hash so far, as 16 hex digits.
-func (t *Trace) Hash() string { return fmt.Sprintf("%016x", t.hash.Sum64()) }
+func (t *Trace) Hash() string { return fmt.Sprintf("%016x", t.hash) }
 
 // Entries is the number of entries recorded.
 func (t *Trace) Entries() uint64 { return t.entries }

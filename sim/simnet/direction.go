@@ -173,7 +173,14 @@ func (d *direction) deliverHead() {
 		return // ResumeReceiving schedules it again
 	}
 	d.queue[0] = segment{} // let the frame go once delivered
-	d.queue = d.queue[1:]
+	if len(d.queue) == 1 {
+		// Emptied: start again at the front of the same array. Slicing
+		// off the head would shrink the capacity by one at every
+		// delivery, and the next enqueue would allocate a new array.
+		d.queue = d.queue[:0]
+	} else {
+		d.queue = d.queue[1:]
+	}
 	d.launched--
 	if head.kind == segmentData {
 		d.dataBytes -= len(head.frame)
