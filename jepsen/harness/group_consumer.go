@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -45,6 +46,23 @@ type groupMember struct {
 
 	polled, commits, subscribes atomic.Int64
 	running                     sync.WaitGroup
+
+	// commitWrites counts OffsetCommit requests written to any broker.
+	// kgo retries a commit inside CommitOffsetsSync (after
+	// NOT_COORDINATOR, a timeout or a broken connection), and only the
+	// last attempt's answer reaches us: a membership refusal then says
+	// nothing of the earlier attempts, which may have been stored.
+	commitWrites commitWriteCounter
+}
+
+// commitWriteCounter is a kgo hook counting OffsetCommit writes.
+type commitWriteCounter struct{ writes atomic.Int64 }
+
+// OnBrokerWrite implements kgo.HookBrokerWrite.
+func (c *commitWriteCounter) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, _ error) {
+	if key == kmsg.OffsetCommit.Int16() {
+		c.writes.Add(1)
+	}
 }
 
 func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string) (*groupMember, error) {
@@ -61,6 +79,7 @@ func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string
 		kgo.RebalanceTimeout(groupRebalanceTimeout),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchMaxWait(consumerFetchWaitMax),
+		kgo.WithHooks(&m.commitWrites),
 	)...)
 	if err != nil {
 		return nil, fmt.Errorf("harness: group member %s: %w", name, err)
@@ -161,9 +180,16 @@ func (m *groupMember) commit(ctx context.Context, polls []history.Poll) error {
 	defer cancel()
 	var outcome history.Type
 	var reason string
+	writesBefore := m.commitWrites.writes.Load()
 	m.client.CommitOffsetsSync(commitContext, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 		outcome, reason = commitOutcome(resp, err)
 	})
+	if attempts := m.commitWrites.writes.Load() - writesBefore; outcome == history.Fail && attempts > 1 {
+		// The refusal answers the last attempt only; an earlier one
+		// may have been stored before its answer was lost.
+		outcome = history.Info
+		reason = fmt.Sprintf("%s, after %d attempts (an earlier attempt's outcome is unknown)", reason, attempts)
+	}
 	m.mutex.Lock()
 	defer m.mutex.Unlock()
 	switch outcome {
