@@ -68,5 +68,13 @@ JEPSEN_FLAGS ?=
 jepsen: build
 	$(BIN) jepsen --nodes 3 --duration 4m --faults kill,pause,partition,rolling,full-kill --acks all --idempotence mixed --out jepsen-results $(JEPSEN_FLAGS)
 
+# Open-ended fuzzing of what parses untrusted bytes: request frames
+# (core/wire) and record batches (core/batch). Their seed corpora already
+# run in `make test`; this explores FUZZTIME per target.
+FUZZTIME ?= 1m
+fuzz:
+	$(GO) test -run XXX -fuzz FuzzDecodeRequest -fuzztime $(FUZZTIME) ./core/wire
+	$(GO) test -run XXX -fuzz FuzzValidate -fuzztime $(FUZZTIME) ./core/batch
+
 clean:
 	rm -rf bin
