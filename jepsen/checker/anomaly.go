@@ -103,12 +103,16 @@ const (
 // lossConsequence reports whether an anomaly is what losing acknowledged
 // writes looks like: the write is missing (lost-write, unseen), its
 // offset is reused by a later write (inconsistent-offsets,
-// nonmonotonic-send), or an acknowledged append is not in the log
-// (nonlinearizable-log). In a partition listed in Options.LossPermitted
-// these are reported as permitted, not as failures.
+// nonmonotonic-send), an acknowledged append is not in the log
+// (nonlinearizable-log), or a consumer that had read past the new end of
+// a truncated log is sent back to an earlier offset by its client's
+// offset-out-of-range reset (nonmonotonic-poll and its internal form). In
+// a partition listed in Options.LossPermitted these are reported as
+// permitted, not as failures.
 func (a Anomaly) lossConsequence() bool {
 	switch a {
-	case LostWrite, Unseen, InconsistentOffsets, NonmonotonicSend, NonlinearizableLog:
+	case LostWrite, Unseen, InconsistentOffsets, NonmonotonicSend, NonlinearizableLog,
+		NonmonotonicPoll, InternalNonmonotonicPoll:
 		return true
 	}
 	return false
