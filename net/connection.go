@@ -31,6 +31,10 @@ type connection struct {
 	// handler receives frames and Closed. A dialed connection has it from
 	// the start; an accepted one gets it from the Acceptor.
 	handler core.Handler
+	// preparer, when the listener's acceptor is one, prepares each
+	// frame on the reader goroutine (prepare.go). Set before the reader
+	// starts and never changed.
+	preparer FramePreparer
 
 	// closedByOwner is set by Close (or when the Acceptor was never
 	// called): from then on no callback runs.
@@ -43,7 +47,7 @@ type connection struct {
 	// Frames the reader posted around a pause wait in held, in order, and
 	// a peer's clean close (io.EOF) waits behind them in heldEnd.
 	receivingPaused     bool
-	held                [][]byte
+	held                []arrivedFrame
 	heldEnd             error
 	heldDeliveryPending bool // deliverHeld is posted and has not run yet
 

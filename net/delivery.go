@@ -33,7 +33,7 @@ func (c *connection) accept(acceptor core.Acceptor) {
 
 // frameArrived delivers a frame the reader posted, or holds it while
 // receiving is paused or earlier frames are still held.
-func (c *connection) frameArrived(frame []byte) {
+func (c *connection) frameArrived(frame arrivedFrame) {
 	if c.closedByOwner {
 		return
 	}
@@ -47,7 +47,7 @@ func (c *connection) frameArrived(frame []byte) {
 		c.held = append(c.held, frame)
 		return
 	}
-	c.handler.Frame(frame)
+	c.deliver(frame)
 }
 
 // endArrived tells the handler the connection ended. A clean close by the
@@ -89,9 +89,9 @@ func (c *connection) deliverHeld() {
 	c.heldDeliveryPending = false
 	for len(c.held) > 0 && !c.receivingPaused && !c.closedByOwner {
 		frame := c.held[0]
-		c.held[0] = nil
+		c.held[0] = arrivedFrame{}
 		c.held = c.held[1:]
-		c.handler.Frame(frame)
+		c.deliver(frame)
 	}
 	if len(c.held) == 0 {
 		c.held = nil

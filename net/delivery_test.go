@@ -22,10 +22,10 @@ func TestHeldFramesAndACleanCloseWaitForResume(t *testing.T) {
 	n := startNode(t)
 	c, r := newLoopSideConnection(t, n)
 	n.do(t, func() {
-		c.frameArrived([]byte("a"))
+		c.frameArrived(arrivedFrame{bytes: []byte("a")})
 		c.PauseReceiving()
-		c.frameArrived([]byte("b"))
-		c.frameArrived([]byte("c"))
+		c.frameArrived(arrivedFrame{bytes: []byte("b")})
+		c.frameArrived(arrivedFrame{bytes: []byte("c")})
 	})
 	n.do(t, func() {
 		if frames, closes := r.snapshot(); len(frames) != 1 || len(closes) != 0 {
@@ -34,7 +34,7 @@ func TestHeldFramesAndACleanCloseWaitForResume(t *testing.T) {
 		c.ResumeReceiving()
 		// A frame and the peer's close arriving after resume, before the
 		// held frames are delivered, go behind them.
-		c.frameArrived([]byte("d"))
+		c.frameArrived(arrivedFrame{bytes: []byte("d")})
 		c.endArrived(io.EOF)
 	})
 	n.do(t, func() {})
@@ -67,7 +67,7 @@ func TestABreakDropsHeldFramesAndIsReportedWhilePaused(t *testing.T) {
 	c, r := newLoopSideConnection(t, n)
 	n.do(t, func() {
 		c.PauseReceiving()
-		c.frameArrived([]byte("a"))
+		c.frameArrived(arrivedFrame{bytes: []byte("a")})
 		c.endArrived(syscall.ECONNRESET)
 	})
 	frames, closes := r.snapshot()
@@ -86,10 +86,10 @@ func TestNothingArrivesAfterClose(t *testing.T) {
 	c, r := newLoopSideConnection(t, n)
 	n.do(t, func() {
 		c.PauseReceiving()
-		c.frameArrived([]byte("held"))
+		c.frameArrived(arrivedFrame{bytes: []byte("held")})
 		c.Close()
 		c.ResumeReceiving()
-		c.frameArrived([]byte("late"))
+		c.frameArrived(arrivedFrame{bytes: []byte("late")})
 		c.endArrived(io.EOF)
 	})
 	n.do(t, func() {})
@@ -109,7 +109,7 @@ func TestPauseInsideHeldDeliveryStopsIt(t *testing.T) {
 	n.do(t, func() {
 		c.PauseReceiving()
 		for _, frame := range []string{"a", "b", "c"} {
-			c.frameArrived([]byte(frame))
+			c.frameArrived(arrivedFrame{bytes: []byte(frame)})
 		}
 		c.ResumeReceiving()
 	})

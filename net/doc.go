@@ -14,7 +14,10 @@
 // size prefix never allocates), and posts it to the node's loop. The writer
 // takes every frame Send has queued and writes them, with their size
 // prefixes, in one writev (net.Buffers). Handlers run only on the loop: the
-// goroutines never call them, they post functions that do.
+// goroutines never call them, they post functions that do. The one thing a
+// reader runs besides reading is a listener's FramePreparer (prepare.go): a
+// pure function of the frame (the broker decodes the request and checks its
+// record batches' CRCs there), so the loop gets a request ready to act on.
 //
 // The reader is the only goroutine that posts Closed, and it does so after
 // its last frame, so nothing can arrive after Closed. Whoever notices the end
@@ -42,6 +45,7 @@
 // listener.go (Listen, the accept goroutine) and dialer.go (Dial), then
 // connection.go (the Conn methods and how a connection ends), reader.go and
 // writer.go (the two goroutines), delivery.go (what the loop does with what
-// the reader posts, including holding frames while receiving is paused) and
-// registry.go (the live connections of a listener or dialer).
+// the reader posts, including holding frames while receiving is paused),
+// prepare.go (frames prepared off the loop) and registry.go (the live
+// connections of a listener or dialer).
 package net

@@ -121,6 +121,7 @@ func (l *Listener) serve(socket stdnet.Conn) {
 	setNoDelay(socket)
 	c := newConnection(l.post, l.limits, l.log, l.registry, socket.RemoteAddr().String())
 	c.socket = socket // not shared with any goroutine yet
+	c.preparer, _ = l.acceptor.(FramePreparer)
 	if err := l.registry.add(c); err != nil {
 		if errors.Is(err, ErrTooManyConnections) {
 			c.log.Warn("net: connection refused", "reason", err, "connections_max", l.limits.ConnectionsMax)

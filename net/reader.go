@@ -70,11 +70,15 @@ func (c *connection) readFrames(socket stdnet.Conn) error {
 			c.registry.queued.release(int64(size))
 			continue
 		}
+		arrived := arrivedFrame{bytes: frame}
+		if c.preparer != nil {
+			arrived.prepared = c.preparer.PrepareFrame(frame)
+		}
 		// The reservation ends once the loop has taken the frame
 		// (delivered it, held it behind a pause, or dropped it).
 		posted := c.post(func() {
 			defer c.registry.queued.release(int64(size))
-			c.frameArrived(frame)
+			c.frameArrived(arrived)
 		})
 		if !posted {
 			c.registry.queued.release(int64(size))

@@ -121,7 +121,7 @@ func (b *Broker) handleProduce(x *exchange) {
 				answer.ErrorCode = errorCode(err)
 				continue
 			}
-			result, err := p.AppendAsLeader(rp.Records, acks == -1)
+			result, err := p.AppendCheckedAsLeader(rp.Records, x.batchCheck(ti, pi), acks == -1)
 			if err != nil {
 				answer.ErrorCode = errorCode(err)
 				continue

@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core"
+	"sluice/core/replica"
 	"sluice/core/wire"
 )
 
@@ -39,6 +40,9 @@ type client struct {
 type exchange struct {
 	client  *client
 	request *wire.Request
+	// batchChecks are a produce's batch checks, made when the request
+	// was prepared (prepare.go).
+	batchChecks [][]replica.BatchCheck
 	// frame is the encoded answer; nil until answered.
 	frame []byte
 	// answered is set once the handler has answered or declared there
@@ -63,17 +67,25 @@ func (b *Broker) accept(c core.Conn) *client {
 	return cl
 }
 
-// Frame implements core.Handler: one request arrived.
+// Frame implements core.Handler: one request arrived, unprepared (always
+// in the simulator; in production on the controller listener). It is
+// prepared here, on the loop, as the network would have done off it.
 func (c *client) Frame(frame []byte) {
+	c.PreparedFrame(frame, prepareRequest(frame))
+}
+
+// PreparedFrame takes a request the network prepared on the connection's
+// goroutine (net.PreparedHandler): decoded, its batches checked.
+func (c *client) PreparedFrame(_ []byte, prepared any) {
 	if c.closed {
 		return
 	}
-	req, err := wire.DecodeRequest(frame)
-	if err != nil {
-		c.rejectUndecodable(req, err)
+	p := prepared.(*preparedRequest)
+	if p.err != nil {
+		c.rejectUndecodable(p.request, p.err)
 		return
 	}
-	x := &exchange{client: c, request: req}
+	x := &exchange{client: c, request: p.request, batchChecks: p.batchChecks}
 	c.exchanges = append(c.exchanges, x)
 	if len(c.exchanges) >= inFlightMax && !c.paused {
 		c.paused = true
@@ -124,7 +136,7 @@ func (x *exchange) respond(resp kmsg.Response) {
 		panic("broker: request answered twice: " + kmsg.NameForKey(x.request.Header.Key))
 	}
 	resp.SetVersion(x.request.Header.Version)
-	x.frame = wire.AppendResponse(nil, x.request.Header, resp)
+	x.frame = wire.AppendResponse(make([]byte, 0, responseBytesHint(resp)), x.request.Header, resp)
 	x.answered = true
 	x.client.flush()
 }

@@ -13,8 +13,10 @@
 // (a produce waiting for its fsync, a fetch waiting for data).
 //
 // To follow a produce from socket to fsync to acknowledgement, read
-// client.go (Frame: decode, order, dispatch), 00_produce.go (validate and
-// append), core/replica (the log, the idempotence check, the high
+// prepare.go (decode and batch checks, which production runs on the
+// connection's goroutine: PrepareFrame is the one method called off the
+// loop, and is pure), client.go (Frame: order, dispatch), 00_produce.go
+// (validate and append), core/replica (the log, the idempotence check, the high
 // watermark), then core/log for the bytes on disk. Replication across
 // nodes starts at replication.go: the roles the metadata gives each
 // partition (partitions.go), the follower's fetches (replica_fetcher.go),

@@ -37,10 +37,17 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 	chunkBytes := min(l.config.IndexIntervalBytes+maxBytes+batch.HeaderSize, readBytesMax)
 	var result []byte
 	err := withRereads(func() error {
-		result = nil
 		entry := s.offsets.lookup(offset)
-		r := newBatchReader(s.file, entry.position, s.bytes, entry.offset, chunkBytes, s.reads.bytes)
-		defer func() { s.reads.keep(r.buffer) }()
+		// The answer is served from the buffers the file was read into,
+		// without copying: the reader gives every chunk a buffer of its
+		// own (no free list), and the batches of one chunk are adjacent
+		// in it. Only an answer that spans chunks (a first batch bigger
+		// than the chunk, or a long way from the index entry) is copied
+		// together at the end.
+		r := newBatchReader(s.file, entry.position, s.bytes, entry.offset, chunkBytes, nil)
+		r.handOut = true
+		var runs [][]byte // adjacent batches, one run per chunk
+		runLoads, total := 0, 0
 		found := false
 		for r.next() {
 			h := r.header
@@ -54,10 +61,16 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 			if epoch, known := l.epochs.epochAt(h.LastOffset()); known && epoch != h.LeaderEpoch {
 				return fmt.Errorf("%w: batch at offset %d has epoch %d, the cache says %d", errBadData, h.BaseOffset, h.LeaderEpoch, epoch)
 			}
-			if len(result)+len(r.current) > maxBytes && !(atLeastOne && len(result) == 0) {
+			if total+len(r.current) > maxBytes && !(atLeastOne && total == 0) {
 				break
 			}
-			result = append(result, r.current...)
+			total += len(r.current)
+			if len(runs) > 0 && r.loads == runLoads {
+				runs[len(runs)-1] = extendRun(runs[len(runs)-1], r.current)
+				continue
+			}
+			runs = append(runs, r.current)
+			runLoads = r.loads
 		}
 		if r.err != nil {
 			return r.err
@@ -65,6 +78,7 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 		if !found {
 			return fmt.Errorf("%w: offset %d not found in segment %d", errBadData, offset, s.baseOffset)
 		}
+		result = joinRuns(runs, total)
 		return nil
 	})
 	if errors.Is(err, errBadData) {
@@ -74,6 +88,33 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 		return nil, err
 	}
 	return result, nil
+}
+
+// extendRun extends run, a slice of a reader's chunk, over next, the batch
+// that follows it in the same chunk.
+func extendRun(run, next []byte) []byte {
+	extended := run[:len(run)+len(next)]
+	if len(next) > 0 && &extended[len(run)] != &next[0] {
+		panic("log: a batch read from the same chunk does not follow the one before it")
+	}
+	return extended
+}
+
+// joinRuns is the answer made of runs: the one run itself, capped so that
+// nobody appending to it writes over the rest of its chunk, or the runs
+// copied together; nil when there are none.
+func joinRuns(runs [][]byte, total int) []byte {
+	switch len(runs) {
+	case 0:
+		return nil
+	case 1:
+		return runs[0][:len(runs[0]):len(runs[0])]
+	}
+	joined := make([]byte, 0, total)
+	for _, run := range runs {
+		joined = append(joined, run...)
+	}
+	return joined
 }
 
 // TimestampOffset is the answer of OffsetForTimestamp.

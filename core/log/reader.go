@@ -46,6 +46,14 @@ type batchReader struct {
 	current         []byte
 	currentPosition int64
 	err             error
+
+	// handOut is set when the caller keeps the batches it is handed
+	// (Read serves them without copying): every chunk then gets a buffer
+	// of its own, never reused, so a batch stays valid after next.
+	handOut bool
+	// loads counts the chunks read so far: batches handed out under the
+	// same count are adjacent in one buffer.
+	loads int
 }
 
 func newBatchReader(file core.File, position, limit, nextOffset int64, chunkBytes int, buffer []byte) *batchReader {
@@ -141,9 +149,10 @@ func (r *batchReader) bytesAt(position int64, n int) ([]byte, error) {
 		return r.chunk[start : start+int64(n)], nil
 	}
 	length := min(max(int64(n), int64(r.chunkBytes)), r.limit-position)
-	if int64(cap(r.buffer)) < length {
+	if int64(cap(r.buffer)) < length || r.handOut {
 		r.buffer = make([]byte, length)
 	}
+	r.loads++
 	r.chunk, r.chunkPosition = r.buffer[:length], position
 	if err := readFull(r.file, r.chunk, position); err != nil {
 		r.chunk = nil

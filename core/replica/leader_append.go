@@ -2,6 +2,7 @@ package replica
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
@@ -22,6 +23,21 @@ type AppendResult struct {
 	Duplicate bool
 }
 
+// BatchCheck is what checking a produced batch's bytes found (framing,
+// CRC32C, magic, compression: batch.Validate). It depends on nothing but
+// the bytes, so it can be made before the append and elsewhere: the
+// broker makes it when a request is prepared, off the loop in production.
+type BatchCheck struct {
+	Header batch.Header
+	Err    error
+}
+
+// CheckBatch checks a produced batch's bytes.
+func CheckBatch(b []byte) BatchCheck {
+	h, err := batch.Validate(b)
+	return BatchCheck{Header: h, Err: err}
+}
+
 // AppendAsLeader validates one produced batch and appends it: the batch is
 // checked once here (framing, CRC, magic, size, attributes, timestamps, the
 // producer's sequence) and stored as it is, stamped with its offset and this
@@ -30,6 +46,13 @@ type AppendResult struct {
 //
 // The returned error is a *kerr.Error the produce answer carries.
 func (p *Partition) AppendAsLeader(b []byte, requireISR bool) (AppendResult, error) {
+	return p.AppendCheckedAsLeader(b, CheckBatch(b), requireISR)
+}
+
+// AppendCheckedAsLeader is AppendAsLeader for a batch whose bytes were
+// already checked: check is CheckBatch(b), made earlier (the bytes must
+// not have changed since).
+func (p *Partition) AppendCheckedAsLeader(b []byte, check BatchCheck, requireISR bool) (AppendResult, error) {
 	if !p.IsLeader() {
 		return AppendResult{}, kerr.NotLeaderForPartition
 	}
@@ -39,9 +62,12 @@ func (p *Partition) AppendAsLeader(b []byte, requireISR bool) (AppendResult, err
 	if len(b) > p.config.MaxMessageBytes {
 		return AppendResult{}, kerr.MessageTooLarge
 	}
-	h, err := batch.Validate(b)
+	h, err := check.Header, check.Err
 	if err != nil {
 		return AppendResult{}, validationError(err)
+	}
+	if h.Size() != len(b) {
+		panic(fmt.Sprintf("replica: a batch check of %d bytes came with a batch of %d", h.Size(), len(b)))
 	}
 	if h.IsControl() {
 		// Only brokers write control batches (transaction markers).

@@ -1,0 +1,62 @@
+package broker
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core/replica"
+	"sluice/core/wire"
+)
+
+// Preparing a request is the part of handling it that needs nothing but
+// the frame's bytes: decoding it, and for a produce, checking every record
+// batch (framing, CRC32C, magic, compression; replica.CheckBatch). In
+// production the network runs it on the connection's own goroutine, off
+// the loop and in parallel with it (net's FramePreparer, DESIGN.md §7); in
+// the simulator, and for any frame that arrives unprepared, Frame runs the
+// same function inline. Either way the loop starts from a decoded request
+// whose batches are checked.
+
+// preparedRequest is a request frame made ready for the loop.
+type preparedRequest struct {
+	// request and err are what wire.DecodeRequest returned.
+	request *wire.Request
+	err     error
+	// batchChecks holds, for a produce, the check of each partition's
+	// records, indexed like the request's topics and partitions.
+	batchChecks [][]replica.BatchCheck
+}
+
+// PrepareFrame prepares a request frame for the client listener's
+// connections. It is a pure function of frame, as net requires of a
+// preparer: it runs on a connection's goroutine while the loop runs, so it
+// reads nothing of the broker.
+func (b *Broker) PrepareFrame(frame []byte) any { return prepareRequest(frame) }
+
+func prepareRequest(frame []byte) *preparedRequest {
+	req, err := wire.DecodeRequest(frame)
+	prepared := &preparedRequest{request: req, err: err}
+	if err != nil {
+		return prepared
+	}
+	if produce, ok := req.Body.(*kmsg.ProduceRequest); ok {
+		prepared.batchChecks = make([][]replica.BatchCheck, len(produce.Topics))
+		for ti := range produce.Topics {
+			partitions := produce.Topics[ti].Partitions
+			checks := make([]replica.BatchCheck, len(partitions))
+			for pi := range partitions {
+				checks[pi] = replica.CheckBatch(partitions[pi].Records)
+			}
+			prepared.batchChecks[ti] = checks
+		}
+	}
+	return prepared
+}
+
+// batchCheck is the check of the records of a produce's topic ti,
+// partition pi, made when the request was prepared.
+func (x *exchange) batchCheck(ti, pi int) replica.BatchCheck {
+	if ti >= len(x.batchChecks) || pi >= len(x.batchChecks[ti]) {
+		panic("broker: a produce partition has no batch check: the request was not prepared")
+	}
+	return x.batchChecks[ti][pi]
+}
