@@ -144,7 +144,8 @@ func tryEnsureTopic(ctx context.Context, options KafkaOptions, configs map[strin
 	defer client.Close()
 	admin := kadm.NewClient(client)
 	created, err := admin.CreateTopic(ctx, options.Partitions, options.ReplicationFactor, configs, options.Topic)
-	if err != nil {
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		// kadm's CreateTopic returns the topic's own error here too.
 		return err
 	}
 	if created.Err != nil && !errors.Is(created.Err, kerr.TopicAlreadyExists) {
