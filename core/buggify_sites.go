@@ -14,13 +14,22 @@ const (
 	// BuggifyQuorumSnapshotSmallChunks serves a snapshot in small chunks,
 	// many FetchSnapshot round trips (core/quorum).
 	BuggifyQuorumSnapshotSmallChunks = "quorum-snapshot-small-chunks"
+	// BuggifyLogReadSmallChunks reads a segment a batch at a time, so a
+	// fetch answer is assembled from many reads (core/log).
+	BuggifyLogReadSmallChunks = "log-read-small-chunks"
+	// BuggifyReplicaLagShort judges a follower's lag against a tenth of
+	// replica.lag.time.max.ms, so ISRs shrink and grow far more often
+	// (core/replica).
+	BuggifyReplicaLagShort = "replica-lag-short"
 )
 
 // BuggifySites lists every site, sorted.
 func BuggifySites() []string {
 	return []string{
+		BuggifyLogReadSmallChunks,
 		BuggifyQuorumElectionTimeoutShortest,
 		BuggifyQuorumSnapshotSmallChunks,
 		BuggifyQuorumSuccessorNoDelay,
+		BuggifyReplicaLagShort,
 	}
 }

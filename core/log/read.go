@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"sluice/core"
 	"sluice/core/batch"
 )
 
@@ -35,6 +36,9 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 	// One read usually covers the way from the index entry to the batch
 	// (about one index interval) and the batches returned.
 	chunkBytes := min(l.config.IndexIntervalBytes+maxBytes+batch.HeaderSize, readBytesMax)
+	if l.world.Buggify.Hit(core.BuggifyLogReadSmallChunks) {
+		chunkBytes = batch.HeaderSize // every batch its own read
+	}
 	var result []byte
 	err := withRereads(func() error {
 		entry := s.offsets.lookup(offset)

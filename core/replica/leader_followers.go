@@ -1,6 +1,10 @@
 package replica
 
-import "time"
+import (
+	"time"
+
+	"sluice/core"
+)
 
 // followerState is what a leader knows of one follower, from its fetches
 // (Kafka's Replica and ReplicaState).
@@ -82,7 +86,14 @@ func (p *Partition) recordFetch(f *followerState, fetchOffset, leaderEnd int64, 
 // isCaughtUp reports whether a follower keeps up: it has the leader's whole
 // log, or had it within replica.lag.time.max.ms.
 func (p *Partition) isCaughtUp(f *followerState, leaderEnd int64, now time.Duration) bool {
-	return f.logEndOffset == leaderEnd || (f.caughtUp && now-f.lastCaughtUp <= p.config.ReplicaLagTimeMax)
+	if f.logEndOffset == leaderEnd {
+		return true
+	}
+	lagMax := p.config.ReplicaLagTimeMax
+	if p.w.Buggify.Hit(core.BuggifyReplicaLagShort) {
+		lagMax /= 10
+	}
+	return f.caughtUp && now-f.lastCaughtUp <= lagMax
 }
 
 // mayJoinISRSoon reports whether a follower outside the ISR is caught up
