@@ -125,6 +125,7 @@ func (r *run) startClients() {
 			r.clients = append(r.clients, c)
 		}
 		r.groups = append(r.groups, g)
+		r.startOffsetReaders(gs)
 	}
 }
 

@@ -3,7 +3,8 @@
 // to five nodes, each a core/broker.Broker with both roles (a broker and a
 // voter of the metadata quorum) on its own sim.Machine, replicated topics,
 // and simulated Kafka clients (idempotent or plain producers with acks=all
-// or acks=1, readers, and a consumer group), under the whole fault model:
+// or acks=1, readers, a consumer group, and lag monitors reading its
+// committed offsets), under the whole fault model:
 // crashes and power loss of every node, pauses (the kernel freezes a
 // process), network partitions of every shape, connection resets, clock
 // jumps and drift, slow, full and failing disks, and client crashes and
@@ -46,7 +47,8 @@
 // pauses and cuts them through the simulator.
 //
 // Start reading with RunScenario (workload.go); node.go runs one node,
-// setup.go and admin.go create the topics, clients.go drives the clients,
+// setup.go and admin.go create the topics, clients.go drives the clients
+// (offset_reader.go the lag monitors),
 // nemesis.go and its nemesis_*.go files inject the faults, liveness.go and
 // group_liveness.go are the final phase, check.go and replicas.go judge,
 // observer.go watches the leaders. Planted bugs it must catch are in

@@ -96,7 +96,7 @@ func (m *nemesis) apply(e scenario.Event) {
 	case scenario.KindCrash, scenario.KindPowerLoss, scenario.KindPause, scenario.KindFailFsync:
 		applied = m.applyProcessFault(e)
 	case scenario.KindIsolate, scenario.KindCutFrom, scenario.KindCutTo, scenario.KindBridge,
-		scenario.KindMinority, scenario.KindPartition, scenario.KindHeal, scenario.KindReset:
+		scenario.KindMinority, scenario.KindStrand, scenario.KindPartition, scenario.KindHeal, scenario.KindReset:
 		applied = m.applyNetworkFault(e)
 	case scenario.KindClockJump, scenario.KindClockDrift:
 		applied = m.applyClockFault(e)

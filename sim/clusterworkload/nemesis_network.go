@@ -85,6 +85,10 @@ func (m *nemesis) cutsAround(kind scenario.Kind, n *node) ([]link, string) {
 		return oneWay(self, others), "cut-from-" + n.name
 	case scenario.KindCutTo:
 		return oneWay(others, self), "cut-to-" + n.name
+	case scenario.KindStrand:
+		// Cut off from the other nodes both ways; clients still reach
+		// it, and it still answers them as it last knew the cluster.
+		return bothWays(self, others), "strand-" + n.name
 	case scenario.KindBridge:
 		// The others in two halves, by id; only n joins them.
 		half := (len(others) + 1) / 2

@@ -75,6 +75,15 @@ func (r *run) stats() []sim.Option {
 		sim.Opt("replicas_compared", r.counts.replicasCompared),
 		sim.Opt("liveness_time", r.counts.livenessTime.Round(1e6)),
 	}
+	if len(r.offsetReaders) > 0 {
+		// Only when the scenario has monitors, so that the result line
+		// of every other scenario reads as it did before they existed.
+		reads, readsOK := 0, 0
+		for _, d := range r.offsetReaders {
+			reads, readsOK = reads+d.reads, readsOK+d.readsOK
+		}
+		stats = append(stats, sim.Opt("offset_reads", reads), sim.Opt("offset_reads_ok", readsOK))
+	}
 	faults := 0
 	for _, kind := range scenario.Kinds() {
 		faults += r.counts.faults[kind]

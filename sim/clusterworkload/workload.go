@@ -94,6 +94,8 @@ type run struct {
 	producers []*producerDriver
 	readers   []*readerDriver
 	groups    []*groupDriver
+	// offsetReaders are the groups' lag monitors (offset_reader.go).
+	offsetReaders []*offsetReaderDriver
 	// clients are every client machine, in the order the scenario names
 	// them; the nemesis crashes them.
 	clients []*simclient.Client

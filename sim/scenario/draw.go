@@ -35,6 +35,7 @@ const (
 	drawSubsetChance        = 0.3
 	drawThirdProducerChance = 0.3
 	drawGroupMembersMax     = 3
+	drawOffsetReaderChance  = 0.25
 	drawOffsetsPartitions   = 3
 	drawDriftChance         = 0.4
 	drawDriftMax            = 0.02
@@ -84,6 +85,10 @@ var kindDraws = []kindDraw{
 	{KindFailFsync, 0.15, 4 * time.Second, 10 * time.Second},
 	{KindClientCrash, 0.35, 2 * time.Second, 6 * time.Second},
 	{KindClientPause, 0.3, 3 * time.Second, 8 * time.Second},
+	// Added after the others (see kinds), and rare: a strand long enough
+	// to matter outlasts the broker session, and the other network kinds
+	// already exercise most of what it does.
+	{KindStrand, 0.1, 4 * time.Second, 10 * time.Second},
 }
 
 // Draw makes the scenario of a seed: the swarm's choice of cluster,
@@ -95,6 +100,11 @@ func Draw(seed uint64) Scenario {
 	s.Cluster.OffsetsPartitions = 1 + rng.IntN(drawOffsetsPartitions)
 	s.Topics = drawTopics(rng, s.Cluster.Nodes)
 	s.Clients = drawClients(rng, s.Topics)
+	// From a stream of its own, added later: drawing it moved nothing
+	// else any seed draws.
+	if kernel.NewRand(seed, "scenario/draw-offset-readers").Float64() < drawOffsetReaderChance {
+		s.Clients.Groups[0].OffsetReaders = 1
+	}
 	s.Timeouts = drawTimeouts(rng)
 	s.Network.LatencyMin = roundMicro(between(rng, 0, 500*time.Microsecond))
 	s.Network.LatencyMax = s.Network.LatencyMin + roundMicro(between(rng, 100*time.Microsecond, 3*time.Millisecond))

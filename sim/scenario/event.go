@@ -60,6 +60,13 @@ const (
 	// paused past its session comes back a zombie, committing in a
 	// generation its group has left behind.
 	KindClientPause Kind = "client-pause"
+	// KindStrand cuts a node off from every other node, both ways, while
+	// every client still reaches it: a broken switch port between the
+	// brokers, or a firewall rule on the replication listener only. The
+	// node still believes it leads its partitions and coordinates its
+	// groups, and learns otherwise only from the metadata log it cannot
+	// reach, while the controller fences it and elects new leaders.
+	KindStrand Kind = "strand"
 )
 
 // kindInfo says what an event of a kind is made of.
@@ -104,6 +111,10 @@ var kinds = []kindInfo{
 	{kind: KindFailFsync, target: targetNode, drawn: true},
 	{kind: KindClientCrash, target: targetClient, window: true, drawn: true},
 	{kind: KindClientPause, target: targetClient, window: true, windowRequired: true, drawn: true},
+	// Last, though a network kind: rates are written in this order and
+	// drawn in it (kindDraws), so a kind added at the end changed no
+	// older seed's draw.
+	{kind: KindStrand, target: targetNode, window: true, drawn: true, network: true},
 }
 
 // Kinds lists every fault kind, in a stable order.

@@ -102,7 +102,11 @@ func formatClients(b *strings.Builder, c Clients) {
 		b.WriteString("no groups\n")
 	}
 	for _, g := range c.Groups {
-		fmt.Fprintf(b, "group %s topic %s members %d\n", g.Name, g.Topic, g.Members)
+		fmt.Fprintf(b, "group %s topic %s members %d", g.Name, g.Topic, g.Members)
+		if g.OffsetReaders > 0 {
+			fmt.Fprintf(b, " offset-readers %d", g.OffsetReaders)
+		}
+		b.WriteByte('\n')
 	}
 }
 

@@ -6,15 +6,16 @@ import "time"
 // in memory and runs on one goroutine, so each is a size a run can afford;
 // Validate refuses anything beyond, with the bound named.
 const (
-	nodesMin             = 1
-	nodesMax             = 7
-	offsetsPartitionsMax = 8
-	topicsMax            = 4
-	partitionsMax        = 16
-	producersMax         = 8
-	readersMax           = 4
-	groupsMax            = 2
-	groupMembersMax      = 5
+	nodesMin              = 1
+	nodesMax              = 7
+	offsetsPartitionsMax  = 8
+	topicsMax             = 4
+	partitionsMax         = 16
+	producersMax          = 8
+	readersMax            = 4
+	groupsMax             = 2
+	groupMembersMax       = 5
+	groupOffsetReadersMax = 2
 	// clientsMax bounds every client machine together.
 	clientsMax = 16
 	// nameBytesMax bounds topic, client and group names.

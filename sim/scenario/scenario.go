@@ -111,10 +111,22 @@ type Group struct {
 	Name    string
 	Topic   string
 	Members int
+	// OffsetReaders are lag monitors, named <group>-o1, ..., outside the
+	// group: each reads every committed offset of the group now and then
+	// (OffsetFetch, as an admin client's ListConsumerGroupOffsets),
+	// asking the coordinator it last found until that one fails it. A
+	// member reads back only its own partitions and finds its
+	// coordinator afresh whenever a commit fails, so only a monitor
+	// keeps asking a coordinator its peers have replaced.
+	OffsetReaders int
 }
 
 // MemberName is the client name of a group's member i (from 1).
 func (g Group) MemberName(i int) string { return fmt.Sprintf("%s-c%d", g.Name, i) }
+
+// OffsetReaderName is the client name of a group's offset reader i (from
+// 1).
+func (g Group) OffsetReaderName(i int) string { return fmt.Sprintf("%s-o%d", g.Name, i) }
 
 // Timeouts are the protocol's clocks, short so a seed runs fast. Each names
 // the Kafka setting it stands for.
@@ -239,6 +251,9 @@ func (s Scenario) ClientNames() []string {
 	for _, g := range s.Clients.Groups {
 		for i := 1; i <= g.Members; i++ {
 			names = append(names, g.MemberName(i))
+		}
+		for i := 1; i <= g.OffsetReaders; i++ {
+			names = append(names, g.OffsetReaderName(i))
 		}
 	}
 	return names

@@ -132,6 +132,9 @@ func (s Scenario) validateClients() error {
 		if g.Members < 1 || g.Members > groupMembersMax {
 			return fmt.Errorf("scenario: group %s has %d members; want 1 to %d", g.Name, g.Members, groupMembersMax)
 		}
+		if g.OffsetReaders < 0 || g.OffsetReaders > groupOffsetReadersMax {
+			return fmt.Errorf("scenario: group %s has %d offset readers; want 0 to %d", g.Name, g.OffsetReaders, groupOffsetReadersMax)
+		}
 		if groupNames[g.Name] {
 			return fmt.Errorf("scenario: group %s twice", g.Name)
 		}
