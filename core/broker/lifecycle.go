@@ -80,6 +80,11 @@ type lifecycle struct {
 	next    core.Timer
 	backoff time.Duration
 	fenced  bool
+	// leaseFrom is when the last heartbeat the controller answered
+	// unfenced was sent (monotonic), and leased whether there is one
+	// since the last fencing. See holdsLease.
+	leaseFrom time.Duration
+	leased    bool
 
 	shutdownDone    func()
 	shutdownTimeout core.Timer
@@ -198,6 +203,7 @@ func (l *lifecycle) heartbeat() {
 	req.WantShutdown = l.state == lifecycleShuttingDown
 	l.inFlight = true
 	generation := l.generation
+	sentAt := b.w.Clock.Elapsed()
 	b.toController(req, b.config.HeartbeatInterval, func(r kmsg.Response, err error) {
 		if generation != l.generation {
 			return // abandoned for a new controller
@@ -218,6 +224,10 @@ func (l *lifecycle) heartbeat() {
 			return
 		}
 		resp := r.(*kmsg.BrokerHeartbeatResponse)
+		l.leased = !resp.IsFenced
+		if l.leased {
+			l.leaseFrom = max(l.leaseFrom, sentAt)
+		}
 		if resp.IsFenced != l.fenced {
 			l.fenced = resp.IsFenced
 			b.log.Info("broker fencing changed", "fenced", resp.IsFenced, "caught_up", resp.IsCaughtUp)
@@ -231,6 +241,32 @@ func (l *lifecycle) heartbeat() {
 			l.schedule(b.config.HeartbeatInterval)
 		}
 	})
+}
+
+// leaseSessionFraction is the part of broker.session.timeout.ms a broker
+// trusts its last unfenced heartbeat for. The controller fences a broker
+// a session timeout after it last received a heartbeat, by its own clock;
+// the broker counts from when it sent it, by its clock, so it gives up
+// first as long as the two clocks' rates differ by less than a quarter.
+const (
+	leaseSessionFractionNumerator   = 3
+	leaseSessionFractionDenominator = 4
+)
+
+// holdsLease reports whether the controller cannot have fenced this broker
+// yet: it is registered and its last unfenced heartbeat is recent enough.
+// A broker cut off from the controller but not from its clients still
+// believes it leads its partitions; once its lease runs out it must not
+// answer reads that claim to be the latest (OffsetFetch), because the
+// controller may already have fenced it and elected another leader, whose
+// coordinator takes new commits. Writes need no lease: they commit only
+// through the ISR, which the old leader cannot reach or shrink.
+func (l *lifecycle) holdsLease() bool {
+	if !l.leased || (l.state != lifecycleRegistered && l.state != lifecycleShuttingDown) {
+		return false
+	}
+	lease := l.b.config.SessionTimeout * leaseSessionFractionNumerator / leaseSessionFractionDenominator
+	return l.b.w.Clock.Elapsed()-l.leaseFrom < lease
 }
 
 // logFailure logs a failed registration or heartbeat; they are retried.
