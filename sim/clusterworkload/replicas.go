@@ -40,11 +40,19 @@ type storedBatch struct {
 }
 
 // awaitReplicas waits, until deadline, for every replica of every
-// partition to hold its log up to the partition's end.
+// partition to hold the partition's log up to its end, the same on every
+// replica. Reaching the end is not enough: a replica that led an earlier
+// epoch may hold a tail that was never committed and reaches past the
+// end; it is caught up only once it has asked the current leader where
+// its epochs diverge and cut that tail (KIP-279), which takes it a fetch
+// round trip that a connection broken by the faults may delay for
+// seconds. Replicas that still disagree at the deadline fail
+// replica-divergence; replicas still short of the end fail
+// replica-liveness.
 func (r *run) awaitReplicas(ends map[history.TopicPartition]int64, deadline int64) bool {
-	problem := "not looked at yet"
+	problem, diverged := "not looked at yet", false
 	caughtUp := func() bool {
-		problem = r.replicasBehind(ends)
+		problem, diverged = r.replicasBehind(ends)
 		return problem == ""
 	}
 	if caughtUp() {
@@ -53,6 +61,10 @@ func (r *run) awaitReplicas(ends map[history.TopicPartition]int64, deadline int6
 	for r.violation == nil && !caughtUp() {
 		next := r.kernel.Now() + int64(replicaCheckInterval)
 		if next > deadline {
+			if diverged {
+				r.fail("replica-divergence", fmt.Sprintf("replicas still disagree %v after the heal: %s", r.scenario.Liveness, problem))
+				return false
+			}
 			r.fail("replica-liveness", fmt.Sprintf("replicas did not catch up within %v of the heal: %s", r.scenario.Liveness, problem))
 			return false
 		}
@@ -62,57 +74,79 @@ func (r *run) awaitReplicas(ends map[history.TopicPartition]int64, deadline int6
 }
 
 // replicasBehind names a replica that does not yet hold its partition's
-// log up to the end, or returns "".
-func (r *run) replicasBehind(ends map[history.TopicPartition]int64) string {
+// log up to the end, or a partition whose replicas disagree below it
+// (diverged), or returns "".
+func (r *run) replicasBehind(ends map[history.TopicPartition]int64) (problem string, diverged bool) {
 	for _, tp := range sortedPartitions(ends) {
 		for _, id := range r.replicas[tp] {
 			n := r.nodes[id-1]
 			if !n.up {
-				return n.name + " is down"
+				return n.name + " is down", false
 			}
 			log, err := readReplicaLog(n.machine.Disk, tp)
 			if err != nil {
-				return fmt.Sprintf("%s's %s: %v", n.name, tp, err)
+				return fmt.Sprintf("%s's %s: %v", n.name, tp, err), false
 			}
 			if end := logEnd(log); end < ends[tp] {
-				return fmt.Sprintf("%s's %s ends at %d, below %d", n.name, tp, end, ends[tp])
+				return fmt.Sprintf("%s's %s ends at %d, below %d", n.name, tp, end, ends[tp]), false
 			}
 		}
 	}
-	return ""
+	for _, tp := range sortedPartitions(ends) {
+		if problem, _ := r.compareReplicas(tp, ends[tp]); problem != "" {
+			return problem, true
+		}
+	}
+	return "", false
 }
 
 // checkReplicasAgree compares every replica's log below the end with the
 // first replica's, batch by batch.
 func (r *run) checkReplicasAgree() {
 	for _, tp := range sortedPartitions(r.replicas) {
-		end := r.drainer.Position(tp)
-		var reference []storedBatch
-		referenceNode := ""
-		for _, id := range r.replicas[tp] {
-			n := r.nodes[id-1]
-			log, err := readReplicaLog(n.machine.Disk, tp)
-			if err != nil {
-				r.fail("replica-divergence", fmt.Sprintf("%s's %s cannot be read: %v", n.name, tp, err))
-				return
-			}
-			committed := below(log, end)
-			r.counts.replicasCompared++
-			if referenceNode == "" {
-				reference, referenceNode = committed, n.name
-				if problem := checkContiguous(committed, end); problem != "" {
-					r.fail("replica-divergence", fmt.Sprintf("%s's %s below its end %d: %s", n.name, tp, end, problem))
-					return
-				}
-				continue
-			}
-			if problem := compareLogs(reference, committed); problem != "" {
-				r.fail("replica-divergence", fmt.Sprintf("%s below its end %d: %s has %s; %s", tp, end, referenceNode, problem, n.name))
-				return
-			}
-			r.counts.batchesCompared += len(committed)
+		problem, compared := r.compareReplicas(tp, r.drainer.Position(tp))
+		r.counts.replicasCompared += compared.replicas
+		r.counts.batchesCompared += compared.batches
+		if problem != "" {
+			r.fail("replica-divergence", problem)
+			return
 		}
 	}
+}
+
+// comparison counts what compareReplicas compared.
+type comparison struct {
+	replicas, batches int
+}
+
+// compareReplicas compares every replica's log of a partition below end
+// with the first replica's, batch by batch, and says how they differ, or
+// returns "".
+func (r *run) compareReplicas(tp history.TopicPartition, end int64) (string, comparison) {
+	var compared comparison
+	var reference []storedBatch
+	referenceNode := ""
+	for _, id := range r.replicas[tp] {
+		n := r.nodes[id-1]
+		log, err := readReplicaLog(n.machine.Disk, tp)
+		if err != nil {
+			return fmt.Sprintf("%s's %s cannot be read: %v", n.name, tp, err), compared
+		}
+		committed := below(log, end)
+		compared.replicas++
+		if referenceNode == "" {
+			reference, referenceNode = committed, n.name
+			if problem := checkContiguous(committed, end); problem != "" {
+				return fmt.Sprintf("%s's %s below its end %d: %s", n.name, tp, end, problem), compared
+			}
+			continue
+		}
+		if problem := compareLogs(reference, committed); problem != "" {
+			return fmt.Sprintf("%s below its end %d: %s has %s; %s", tp, end, referenceNode, problem, n.name), compared
+		}
+		compared.batches += len(committed)
+	}
+	return "", compared
 }
 
 // readReplicaLog reads every batch of a partition's log from a disk.

@@ -48,7 +48,7 @@ func TestTry(t *testing.T) {
 }
 
 // TestTryOne runs SEED with panics unrecovered, printing the trace when
-// TRACE is set.
+// TRACE is set, with core's info lines (INFO) or debug lines (DEBUG).
 func TestTryOne(t *testing.T) {
 	if os.Getenv("SEED") == "" {
 		t.Skip("set SEED (and TRACE, CANARY) to run one seed")
@@ -61,6 +61,9 @@ func TestTryOne(t *testing.T) {
 	}
 	if os.Getenv("INFO") != "" {
 		traceLogLevel = slog.LevelInfo
+	}
+	if os.Getenv("DEBUG") != "" {
+		traceLogLevel = slog.LevelDebug
 	}
 	t.Log(New().Run(uint64(seed), options).Line())
 }
