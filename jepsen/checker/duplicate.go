@@ -19,6 +19,14 @@ type sighting struct {
 // duplicates finds values observed at two or more distinct positions
 // (partition, offset). A value sent to one partition and polled from
 // another counts too: it is in two places.
+//
+// Where loss is permitted, a duplicate can be what loss looks like: the
+// log lost a record a consumer had already read (and the producer's
+// idempotence state with it), the producer retried it, and it was written
+// again further down the rebuilt log. Such a finding is permitted when
+// every position but one was later overwritten: another value was seen at
+// that offset, so the log there is not what it was. A value that sits at
+// two positions of the log as it stands is a failure anywhere.
 func (a *analysis) duplicates() []Finding {
 	var sightings []sighting
 	for _, tp := range a.partitions {
@@ -36,7 +44,7 @@ func (a *analysis) duplicates() []Finding {
 		for end < len(sightings) && sightings[end].value == sightings[start].value {
 			end++
 		}
-		if finding, ok := duplicateOf(sightings[start:end]); ok {
+		if finding, ok := a.duplicateOf(sightings[start:end]); ok {
 			findings = append(findings, finding)
 		}
 		start = end
@@ -45,7 +53,7 @@ func (a *analysis) duplicates() []Finding {
 }
 
 // duplicateOf judges every sighting of one value, sorted by position.
-func duplicateOf(sightings []sighting) (Finding, bool) {
+func (a *analysis) duplicateOf(sightings []sighting) (Finding, bool) {
 	type position struct {
 		partition history.TopicPartition
 		offset    int64
@@ -65,14 +73,24 @@ func duplicateOf(sightings []sighting) (Finding, bool) {
 	}
 	var firstOps, ops []int
 	var places []string
+	status, standing := Permitted, 0
 	for _, at := range positions {
+		if !a.lossPermitted[at.partition] {
+			status = Failure
+		}
+		if !a.overwritten(at.partition, at.offset, sightings[0].value) {
+			standing++
+		}
 		firstOps = append(firstOps, at.ops[0])
 		ops = append(ops, at.ops...)
 		places = append(places, fmt.Sprintf("%s@%d (%s)", at.partition, at.offset, describeOps(at.ops)))
 	}
+	if standing > 1 {
+		status = Failure
+	}
 	return Finding{
 		Anomaly:   Duplicate,
-		Status:    Failure,
+		Status:    status,
 		Partition: positions[0].partition,
 		Ops:       opListPreferring(firstOps, ops),
 		Detail: fmt.Sprintf("value %q observed at %d positions: %s",
@@ -92,4 +110,17 @@ func describeOps(ops []int) string {
 		words[i] = fmt.Sprint(op)
 	}
 	return "ops " + strings.Join(words, ", ")
+}
+
+// overwritten reports whether some value other than value was seen at
+// offset in tp: the record there was replaced.
+func (a *analysis) overwritten(tp history.TopicPartition, offset int64, value string) bool {
+	observations := a.logs[tp].observations
+	at, _ := slices.BinarySearchFunc(observations, offset, func(o observation, offset int64) int { return cmp.Compare(o.offset, offset) })
+	for ; at < len(observations) && observations[at].offset == offset; at++ {
+		if observations[at].value != value {
+			return true
+		}
+	}
+	return false
 }

@@ -72,3 +72,37 @@ func TestInconsistentOffsetsArePermittedWhereLossIs(t *testing.T) {
 		t.Fatalf("permitted findings failed the run:\n%s", report)
 	}
 }
+
+// A record read at offset 3, lost with the log (and the producer's
+// idempotence state), retried and written again at 0 of the rebuilt log:
+// where loss is permitted that duplicate is its consequence, as long as
+// offset 3 now holds something else. Anywhere else, or with both copies
+// still standing, it is a failure.
+func TestDuplicateLeftByLossIsPermittedWhereLossIs(t *testing.T) {
+	permitted := Options{LossPermitted: []history.TopicPartition{t0}}
+	lost := func(s *script, overwrite bool) []int {
+		before := s.poll(1, pollOf(t0, 3, records(3, "a")))
+		var after []int
+		if overwrite {
+			after = append(after, s.poll(2, pollOf(t0, 0, records(0, "a", 1, "b", 2, "c", 3, "d"))))
+		} else {
+			after = append(after, s.poll(2, pollOf(t0, 0, records(0, "a"))))
+		}
+		return append(after, before)
+	}
+	t.Run("overwritten, loss permitted", func(t *testing.T) {
+		s := newScript(t)
+		ops := lost(s, true)
+		wantFindings(t, CheckDuplicates(s.ops(), permitted), Duplicate, Permitted, []int{ops[1], ops[0]})
+	})
+	t.Run("overwritten, loss not permitted", func(t *testing.T) {
+		s := newScript(t)
+		ops := lost(s, true)
+		wantFindings(t, CheckDuplicates(s.ops(), Options{}), Duplicate, Failure, []int{ops[1], ops[0]})
+	})
+	t.Run("both copies standing, loss permitted", func(t *testing.T) {
+		s := newScript(t)
+		ops := lost(s, false)
+		wantFindings(t, CheckDuplicates(s.ops(), permitted), Duplicate, Failure, []int{ops[1], ops[0]})
+	})
+}
