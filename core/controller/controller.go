@@ -65,11 +65,13 @@ type Controller struct {
 	// sessions are the brokers' heartbeat sessions (liveness.go), kept
 	// by the active controller only and rebuilt whenever it activates.
 	sessions map[int32]*session
-	// registrationOffsets is where each broker's current registration
-	// record sits in the metadata log: a broker is caught up, and may be
-	// unfenced, once its heartbeat reports having applied that far.
-	// Every controller tracks it from Apply, active or not.
-	registrationOffsets map[int32]int64
+	// catchUpOffsets is, for each broker, the last record of the
+	// metadata log it must have applied before it counts as caught up
+	// and may be unfenced: its current registration, its last fencing,
+	// or the last change that took a partition's leadership from it,
+	// whichever is latest (catch_up.go). Every controller tracks it
+	// from Apply, active or not.
+	catchUpOffsets map[int32]int64
 }
 
 // New returns a controller that proposes through p. Its image starts empty
@@ -81,8 +83,8 @@ func New(w core.World, config Config, p Proposer) *Controller {
 	}
 	return &Controller{
 		w: w, log: w.Log.With("role", "controller"), config: config, proposer: p, image: metadata.NewImage(),
-		sessions:            map[int32]*session{},
-		registrationOffsets: map[int32]int64{},
+		sessions:       map[int32]*session{},
+		catchUpOffsets: map[int32]int64{},
 	}
 }
 
@@ -91,27 +93,28 @@ func (c *Controller) Image() *metadata.Image { return c.image }
 
 // Apply applies one committed record to the controller's image.
 func (c *Controller) Apply(offset int64, r metadata.Record) error {
+	concerned := c.brokerConcernedBy(r) // read before the image changes
 	if err := c.image.Apply(offset, r); err != nil {
 		return err
 	}
-	if r.RegisterBroker != nil {
-		c.registrationOffsets[r.RegisterBroker.BrokerID] = offset
+	if concerned >= 0 {
+		c.catchUpOffsets[concerned] = offset
 	}
 	return nil
 }
 
 // Restore replaces the image with one rebuilt from a snapshot (the
-// quorum's catch-up of a node too far behind). Registration offsets
-// older than the snapshot are gone with the log they were in: every
-// broker must then have applied the snapshot itself before it counts as
-// caught up. Restoring is refused while active, since only a follower
+// quorum's catch-up of a node too far behind). Catch-up offsets older
+// than the snapshot are gone with the log they were in: every broker
+// must then have applied the snapshot itself before it counts as caught
+// up. Restoring is refused while active, since only a follower
 // is ever behind the log.
 func (c *Controller) Restore(img *metadata.Image) {
 	assert(!c.active, "restoring a snapshot into the active controller")
 	c.image = img
-	c.registrationOffsets = map[int32]int64{}
+	c.catchUpOffsets = map[int32]int64{}
 	for _, id := range img.BrokerIDs() {
-		c.registrationOffsets[id] = img.Offset
+		c.catchUpOffsets[id] = img.Offset
 	}
 }
 

@@ -18,9 +18,12 @@ import (
 //     is fenced and told ShouldShutdown;
 //   - WantFence on an unfenced broker: fenced, as if its session expired;
 //   - fenced, and caught up (its metadata offset has reached its
-//     registration record): unfenced, and leaderless partitions it can
-//     lead get it as leader. A broker stays fenced until then, so it never
-//     leads from metadata older than its own registration.
+//     registration record, its fencing and every change that took a
+//     leadership from it; catch_up.go): unfenced, and leaderless
+//     partitions it can lead get it as leader. A broker stays fenced
+//     until then, so it never leads from metadata older than its own
+//     registration, and never regains its controller lease while its
+//     image still names it the leader of partitions moved away from it.
 //
 // The answer reports IsCaughtUp, IsFenced and ShouldShutdown as they stand
 // once the records it proposed are committed. A broker not registered at
@@ -51,7 +54,7 @@ func (c *Controller) BrokerHeartbeat(req *kmsg.BrokerHeartbeatRequest, done func
 		}
 		s := c.renewSession(req.BrokerID, broker.Epoch, true)
 		s.metadataOffset = req.CurrentMetadataOffset
-		caughtUp := req.CurrentMetadataOffset >= c.registrationOffsets[req.BrokerID]
+		caughtUp := req.CurrentMetadataOffset >= c.catchUpOffsets[req.BrokerID]
 		if req.WantShutdown && !s.shuttingDown {
 			c.log.Info("broker asked for a controlled shutdown", "broker", req.BrokerID)
 			s.shuttingDown = true
