@@ -3,17 +3,15 @@ package clusterworkload
 import (
 	"fmt"
 	"time"
-
-	"sluice/jepsen/history"
-	"sluice/sim/simclient"
 )
 
 // The liveness phase: every fault ends (the network heals, paused nodes
 // resume, disks and clocks are well again, every node and client is up),
 // then, within the scenario's Liveness bound, the cluster must converge:
 // every producer finishes what it has in flight and every reader its
-// poll; a fresh reader drains every partition to its high watermark
-// (which needs a leader that serves for each); every group settles with
+// poll; a fresh reader drains every partition to its end, its leader's
+// log end (final_drain.go; it needs a leader that serves for each, and a
+// high watermark that has caught up with that end); every group settles with
 // each partition assigned once and commits every partition's end; and
 // every replica of every partition holds the leader's log up to that end.
 
@@ -52,21 +50,11 @@ func (r *run) converge() bool {
 	if r.violation != nil {
 		return false
 	}
-	r.drainer = simclient.NewReader(r.newClient("drain"), simclient.ReaderConfig{FetchMaxWait: s.Timeouts.FetchWait}, r.recorder, r.processes)
-	all := r.allPartitions()
-	if err := r.drainer.Assign(all); err != nil {
-		panic(fmt.Sprintf("clusterworkload: assign the drain: %v", err))
-	}
-	drained := false
-	r.drainer.Drain(func() { drained = true })
-	if !r.runWhile(deadline, func() bool { return !drained }) {
-		return r.livenessFailed(fmt.Sprintf("the final drain did not finish within %v of the heal", s.Liveness))
-	}
-	// Nothing is sent any more, so where the drain stopped is each
+	// Nothing is sent any more, so where the final drain stops is each
 	// partition's end, which the groups and every replica must reach.
-	ends := map[history.TopicPartition]int64{}
-	for _, tp := range all {
-		ends[tp] = r.drainer.Position(tp)
+	ends := r.finalDrain(deadline)
+	if ends == nil {
+		return false
 	}
 	for _, g := range r.groups {
 		if !r.convergeGroup(g, ends, deadline) {

@@ -84,6 +84,10 @@ func (r *run) stats() []sim.Option {
 		}
 		stats = append(stats, sim.Opt("offset_reads", reads), sim.Opt("offset_reads_ok", readsOK))
 	}
+	if r.counts.drainsAgain > 0 {
+		// Only when it happened, for the same reason.
+		stats = append(stats, sim.Opt("drains_again", r.counts.drainsAgain))
+	}
 	faults := 0
 	for _, kind := range scenario.Kinds() {
 		faults += r.counts.faults[kind]

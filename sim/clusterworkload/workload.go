@@ -121,6 +121,8 @@ type counts struct {
 	faults                                  map[scenario.Kind]int
 	replicasCompared, batchesCompared       int
 	livenessTime                            time.Duration
+	// drainsAgain counts the final drain's extra rounds (final_drain.go).
+	drainsAgain int
 }
 
 func runScenario(s scenario.Scenario, options sim.RunOptions) (result sim.Result, r *run) {
