@@ -64,9 +64,29 @@ func TestClusterCommandFailsOver(t *testing.T) {
 	if err != nil || created.Err != nil {
 		t.Fatalf("creating the topic: %v, %v", err, created.Err)
 	}
-	md, err := admin.Metadata(ctx, "orders")
-	if err != nil {
-		t.Fatal(err)
+	// CreateTopics answers once the controller committed the topic; each
+	// broker learns it from the metadata log a moment later, so Metadata
+	// is asked until the answering broker shows all six partitions led.
+	var md kadm.Metadata
+	for {
+		md, err = admin.Metadata(ctx, "orders")
+		if err != nil {
+			t.Fatal(err)
+		}
+		led := 0
+		for _, p := range md.Topics["orders"].Partitions {
+			if p.Leader >= 0 && p.Err == nil {
+				led++
+			}
+		}
+		if led == 6 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the topic's partitions were never all led: %+v", md.Topics["orders"].Partitions)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	leads := map[int32]int{}
 	for _, p := range md.Topics["orders"].Partitions {
