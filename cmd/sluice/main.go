@@ -1,5 +1,3 @@
-// Command sluice is Sluice's one binary: the broker, the simulator, and
-// client tools. Run `sluice help` for the list of commands.
 package main
 
 import (

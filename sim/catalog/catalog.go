@@ -1,6 +1,3 @@
-// Package catalog lists every simulator workload and every planted bug
-// (canary), so the command line, the sweep tests and the canary suite all
-// see one list.
 package catalog
 
 import (
