@@ -53,36 +53,23 @@ func (r *run) consumerOf(c *simclient.Client) *consumerDriver {
 	return nil
 }
 
-// groupSettled reports whether the group has settled, as its consumers see
-// it: every consumer up and stable in one generation, whose assignments
-// cover every partition exactly once. It returns each partition's owner,
-// or what is still missing.
-func (r *run) groupSettled() (generation int32, owners map[history.TopicPartition]*consumerDriver, problem string) {
-	owners = map[history.TopicPartition]*consumerDriver{}
-	generation = -1
+// groupMembers names the group's consumers c1, c2, ... for the drain.
+func (r *run) groupMembers() []simclient.GroupMember {
+	members := make([]simclient.GroupMember, 0, len(r.consumers))
 	for _, d := range r.consumers {
-		m := d.consumer.Membership()
-		switch {
-		case !m.Stable:
-			return -1, nil, fmt.Sprintf("c%d not stable (generation %d, member %q)", d.index, m.Generation, m.MemberID)
-		case generation >= 0 && m.Generation != generation:
-			return -1, nil, fmt.Sprintf("c%d in generation %d, others in %d", d.index, m.Generation, generation)
-		}
-		generation = m.Generation
-		for _, tp := range m.Assigned {
-			if other := owners[tp]; other != nil {
-				return -1, nil, fmt.Sprintf("%s assigned to c%d and c%d in generation %d", tp, other.index, d.index, generation)
-			}
-			owners[tp] = d
-		}
+		members = append(members, simclient.GroupMember{Name: fmt.Sprintf("c%d", d.index), Consumer: d.consumer})
 	}
+	return members
+}
+
+// groupSettled reports whether the group has settled over every partition
+// of the topic (simclient.GroupSettled).
+func (r *run) groupSettled() (generation int32, owners map[history.TopicPartition]simclient.GroupMember, problem string) {
+	var all []history.TopicPartition
 	for p := range int32(r.settings.partitions) {
-		tp := history.TopicPartition{Topic: topicName, Partition: p}
-		if owners[tp] == nil {
-			return -1, nil, fmt.Sprintf("%s assigned to nobody in generation %d", tp, generation)
-		}
+		all = append(all, history.TopicPartition{Topic: topicName, Partition: p})
 	}
-	return generation, owners, ""
+	return simclient.GroupSettled(r.groupMembers(), all)
 }
 
 // consumerProcesses lists every history process a group consumer used.

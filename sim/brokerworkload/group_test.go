@@ -64,10 +64,10 @@ func TestGroupSettlesOnEveryPartitionOnce(t *testing.T) {
 	if len(owners) != r.settings.partitions {
 		t.Fatalf("%d partitions owned of %d", len(owners), r.settings.partitions)
 	}
-	for tp, d := range owners {
-		if d.consumer.Membership().Generation != generation || d.consumer.Committed(tp) != r.drainer.Position(tp) {
-			t.Fatalf("%s: owner c%d in generation %d committed %d, want generation %d and the end %d",
-				tp, d.index, d.consumer.Membership().Generation, d.consumer.Committed(tp), generation, r.drainer.Position(tp))
+	for tp, owner := range owners {
+		if owner.Consumer.Membership().Generation != generation || owner.Consumer.Committed(tp) != r.drainer.Position(tp) {
+			t.Fatalf("%s: owner %s in generation %d committed %d, want generation %d and the end %d",
+				tp, owner.Name, owner.Consumer.Membership().Generation, owner.Consumer.Committed(tp), generation, r.drainer.Position(tp))
 		}
 	}
 	named := false
