@@ -13,8 +13,8 @@ package broker
 // Followers (a broker's replica id) read up to the log end, not the high
 // watermark, and are checked against the leader's epochs
 // (follower_fetch.go, replica.ServeFollowerFetch); their fetches
-// long-poll too, and wake on every append as well as on every move of the
-// high watermark, which they learn from the answers.
+// long-poll too, and wake on every append; they learn the high watermark
+// from the answers.
 //
 // Fetch sessions (KIP-227) are not cached: every answer carries session id
 // 0, which KIP-227 defines as "no session", so clients keep sending full
@@ -142,8 +142,11 @@ type pendingFetch struct {
 	replicaID    int32
 	replicaEpoch int64
 	response     *kmsg.FetchResponse
-	timer        core.Timer
-	done         bool
+	// keys caches partitions(): the waiters index the fetch by them
+	// when it parks and again when it leaves.
+	keys  []partitionKey
+	timer core.Timer
+	done  bool
 	// reading is set while read runs: a follower's read can move a high
 	// watermark, whose listeners wake waiting fetches, and this one must
 	// not be read again from inside its own read.
@@ -167,9 +170,11 @@ func (f *pendingFetch) read() (ready bool) {
 	}
 	total := 0
 	urgent := false
+	resp.Topics = make([]kmsg.FetchResponseTopic, 0, len(f.topics))
 	for _, t := range f.topics {
 		rt := kmsg.NewFetchResponseTopic()
 		rt.Topic, rt.TopicID = t.request.Topic, t.request.TopicID
+		rt.Partitions = make([]kmsg.FetchResponseTopicPartition, 0, len(t.request.Partitions))
 		for i := range t.request.Partitions {
 			rp := &t.request.Partitions[i]
 			answer := kmsg.NewFetchResponseTopicPartition()
@@ -239,7 +244,14 @@ func (f *pendingFetch) answer() {
 
 // partitions lists the partitions the fetch reads.
 func (f *pendingFetch) partitions() []partitionKey {
-	var keys []partitionKey
+	if f.keys != nil {
+		return f.keys
+	}
+	count := 0
+	for _, t := range f.topics {
+		count += len(t.request.Partitions)
+	}
+	keys := make([]partitionKey, 0, count)
 	for _, t := range f.topics {
 		if !t.known {
 			continue
@@ -248,5 +260,6 @@ func (f *pendingFetch) partitions() []partitionKey {
 			keys = append(keys, partitionKey{topic: t.name, partition: p.Partition})
 		}
 	}
+	f.keys = keys
 	return keys
 }

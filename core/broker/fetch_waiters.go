@@ -64,24 +64,50 @@ func (w *fetchWaiters) remove(f *pendingFetch) {
 	}
 }
 
-// wake re-reads every fetch waiting on a partition whose high watermark
-// moved (or that went away, or changed roles), answering those that now
-// have enough. A follower's fetch is answered whatever it finds: the high
-// watermark it carries is news to the follower.
+// wakeReason says which of a partition's waiting fetches a change
+// concerns.
+type wakeReason int
+
+const (
+	// wakeMoved: the partition went away or changed roles; every fetch
+	// waiting on it must hear.
+	wakeMoved wakeReason = iota
+	// wakeAppended: the leader appended; followers have bytes to copy.
+	wakeAppended
+	// wakeCommitted: the high watermark moved; consumers may read more.
+	// A follower's fetch waits on: as in Kafka, a follower learns the
+	// high watermark from its next answer (the next append, or MaxWait),
+	// and answering it for the watermark alone would double the fetches
+	// of every produce.
+	wakeCommitted
+)
+
+// wake re-reads every fetch waiting on a partition that went away or
+// changed roles, and answers them: followers and consumers must go
+// elsewhere.
 func (w *fetchWaiters) wake(key partitionKey) {
-	w.wakeWaiting(key, false)
+	w.wakeWaiting(key, wakeMoved)
 }
 
 // wakeFollowers re-reads and answers the followers' fetches waiting on a
 // partition that its leader just appended to.
 func (w *fetchWaiters) wakeFollowers(key partitionKey) {
-	w.wakeWaiting(key, true)
+	w.wakeWaiting(key, wakeAppended)
 }
 
-func (w *fetchWaiters) wakeWaiting(key partitionKey, followersOnly bool) {
+// wakeConsumers re-reads the consumers' fetches waiting on a partition
+// whose high watermark moved, answering those that now have enough.
+func (w *fetchWaiters) wakeConsumers(key partitionKey) {
+	w.wakeWaiting(key, wakeCommitted)
+}
+
+func (w *fetchWaiters) wakeWaiting(key partitionKey, reason wakeReason) {
 	waiting := append([]*pendingFetch(nil), w.byPartition[key]...)
 	for _, f := range waiting {
-		if f.done || f.reading || (followersOnly && !f.fromFollower()) {
+		if f.done || f.reading {
+			continue
+		}
+		if (reason == wakeAppended && !f.fromFollower()) || (reason == wakeCommitted && f.fromFollower()) {
 			continue
 		}
 		if f.exchange.gone() {

@@ -6,7 +6,9 @@ package broker
 // DivergingEpoch goes at once), records its fetch offset as its log end
 // (which may grow the ISR and move the high watermark), and reads up to
 // the log end. A follower's fetch that finds nothing new long-polls like a
-// consumer's, and wakes on the next append or high watermark move.
+// consumer's, and wakes on the next append; a high watermark move alone
+// does not answer it (the follower learns the watermark from its next
+// answer, as in Kafka).
 
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"

@@ -87,7 +87,7 @@ func (b *Broker) openPartition(key partitionKey, t *metadata.Topic) *replica.Par
 		return nil
 	}
 	p.SetReplication(brokerReplication{b: b, key: key})
-	p.OnHighWatermark(func() { b.fetches.wake(key) })
+	p.OnHighWatermark(func() { b.fetches.wakeConsumers(key) })
 	p.OnLeaderAppend(func() { b.fetches.wakeFollowers(key) })
 	p.OnFetchReady(func() { b.fetchers.ready(key) })
 	b.watchOffsetsPartition(key, p)

@@ -171,13 +171,49 @@ type sentPartition struct {
 }
 
 // kick asks for a send on a later turn of the loop, unless one is due, a
-// Fetch is out, or the session backs off.
+// Fetch is out, the session backs off, or a partition still syncs its
+// last answer (its OnFetchReady kicks again). Deferring lets the
+// partitions a metadata change or a group commit readies in one turn go
+// out in one Fetch.
 func (s *fetchSession) kick() {
-	if s.stopped || s.inFlight || s.scheduled || s.wake != nil {
+	if !s.mayKick() {
 		return
 	}
 	s.scheduled = true
 	s.fetchers.b.w.Clock.AfterFunc(0, s.send)
+}
+
+// kickNow sends at once if the session may, as kick would on the next
+// turn: for the answer's callback, a quiet point where nothing else can
+// become ready in the same turn, so deferring would only cost an event.
+func (s *fetchSession) kickNow() {
+	if s.mayKick() {
+		s.send()
+	}
+}
+
+func (s *fetchSession) mayKick() bool {
+	return !s.stopped && !s.inFlight && !s.scheduled && s.wake == nil && !s.waitingForSync()
+}
+
+// waitingForSync reports whether a partition of the session is not ready
+// to fetch: send would send nothing until its OnFetchReady.
+func (s *fetchSession) waitingForSync() bool {
+	b := s.fetchers.b
+	now := b.w.Clock.Elapsed()
+	for _, key := range s.partitions {
+		p, open := b.partitions[key]
+		if !open || !p.IsFollower() || p.Leader() != s.leader {
+			continue
+		}
+		if d, ok := s.delayed[key]; ok && d.leaderEpoch == p.LeaderEpoch() && now < d.until {
+			continue
+		}
+		if _, ready := p.FetchPosition(); !ready {
+			return true
+		}
+	}
+	return false
 }
 
 // send sends the next Fetch, if every partition is ready: one still
@@ -240,7 +276,7 @@ func (s *fetchSession) send() {
 		}
 		s.backoff = replicaFetchBackoffMin
 		s.answered(sent, resp.(*kmsg.FetchResponse))
-		s.kick()
+		s.kickNow()
 	})
 }
 

@@ -48,16 +48,23 @@ const (
 	drawSafetyMax           = 12 * time.Second
 	drawLiveness            = 40 * time.Second
 	drawFaultsMin           = 3
-	drawWindowMin           = 200 * time.Millisecond
-	drawWindowMaxMin        = 600 * time.Millisecond
-	drawWindowMaxMax        = 2500 * time.Millisecond
-	drawClockJumpMin        = time.Second
-	drawClockJumpMax        = time.Minute
-	drawDriftRateMin        = 0.8
-	drawDriftRateMax        = 1.25
-	drawSlowSyncMinMin      = 10 * time.Millisecond
-	drawSlowSyncMinMax      = 30 * time.Millisecond
-	drawSlowSyncMaxMax      = 300 * time.Millisecond
+	drawThinkMin            = 400 * time.Millisecond
+	drawThinkMax            = time.Second
+	// drawSendsMin is the fewest sends the producers' lanes are expected
+	// to make in the safety phase (a lane pauses Think/2 on average
+	// between sends): the floor of 200 client operations, met by the
+	// producers alone, before the readers' and the group's.
+	drawSendsMin       = 200
+	drawWindowMin      = 200 * time.Millisecond
+	drawWindowMaxMin   = 600 * time.Millisecond
+	drawWindowMaxMax   = 2500 * time.Millisecond
+	drawClockJumpMin   = time.Second
+	drawClockJumpMax   = time.Minute
+	drawDriftRateMin   = 0.8
+	drawDriftRateMax   = 1.25
+	drawSlowSyncMinMin = 10 * time.Millisecond
+	drawSlowSyncMinMax = 30 * time.Millisecond
+	drawSlowSyncMaxMax = 300 * time.Millisecond
 )
 
 // kindDraw is how the swarm draws one kind's rate: on with probability
@@ -120,6 +127,7 @@ func Draw(seed uint64) Scenario {
 		s.Buggify = Buggify{Enable: roundChance(rng.Float64() * drawBuggifyChanceMax), Fire: roundChance(rng.Float64() * drawBuggifyChanceMax)}
 	}
 	s.Safety = roundMilli(between(rng, drawSafetyMin, drawSafetyMax))
+	s.Timeouts.Think = min(s.Timeouts.Think, thinkForSends(s, drawSendsMin))
 	s.Liveness = drawLiveness
 	s.Faults = FaultShape{
 		WindowMin:  drawWindowMin,
@@ -139,6 +147,12 @@ func Draw(seed uint64) Scenario {
 	}
 	s.Schedule = GenerateSchedule(s)
 	return mustValid(s)
+}
+
+// thinkForSends is the longest Think at which the producers' lanes are
+// expected to make sends sends in the safety phase.
+func thinkForSends(s Scenario, sends int) time.Duration {
+	return time.Duration(2 * s.Lanes() * int(s.Safety) / sends).Truncate(time.Millisecond)
 }
 
 func drawTopics(rng random, nodes int) []Topic {
@@ -194,15 +208,15 @@ func drawTimeouts(rng random) Timeouts {
 	t.BrokerHeartbeat = roundMilli(between(rng, 100*time.Millisecond, 400*time.Millisecond))
 	t.BrokerSession = max(t.BrokerHeartbeat*time.Duration(3+rng.IntN(4)), 600*time.Millisecond)
 	t.ReplicaLag = roundMilli(between(rng, 500*time.Millisecond, 2*time.Second))
-	t.ReplicaFetchWait = roundMilli(between(rng, 50*time.Millisecond, 300*time.Millisecond))
+	t.ReplicaFetchWait = roundMilli(between(rng, 200*time.Millisecond, 500*time.Millisecond))
 	t.GroupSession = roundMilli(between(rng, 800*time.Millisecond, 2500*time.Millisecond))
 	t.GroupRebalance = t.GroupSession * time.Duration(2+rng.IntN(2))
 	t.GroupInitialDelay = roundMilli(between(rng, 0, 200*time.Millisecond))
 	t.Request = roundMilli(between(rng, 500*time.Millisecond, 2*time.Second))
 	t.Delivery = t.Request * time.Duration(2+rng.IntN(3))
 	t.ProduceWait = roundMilli(between(rng, t.Request/4, t.Request*3/4))
-	t.FetchWait = roundMilli(between(rng, 20*time.Millisecond, 200*time.Millisecond))
-	t.Think = roundMilli(between(rng, 250*time.Millisecond, 600*time.Millisecond))
+	t.FetchWait = roundMilli(between(rng, 100*time.Millisecond, 500*time.Millisecond))
+	t.Think = roundMilli(between(rng, drawThinkMin, drawThinkMax))
 	t.Restart = roundMilli(between(rng, 0, 500*time.Millisecond))
 	return t
 }

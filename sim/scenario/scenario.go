@@ -238,6 +238,16 @@ func (s Scenario) PartitionsOf(topic string, listed []int32) []int32 {
 	return all
 }
 
+// Lanes counts the producers' lanes: each producer sends to each of its
+// partitions in turn, one send out at a time.
+func (s Scenario) Lanes() int {
+	lanes := 0
+	for _, p := range s.Clients.Producers {
+		lanes += len(s.PartitionsOf(p.Topic, p.Partitions))
+	}
+	return lanes
+}
+
 // ClientNames lists every client's name: producers, readers, then every
 // group's members.
 func (s Scenario) ClientNames() []string {
