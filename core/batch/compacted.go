@@ -68,22 +68,31 @@ func SplitRecords(section []byte, count int32) ([]RawRecord, error) {
 	records := make([]RawRecord, 0, count)
 	rest := section
 	for range count {
-		length, n := binary.Varint(rest)
-		if n <= 0 || length < 0 || int64(len(rest)-n) < length {
-			return nil, errRecord
-		}
-		encoded := rest[:n+int(length)]
-		r, err := decodeRecord(rest[n : n+int(length)])
+		r, encoded, after, err := splitRecord(rest)
 		if err != nil {
 			return nil, err
 		}
-		rest = rest[n+int(length):]
+		rest = after
 		records = append(records, RawRecord{Record: r, Encoded: encoded})
 	}
 	if len(rest) != 0 {
 		return nil, errRecord
 	}
 	return records, nil
+}
+
+// splitRecord decodes the record at the start of rest and returns it, its
+// encoded bytes (length prefix included) and the bytes after it.
+func splitRecord(rest []byte) (r Record, encoded, after []byte, err error) {
+	length, n := binary.Varint(rest)
+	if n <= 0 || length < 0 || int64(len(rest)-n) < length {
+		return Record{}, nil, nil, errRecord
+	}
+	end := n + int(length)
+	if r, err = decodeRecord(rest[n:end]); err != nil {
+		return Record{}, nil, nil, err
+	}
+	return r, rest[:end], rest[end:], nil
 }
 
 // Rebuild encodes a batch with h's header fields (base offset, leader

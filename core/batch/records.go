@@ -103,13 +103,22 @@ func Records(b []byte) ([]Record, error) {
 	if h.Compression() != CompressionNone {
 		return nil, ErrCompressed
 	}
-	split, err := SplitRecords(b[HeaderSize:h.Size()], h.RecordCount)
-	if err != nil {
-		return nil, err
+	// SplitRecords without its encoded bytes, which nobody here needs.
+	section, count := b[HeaderSize:h.Size()], h.RecordCount
+	if count < 0 || int(count) > len(section) {
+		return nil, errRecord
 	}
-	records := make([]Record, len(split))
-	for i, r := range split {
-		records[i] = r.Record
+	records := make([]Record, 0, count)
+	for range count {
+		r, _, after, err := splitRecord(section)
+		if err != nil {
+			return nil, err
+		}
+		section = after
+		records = append(records, r)
+	}
+	if len(section) != 0 {
+		return nil, errRecord
 	}
 	return records, nil
 }

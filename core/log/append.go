@@ -162,7 +162,7 @@ func (l *Log) appendChecked(batches []byte, spans []batchSpan) (AppendInfo, erro
 	}
 	s := l.active()
 	position := s.bytes
-	if err := writeHeaderLast(s.file, batches, position); err != nil {
+	if err := writeHeaderLast(s.file, batches, position, &l.headerCopy); err != nil {
 		// No partial batch may stay: cut the file back, and sync the cut
 		// with the next round, so that a crash cannot leave the partial
 		// bytes behind a sealed segment. If even the cut fails, the file
@@ -194,9 +194,10 @@ func (l *Log) appendChecked(batches []byte, spans []batchSpan) (AppendInfo, erro
 // second write. A failed append is undone by truncating the file back, but
 // a crash may keep the write and lose the truncate; a short write (a full
 // disk) then leaves at most headless bytes, which recovery cuts, instead of
-// whole batches the caller was told were refused.
-func writeHeaderLast(f core.File, batches []byte, position int64) error {
-	var header [batch.HeaderSize]byte
+// whole batches the caller was told were refused. header is where the
+// first header waits meanwhile: the log's own (Log.headerCopy), since a
+// local array would escape to the heap through the interface call.
+func writeHeaderLast(f core.File, batches []byte, position int64, header *[batch.HeaderSize]byte) error {
 	copy(header[:], batches)
 	clear(batches[:batch.HeaderSize])
 	_, err := f.WriteAt(batches, position)

@@ -142,3 +142,59 @@ func equalEntries(a, b []log.EpochEntry) bool {
 	}
 	return true
 }
+
+// TestReadAnswersOutliveLaterReads: Read reuses one buffer for the file
+// reads of small answers and copies each answer out of it, and serves big
+// answers from buffers of their own. Either way an answer a caller keeps
+// stays as it was through later reads and appends, and writing past its
+// end (appending to it) changes nothing the log serves later.
+func TestReadAnswersOutliveLaterReads(t *testing.T) {
+	h := newHarness(t, 1, simdisk.Faults{})
+	l := h.open(log.DefaultConfig())
+	var stored [][]byte // every batch as the log stamped it
+	appendBatches := func(count, valueBytes int) {
+		for i := range count {
+			b := makeBatch(1+i%3, valueBytes+i, int64(len(stored)))
+			mustAppend(t, l, b, 1)
+			stored = append(stored, b)
+		}
+	}
+	type answer struct {
+		got  []byte
+		want []byte
+	}
+	var kept []answer
+	// keep reads from the start of stored[from] with maxBytes, expecting
+	// stored[from:to], and keeps the answer.
+	keep := func(from, to int, maxBytes int) {
+		h, err := batch.Parse(stored[from])
+		if err != nil {
+			t.Fatalf("stored batch: %v", err)
+		}
+		got, err := l.Read(h.BaseOffset, l.EndOffset(), maxBytes, true)
+		if err != nil {
+			t.Fatalf("Read(%d): %v", h.BaseOffset, err)
+		}
+		kept = append(kept, answer{got: got, want: bytes.Join(stored[from:to], nil)})
+		// Whatever a caller appends to an answer must not reach the log's
+		// buffers.
+		_ = append(got, bytes.Repeat([]byte{0xff}, 64)...)
+	}
+
+	appendBatches(40, 20)
+	for i := range stored {
+		keep(i, i+1, 1) // a lone batch: maxBytes 1, atLeastOne
+	}
+	appendBatches(20, 50)
+	keep(0, len(stored), 1<<20) // small enough for the reused buffer
+	appendBatches(20, 64<<10)   // about 1.3 MiB more: a read bigger than the reused buffer
+	keep(0, len(stored), 4<<20)
+	appendBatches(5, 10)
+	keep(0, len(stored), 8<<20)
+
+	for i, a := range kept {
+		if !bytes.Equal(a.got, a.want) {
+			t.Fatalf("answer %d (%d bytes) changed after later reads: now %d bytes, first batch %s", i, len(a.want), len(a.got), describe(a.got))
+		}
+	}
+}

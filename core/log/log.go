@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"sluice/core"
+	"sluice/core/batch"
 )
 
 // Log is one partition's log: a directory of segments, the leader epoch
@@ -71,6 +72,11 @@ type Log struct {
 
 	// reads is the buffer every read of this log reuses.
 	reads readBuffer
+	// headerCopy holds a batch header while an append writes the batch
+	// without it (writeHeaderLast). Reusing it is safe: WriteAt keeps
+	// nothing it is given (io.WriterAt), and the log appends once at a
+	// time.
+	headerCopy [batch.HeaderSize]byte
 
 	// Compaction (compaction.go). cleanerOffset: every record below it has
 	// been through a finished compaction pass, so the next pass's dirty

@@ -42,16 +42,19 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 	var result []byte
 	err := withRereads(func() error {
 		entry := s.offsets.lookup(offset)
-		// The answer is served from the buffers the file was read into,
-		// without copying: the reader gives every chunk a buffer of its
-		// own (no free list), and the batches of one chunk are adjacent
-		// in it. Only an answer that spans chunks (a first batch bigger
-		// than the chunk, or a long way from the index entry) is copied
-		// together at the end.
-		r := newBatchReader(s.file, entry.position, s.bytes, entry.offset, chunkBytes, nil)
+		// The first chunk goes into the log's reusable buffer when it
+		// fits (see readBuffer.forChunk), and what is served from it is
+		// copied out, so a small answer costs an allocation of its own
+		// size rather than of the chunk's. Any other chunk gets a buffer
+		// of its own (no free list), served without copying: the
+		// batches of one chunk are adjacent in it. An answer that spans
+		// chunks (a first batch bigger than the chunk, or a long way
+		// from the index entry) is copied together at the end.
+		firstChunkBytes := min(int64(chunkBytes), s.bytes-entry.position)
+		r := newBatchReader(s.file, entry.position, s.bytes, entry.offset, chunkBytes, l.reads.forChunk(firstChunkBytes))
 		r.handOut = true
-		var runs [][]byte // adjacent batches, one run per chunk
-		runLoads, total := 0, 0
+		var runs []run // adjacent batches, one run per chunk
+		total := 0
 		found := false
 		for r.next() {
 			h := r.header
@@ -69,12 +72,11 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 				break
 			}
 			total += len(r.current)
-			if len(runs) > 0 && r.loads == runLoads {
-				runs[len(runs)-1] = extendRun(runs[len(runs)-1], r.current)
+			if last := len(runs) - 1; last >= 0 && runs[last].load == r.loads {
+				runs[last].bytes = extendRun(runs[last].bytes, r.current)
 				continue
 			}
-			runs = append(runs, r.current)
-			runLoads = r.loads
+			runs = append(runs, run{bytes: r.current, load: r.loads, fresh: r.chunkFresh})
 		}
 		if r.err != nil {
 			return r.err
@@ -94,6 +96,13 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 	return result, nil
 }
 
+// run is a stretch of adjacent batches Read serves from one chunk.
+type run struct {
+	bytes []byte
+	load  int  // the reader's load count when the chunk was read
+	fresh bool // the chunk is in a buffer of its own (batchReader.chunkFresh)
+}
+
 // extendRun extends run, a slice of a reader's chunk, over next, the batch
 // that follows it in the same chunk.
 func extendRun(run, next []byte) []byte {
@@ -104,19 +113,21 @@ func extendRun(run, next []byte) []byte {
 	return extended
 }
 
-// joinRuns is the answer made of runs: the one run itself, capped so that
-// nobody appending to it writes over the rest of its chunk, or the runs
-// copied together; nil when there are none.
-func joinRuns(runs [][]byte, total int) []byte {
-	switch len(runs) {
-	case 0:
+// joinRuns is the answer made of runs: a lone run in a buffer of its own,
+// capped so that nobody appending to it writes over the rest of its
+// chunk, or else the runs copied together (a run in the log's reusable
+// buffer must not outlive the next read); nil when there are none.
+func joinRuns(runs []run, total int) []byte {
+	switch {
+	case len(runs) == 0:
 		return nil
-	case 1:
-		return runs[0][:len(runs[0]):len(runs[0])]
+	case len(runs) == 1 && runs[0].fresh:
+		only := runs[0].bytes
+		return only[:len(only):len(only)]
 	}
 	joined := make([]byte, 0, total)
-	for _, run := range runs {
-		joined = append(joined, run...)
+	for _, r := range runs {
+		joined = append(joined, r.bytes...)
 	}
 	return joined
 }

@@ -48,9 +48,15 @@ type batchReader struct {
 	err             error
 
 	// handOut is set when the caller keeps the batches it is handed
-	// (Read serves them without copying): every chunk then gets a buffer
+	// (Read serves them without copying where it can): the first chunk
+	// may go into the buffer the caller passed (which the caller copies
+	// out of before it reads again), but every later chunk gets a buffer
 	// of its own, never reused, so a batch stays valid after next.
 	handOut bool
+	// chunkFresh reports that the current chunk is in a buffer made for
+	// it rather than in the caller's. Under handOut nobody writes into a
+	// fresh chunk again, so its batches may be kept without copying.
+	chunkFresh bool
 	// loads counts the chunks read so far: batches handed out under the
 	// same count are adjacent in one buffer.
 	loads int
@@ -93,15 +99,19 @@ func (r *batchReader) next() bool {
 	case r.position+size > r.limit:
 		return r.fail("torn: batch of %d bytes runs past %d", size, r.limit)
 	}
+	loadsBefore := r.loads
 	b, err := r.bytesAt(r.position, int(size))
 	if err != nil {
 		r.err = err
 		return false
 	}
 	// The whole batch may come from a later read than its header did:
-	// check the bytes that will be handed out, header included.
-	if h, err = batch.Parse(b); err != nil || int64(h.Size()) != size {
-		return r.fail("header read differently twice")
+	// then check the bytes that will be handed out, header included.
+	// (Without a read in between, they are the very bytes parsed above.)
+	if r.loads != loadsBefore {
+		if h, err = batch.Parse(b); err != nil || int64(h.Size()) != size {
+			return r.fail("header read differently twice")
+		}
 	}
 	switch {
 	case h.BaseOffset < r.nextOffset:
@@ -149,7 +159,10 @@ func (r *batchReader) bytesAt(position int64, n int) ([]byte, error) {
 		return r.chunk[start : start+int64(n)], nil
 	}
 	length := min(max(int64(n), int64(r.chunkBytes)), r.limit-position)
-	if int64(cap(r.buffer)) < length || r.handOut {
+	// Under handOut the batches of the chunks before may have been kept,
+	// so only the first chunk may go into the caller's buffer.
+	r.chunkFresh = int64(cap(r.buffer)) < length || r.handOut && r.loads > 0
+	if r.chunkFresh {
 		r.buffer = make([]byte, length)
 	}
 	r.loads++
@@ -260,4 +273,21 @@ func (b *readBuffer) keep(buffer []byte) {
 	if cap(buffer) > cap(b.bytes) && cap(buffer) <= scanChunkBytes {
 		b.bytes = buffer
 	}
+}
+
+// forChunk returns the buffer, grown if it cannot hold a chunk of n
+// bytes, for a read that copies out what it keeps before the log reads
+// again (Read). It returns nil when n is more than a kept buffer may
+// hold (scanChunkBytes): such a read gets a buffer of its own.
+func (b *readBuffer) forChunk(n int64) []byte {
+	if n > scanChunkBytes {
+		return nil
+	}
+	if int64(cap(b.bytes)) < n {
+		// At least double: the reads at the tail of a growing segment
+		// ask for a little more each time, and should not reallocate
+		// for each.
+		b.bytes = make([]byte, min(max(n, 2*int64(cap(b.bytes))), scanChunkBytes))
+	}
+	return b.bytes
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -24,8 +25,9 @@ func AppendResponse(dst []byte, h Header, resp kmsg.Response) []byte {
 
 // AppendRequest appends a request frame (no size prefix): what a node sends
 // when it acts as a client of another node, and what the simulator's clients
-// send.
+// send. dst is first grown to hold the whole frame (see requestBytesHint).
 func AppendRequest(dst []byte, correlation int32, clientID string, req kmsg.Request) []byte {
+	dst = slices.Grow(dst, requestBytesHint(clientID, req))
 	dst = binary.BigEndian.AppendUint16(dst, uint16(req.Key()))
 	dst = binary.BigEndian.AppendUint16(dst, uint16(req.GetVersion()))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(correlation))
