@@ -9,9 +9,14 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // garbage, which the profile of a consume run showed as the broker's main
 // cost after the socket itself.
 const (
-	// responseBytesSmall is the first buffer of any answer: enough for
-	// all but the largest metadata and fetch answers without growing.
-	responseBytesSmall = 512
+	// responseBytesSmall is the first buffer of any answer but a
+	// fetch's: enough for all but the largest metadata answers without
+	// growing.
+	responseBytesSmall = 256
+	// fetchResponseOverheadBytes bounds what a fetch answer holds beside
+	// its topics: the frame's size, the correlation id, throttle time,
+	// error code, session id, the topic array's length, tags.
+	fetchResponseOverheadBytes = 32
 	// fetchPartitionOverheadBytes bounds what a fetch answer adds to
 	// each partition's record bytes: partition number, error code,
 	// watermarks, the (empty) aborted transactions, lengths and tags.
@@ -21,15 +26,15 @@ const (
 	fetchTopicOverheadBytes = 32
 )
 
-// responseBytesHint is the capacity to encode resp into: exact enough for
-// a fetch answer that the encoding never grows the buffer, small for the
-// rest (which are small).
+// responseBytesHint is the capacity to encode resp into: a bound on a
+// fetch answer's size, so that its encoding never grows the buffer, small
+// for the rest (which are small).
 func responseBytesHint(resp kmsg.Response) int {
 	fetch, ok := resp.(*kmsg.FetchResponse)
 	if !ok {
 		return responseBytesSmall
 	}
-	size := responseBytesSmall
+	size := fetchResponseOverheadBytes
 	for i := range fetch.Topics {
 		t := &fetch.Topics[i]
 		size += fetchTopicOverheadBytes + len(t.Topic)

@@ -42,6 +42,38 @@ func TestResponseBytesHintCoversFetchAnswers(t *testing.T) {
 	}
 }
 
+// TestResponseBytesHintCoversWideFetchAnswers checks the hint against a
+// follower's answer of every shape: many topics and partitions, tagged
+// fields (a diverging epoch, a current leader) and empty record sets.
+func TestResponseBytesHintCoversWideFetchAnswers(t *testing.T) {
+	for _, version := range []int16{4, 11, 12, 13, 15} {
+		resp := kmsg.NewPtrFetchResponse()
+		resp.Version = version
+		for ti := range 3 {
+			topic := kmsg.NewFetchResponseTopic()
+			topic.Topic = "a-topic-with-a-long-name-" + string(rune('a'+ti))
+			topic.TopicID = [16]byte{byte(ti + 1)}
+			for pi := range 5 {
+				partition := kmsg.NewFetchResponseTopicPartition()
+				partition.Partition = int32(pi)
+				partition.ErrorCode = 74
+				partition.HighWatermark, partition.LastStableOffset, partition.LogStartOffset = 1<<40, 1<<40, 1<<39
+				partition.PreferredReadReplica = -1
+				partition.DivergingEpoch.Epoch, partition.DivergingEpoch.EndOffset = 1<<20, 1<<40
+				partition.CurrentLeader.LeaderID, partition.CurrentLeader.LeaderEpoch = 3, 1<<20
+				partition.RecordBatches = make([]byte, pi*100)
+				topic.Partitions = append(topic.Partitions, partition)
+			}
+			resp.Topics = append(resp.Topics, topic)
+		}
+		header := wire.Header{Key: 1, Version: version, Correlation: 7}
+		hint := responseBytesHint(resp)
+		if frame := wire.AppendResponse(nil, header, resp); len(frame) > hint {
+			t.Errorf("v%d: encoded %d bytes, hint %d", version, len(frame), hint)
+		}
+	}
+}
+
 // BenchmarkFetchAnswerEncode encodes a 1 MiB fetch answer into a buffer
 // sized by the hint and, interleaved, into an empty buffer (what the
 // broker did before), and reports each one's time and their ratio
