@@ -29,6 +29,10 @@ type analysis struct {
 	// polledBy lists, per value, the ok polls that received it, as
 	// completion indexes in history order.
 	polledBy map[string][]int
+
+	// byProcess is opsByProcess's answer, computed on first use: two
+	// checks walk it, and grouping every operation costs a sort.
+	byProcess [][]history.Operation
 }
 
 // sentValue is one value of one send operation.
@@ -61,6 +65,11 @@ type partitionLog struct {
 	// (history.OffsetUnknown if none), first received by maxPolledOp.
 	maxPolledOffset int64
 	maxPolledOp     int
+	// operations are the positions in analysis.operations of the sends
+	// to this partition and the ok polls of it, in invoke order, each
+	// once: the log's linearizability search walks these instead of the
+	// whole history once per partition.
+	operations []int
 }
 
 // newAnalysis validates ops and indexes them.
@@ -83,13 +92,13 @@ func newAnalysis(ops []history.Op, options Options) (*analysis, error) {
 	for _, tp := range options.LossPermitted {
 		a.lossPermitted[tp] = true
 	}
-	for _, operation := range operations {
+	for at, operation := range operations {
 		switch operation.F {
 		case history.FuncSend:
-			a.addSend(operation)
+			a.addSend(at, operation)
 		case history.FuncPoll:
 			if operation.Type == history.OK {
-				a.addPoll(ops[operation.Complete])
+				a.addPoll(at, &ops[operation.Complete])
 			}
 		}
 	}
@@ -99,11 +108,13 @@ func newAnalysis(ops []history.Op, options Options) (*analysis, error) {
 	return a, nil
 }
 
-func (a *analysis) addSend(operation history.Operation) {
-	invoke := a.ops[operation.Invoke]
+// addSend indexes the send at position at of a.operations.
+func (a *analysis) addSend(at int, operation history.Operation) {
+	invoke := &a.ops[operation.Invoke]
 	for i, send := range invoke.Sends {
 		sent := sentValue{value: send.Value, partition: send.Partition, operation: operation, offset: history.OffsetUnknown}
 		log := a.log(send.Partition)
+		log.touchedBy(at)
 		if operation.Type == history.OK {
 			sent.offset = a.ops[operation.Complete].Sends[i].Offset
 			if sent.offset != history.OffsetUnknown {
@@ -115,9 +126,12 @@ func (a *analysis) addSend(operation history.Operation) {
 	}
 }
 
-func (a *analysis) addPoll(completion history.Op) {
+// addPoll indexes the ok poll at position at of a.operations, which
+// completed with completion.
+func (a *analysis) addPoll(at int, completion *history.Op) {
 	for _, poll := range completion.Polls {
 		log := a.log(poll.Partition)
+		log.touchedBy(at)
 		for _, record := range poll.Records {
 			log.observations = append(log.observations,
 				observation{offset: record.Offset, value: record.Value, op: completion.Index, polled: true})
@@ -148,9 +162,21 @@ func (a *analysis) log(tp history.TopicPartition) *partitionLog {
 	return log
 }
 
+// touchedBy notes that the operation at position at of
+// analysis.operations names this partition. Operations are indexed in
+// order, so a repeat can only be the last one noted.
+func (l *partitionLog) touchedBy(at int) {
+	if n := len(l.operations); n == 0 || l.operations[n-1] != at {
+		l.operations = append(l.operations, at)
+	}
+}
+
 func (l *partitionLog) finish() {
 	slices.SortFunc(l.observations, func(x, y observation) int {
-		return cmp.Or(cmp.Compare(x.offset, y.offset), strings.Compare(x.value, y.value), cmp.Compare(x.op, y.op))
+		if x.offset != y.offset { // most comparisons end here, before comparing strings
+			return cmp.Compare(x.offset, y.offset)
+		}
+		return cmp.Or(strings.Compare(x.value, y.value), cmp.Compare(x.op, y.op))
 	})
 	for _, seen := range l.observations {
 		if n := len(l.knownOffsets); n == 0 || l.knownOffsets[n-1] != seen.offset {
@@ -193,18 +219,22 @@ func (a *analysis) polled(value string) bool { return len(a.polledBy[value]) > 0
 
 // opsByProcess groups operations by process, in invoke order within each,
 // processes ascending: each process's operations are sequential, so this
-// is also their order in time.
+// is also their order in time. Callers must not modify the groups.
 func (a *analysis) opsByProcess() [][]history.Operation {
-	sorted := slices.Clone(a.operations)
-	slices.SortStableFunc(sorted, func(x, y history.Operation) int { return cmp.Compare(x.Process, y.Process) })
-	var groups [][]history.Operation
-	for start := 0; start < len(sorted); {
-		end := start + 1
-		for end < len(sorted) && sorted[end].Process == sorted[start].Process {
-			end++
-		}
-		groups = append(groups, sorted[start:end])
-		start = end
+	if a.byProcess != nil || len(a.operations) == 0 {
+		return a.byProcess
 	}
+	processes := make([]int, 0, len(a.operations))
+	for _, operation := range a.operations {
+		processes = append(processes, operation.Process)
+	}
+	slices.Sort(processes)
+	processes = slices.Compact(processes)
+	groups := make([][]history.Operation, len(processes))
+	for _, operation := range a.operations {
+		at, _ := slices.BinarySearch(processes, operation.Process)
+		groups[at] = append(groups[at], operation)
+	}
+	a.byProcess = groups
 	return groups
 }

@@ -58,8 +58,9 @@ func (a *analysis) committedOffsets() ([]Finding, []Inconclusive) {
 	var findings []Finding
 	var inconclusive []Inconclusive
 	timeout := a.options.linearizabilityTimeout()
-	for _, key := range a.groupPartitions() {
-		s := a.committedOffsetSearch(key)
+	registers := a.registerOperations()
+	for _, key := range sortedGroupPartitions(registers) {
+		s := a.committedOffsetSearch(key, registers[key])
 		outcome := s.run(timeout)
 		switch outcome.result {
 		case porcupine.Ok:
@@ -86,35 +87,52 @@ func (a *analysis) committedOffsets() ([]Finding, []Inconclusive) {
 	return findings, inconclusive
 }
 
-// groupPartitions lists every (group, partition) a commit or an ok fetch
-// names, sorted.
-func (a *analysis) groupPartitions() []groupPartition {
-	var keys []groupPartition
-	for _, operation := range a.operations {
-		switch {
-		case operation.F == history.FuncCommit:
-			for _, commit := range a.ops[operation.Invoke].Commits {
-				keys = append(keys, groupPartition{commit.Group, commit.Partition})
-			}
-		case operation.F == history.FuncFetchCommitted && operation.Type == history.OK:
-			for _, commit := range a.ops[operation.Complete].Commits {
-				keys = append(keys, groupPartition{commit.Group, commit.Partition})
+// registerOperations maps every (group, partition) a commit or an ok
+// fetch names to the positions in a.operations of the operations naming
+// it, in invoke order: each register's search walks only its own.
+func (a *analysis) registerOperations() map[groupPartition][]int {
+	registers := map[groupPartition][]int{}
+	add := func(at int, commits []history.Commit) {
+		for _, commit := range commits {
+			key := groupPartition{commit.Group, commit.Partition}
+			positions := registers[key]
+			if n := len(positions); n == 0 || positions[n-1] != at {
+				registers[key] = append(positions, at)
 			}
 		}
 	}
+	for at, operation := range a.operations {
+		switch {
+		case operation.F == history.FuncCommit:
+			add(at, a.ops[operation.Invoke].Commits)
+		case operation.F == history.FuncFetchCommitted && operation.Type == history.OK:
+			add(at, a.ops[operation.Complete].Commits)
+		}
+	}
+	return registers
+}
+
+// sortedGroupPartitions lists the registers' keys, sorted.
+func sortedGroupPartitions(registers map[groupPartition][]int) []groupPartition {
+	keys := make([]groupPartition, 0, len(registers))
+	for key := range registers {
+		keys = append(keys, key)
+	}
 	slices.SortFunc(keys, groupPartition.compare)
-	return slices.Compact(keys)
+	return keys
 }
 
 // committedOffsetSearch gathers one register's operations: ok and unknown
 // commits as writes, ok fetches as reads. Failed commits never happened.
-func (a *analysis) committedOffsetSearch(key groupPartition) *search {
+// positions are those registerOperations lists for key.
+func (a *analysis) committedOffsetSearch(key groupPartition, positions []int) *search {
 	s := &search{model: committedOffsetModel}
-	for _, operation := range a.operations {
+	for _, at := range positions {
+		operation := a.operations[at]
 		if operation.Type == history.Fail {
 			continue
 		}
-		invoke := a.ops[operation.Invoke]
+		invoke := &a.ops[operation.Invoke]
 		switch {
 		case operation.F == history.FuncCommit:
 			ret, op := int64(returnTimeUnknown), operation.Invoke
@@ -130,7 +148,7 @@ func (a *analysis) committedOffsetSearch(key groupPartition) *search {
 				}
 			}
 		case operation.F == history.FuncFetchCommitted && operation.Type == history.OK:
-			completion := a.ops[operation.Complete]
+			completion := &a.ops[operation.Complete]
 			for _, commit := range completion.Commits {
 				if (groupPartition{commit.Group, commit.Partition}) == key {
 					s.addOperation(operation.Process, invoke.Time, completion.Time,

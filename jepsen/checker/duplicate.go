@@ -28,10 +28,13 @@ type sighting struct {
 // that offset, so the log there is not what it was. A value that sits at
 // two positions of the log as it stands is a failure anywhere.
 func (a *analysis) duplicates() []Finding {
+	repeated := a.valuesAtSeveralPositions()
 	var sightings []sighting
 	for _, tp := range a.partitions {
 		for _, seen := range a.logs[tp].observations {
-			sightings = append(sightings, sighting{partition: tp, observation: seen})
+			if repeated[seen.value] {
+				sightings = append(sightings, sighting{partition: tp, observation: seen})
+			}
 		}
 	}
 	slices.SortFunc(sightings, func(x, y sighting) int {
@@ -50,6 +53,30 @@ func (a *analysis) duplicates() []Finding {
 		start = end
 	}
 	return findings
+}
+
+// valuesAtSeveralPositions lists the values observed at two or more
+// positions (partition, offset): the only ones duplicateOf can find
+// anything in. Most values sit at one position, and sorting every
+// sighting by value to find the few that do not cost more than this.
+func (a *analysis) valuesAtSeveralPositions() map[string]bool {
+	type position struct {
+		partition history.TopicPartition
+		offset    int64
+	}
+	first := map[string]position{}
+	several := map[string]bool{}
+	for _, tp := range a.partitions {
+		for _, seen := range a.logs[tp].observations {
+			at := position{tp, seen.offset}
+			if earlier, observed := first[seen.value]; !observed {
+				first[seen.value] = at
+			} else if earlier != at {
+				several[seen.value] = true
+			}
+		}
+	}
+	return several
 }
 
 // duplicateOf judges every sighting of one value, sorted by position.

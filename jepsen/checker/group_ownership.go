@@ -24,7 +24,7 @@ func (a *analysis) groupOwnership() []Finding {
 		if operation.F != history.FuncSubscribe || operation.Type != history.OK {
 			continue
 		}
-		completion := a.ops[operation.Complete]
+		completion := &a.ops[operation.Complete]
 		if completion.Group == "" {
 			continue
 		}

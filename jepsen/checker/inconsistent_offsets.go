@@ -18,6 +18,10 @@ func (a *analysis) inconsistentOffsets() []Finding {
 				end++
 			}
 			atOffset := observations[start:end]
+			start = end
+			if atOffset[0].value == atOffset[len(atOffset)-1].value {
+				continue // one value (they are sorted by value): consistent
+			}
 			var values []string
 			var ops, firstOps []int
 			for i, seen := range atOffset {
@@ -27,17 +31,14 @@ func (a *analysis) inconsistentOffsets() []Finding {
 					values = append(values, fmt.Sprintf("%q (%s)", seen.value, describeOps(opsOfValue(atOffset, seen.value))))
 				}
 			}
-			if len(values) > 1 {
-				findings = append(findings, Finding{
-					Anomaly:   InconsistentOffsets,
-					Status:    a.status(InconsistentOffsets, tp),
-					Partition: tp,
-					Ops:       opListPreferring(firstOps, ops),
-					Detail: fmt.Sprintf("offset %d holds %d values: %s",
-						atOffset[0].offset, len(values), strings.Join(values, ", ")),
-				})
-			}
-			start = end
+			findings = append(findings, Finding{
+				Anomaly:   InconsistentOffsets,
+				Status:    a.status(InconsistentOffsets, tp),
+				Partition: tp,
+				Ops:       opListPreferring(firstOps, ops),
+				Detail: fmt.Sprintf("offset %d holds %d values: %s",
+					atOffset[0].offset, len(values), strings.Join(values, ", ")),
+			})
 		}
 	}
 	return findings

@@ -18,8 +18,10 @@ func (a *analysis) logSearch(tp history.TopicPartition) *search {
 	// them invoked earlier can do whatever one invoked later can, so the
 	// earliest invoked, as many as there are such gaps, are all the search
 	// needs; operations are in invoke order.
-	unobservedNeeded := a.logs[tp].unknownBelowHighest()
-	for _, operation := range a.operations {
+	log := a.logs[tp]
+	unobservedNeeded := log.unknownBelowHighest()
+	for _, at := range log.operations {
+		operation := a.operations[at]
 		switch operation.F {
 		case history.FuncSend:
 			a.addAppends(s, tp, operation, pinned, &unobservedNeeded)
@@ -41,7 +43,7 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 	if operation.Type == history.Fail {
 		return // it never happened
 	}
-	invoke := a.ops[operation.Invoke]
+	invoke := &a.ops[operation.Invoke]
 	for i, send := range invoke.Sends {
 		if send.Partition != tp {
 			continue
@@ -52,7 +54,7 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 			offset = history.OffsetUnknown
 		}
 		if operation.Type == history.OK {
-			completion := a.ops[operation.Complete]
+			completion := &a.ops[operation.Complete]
 			if acknowledged := completion.Sends[i].Offset; acknowledged != history.OffsetUnknown {
 				offset = acknowledged
 			}
@@ -83,17 +85,15 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 }
 
 func (a *analysis) addReads(s *search, tp history.TopicPartition, operation history.Operation) {
-	invoke, completion := a.ops[operation.Invoke], a.ops[operation.Complete]
+	invoke, completion := &a.ops[operation.Invoke], &a.ops[operation.Complete]
 	for _, poll := range completion.Polls {
 		if poll.Partition != tp {
 			continue
 		}
 		switch {
 		case len(poll.Records) > 0:
-			records := slices.Clone(poll.Records)
-			slices.SortStableFunc(records, func(x, y history.Record) int { return cmp.Compare(y.Offset, x.Offset) })
 			s.addOperation(operation.Process, invoke.Time, completion.Time,
-				&logInput{kind: readRecords, records: records}, int64(0), completion.Index)
+				&logInput{kind: readRecords, records: descending(poll.Records)}, int64(0), completion.Index)
 		case poll.From != history.OffsetUnknown:
 			s.addOperation(operation.Process, invoke.Time, completion.Time,
 				&logInput{kind: readNothing, from: poll.From}, int64(0), completion.Index)
@@ -101,12 +101,40 @@ func (a *analysis) addReads(s *search, tp history.TopicPartition, operation hist
 	}
 }
 
+// descending copies records into descending offset order, records at one
+// offset keeping their order. A poll's records are almost always in
+// strictly ascending order already, where reversing them does the same
+// as the stable sort, cheaper.
+func descending(records []history.Record) []history.Record {
+	sorted := slices.Clone(records)
+	if strictlyAscending(sorted) {
+		slices.Reverse(sorted)
+		return sorted
+	}
+	slices.SortStableFunc(sorted, func(x, y history.Record) int { return cmp.Compare(y.Offset, x.Offset) })
+	return sorted
+}
+
+// strictlyAscending reports whether every record's offset is above the
+// one before it.
+func strictlyAscending(records []history.Record) bool {
+	for i := 1; i < len(records); i++ {
+		if records[i].Offset <= records[i-1].Offset {
+			return false
+		}
+	}
+	return true
+}
+
 // polledOffsets maps each value polled from tp at exactly one offset to
 // that offset.
 func (a *analysis) polledOffsets(tp history.TopicPartition) map[string]int64 {
-	pinned := map[string]int64{}
+	observations := a.logs[tp].observations
+	// At most one value per observation: sized so that filling it never
+	// grows it.
+	pinned := make(map[string]int64, len(observations))
 	conflicting := map[string]bool{}
-	for _, seen := range a.logs[tp].observations {
+	for _, seen := range observations {
 		if !seen.polled || conflicting[seen.value] {
 			continue
 		}

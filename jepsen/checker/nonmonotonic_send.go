@@ -17,8 +17,9 @@ func (a *analysis) nonmonotonicSends() []Finding {
 		op     int
 	}
 	var findings []Finding
+	last := map[history.TopicPartition]acknowledged{} // emptied for each process
 	for _, operations := range a.opsByProcess() {
-		last := map[history.TopicPartition]acknowledged{}
+		clear(last)
 		for _, operation := range operations {
 			if operation.F != history.FuncSend || operation.Type != history.OK {
 				continue

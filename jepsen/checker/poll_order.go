@@ -21,8 +21,9 @@ func (a *analysis) pollOrder() []Finding {
 		op     int
 	}
 	var findings []Finding
+	last := map[history.TopicPartition]lastPoll{} // emptied for each process
 	for _, operations := range a.opsByProcess() {
-		last := map[history.TopicPartition]lastPoll{}
+		clear(last)
 		for _, operation := range operations {
 			if operation.Type != history.OK && operation.Type != history.Info {
 				continue

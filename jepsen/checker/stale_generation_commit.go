@@ -26,7 +26,7 @@ func (a *analysis) staleGenerationCommits() []Finding {
 		if operation.F != history.FuncSubscribe || operation.Type != history.OK {
 			continue
 		}
-		completion := a.ops[operation.Complete]
+		completion := &a.ops[operation.Complete]
 		if completion.Group == "" {
 			continue
 		}

@@ -30,7 +30,8 @@ func VisualizeCommittedOffset(ops []history.Op, group string, tp history.TopicPa
 	if err != nil {
 		return err
 	}
-	s := a.committedOffsetSearch(groupPartition{group: group, partition: tp})
+	key := groupPartition{group: group, partition: tp}
+	s := a.committedOffsetSearch(key, a.registerOperations()[key])
 	if len(s.operations) == 0 {
 		return fmt.Errorf("checker: the history never commits or fetches group %q's offset of %s", group, tp)
 	}

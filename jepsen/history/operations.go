@@ -25,11 +25,13 @@ func Operations(ops []Op) ([]Operation, error) {
 	if len(ops) > historyOpsMax {
 		return nil, fmt.Errorf("history: %d ops, more than the %d a history may hold", len(ops), historyOpsMax)
 	}
-	var operations []Operation
+	// Most operations complete, so about half the ops are invokes.
+	operations := make([]Operation, 0, len(ops)/2+1)
 	running := map[int]int{} // process → position in operations of its running operation
 	retired := map[int]int{} // process → index of the info that retired it
 	sentBy := map[string]int{}
-	for i, op := range ops {
+	for i := range ops {
+		op := &ops[i]
 		if err := checkOp(ops, i); err != nil {
 			return nil, err
 		}
@@ -65,7 +67,7 @@ func Operations(ops []Op) ([]Operation, error) {
 			return nil, fmt.Errorf("history: op %d completes %s, but process %d invoked %s at op %d",
 				i, op.F, op.Process, operation.F, operation.Invoke)
 		}
-		if err := checkCompletion(ops[operation.Invoke], op); err != nil {
+		if err := checkCompletion(&ops[operation.Invoke], op); err != nil {
 			return nil, err
 		}
 		operation.Type = op.Type

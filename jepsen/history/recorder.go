@@ -136,7 +136,7 @@ func (r *Recorder) append(op Op) (int, error) {
 	r.ops = append(r.ops, op)
 	err := checkOp(r.ops, op.Index)
 	if err == nil && op.Type != Invoke {
-		err = checkCompletion(r.ops[r.running[op.Process]], op)
+		err = checkCompletion(&r.ops[r.running[op.Process]], &op)
 	}
 	if err != nil {
 		r.ops = r.ops[:op.Index]
@@ -151,6 +151,12 @@ func (r *Recorder) History() []Op { return slices.Clone(r.ops) }
 
 // Len is the number of ops recorded so far.
 func (r *Recorder) Len() int { return len(r.ops) }
+
+// Op is the op recorded at index (0 <= index < Len()), for a caller that
+// reads the history op by op and would waste a copy of the whole of it.
+// Like History, it copies the op but shares its payload's slices, which
+// nobody may modify.
+func (r *Recorder) Op(index int) Op { return r.ops[index] }
 
 // clone copies every slice, so a caller reusing its buffers cannot rewrite
 // recorded history.

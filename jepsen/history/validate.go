@@ -4,7 +4,7 @@ import "fmt"
 
 // checkOp checks one op on its own: bookkeeping fields and payload shape.
 func checkOp(ops []Op, i int) error {
-	op := ops[i]
+	op := &ops[i]
 	fail := func(format string, arguments ...any) error {
 		return fmt.Errorf("history: op %d (%s %s by process %d): %s",
 			i, op.Type, op.F, op.Process, fmt.Sprintf(format, arguments...))
@@ -39,8 +39,8 @@ func checkOp(ops []Op, i int) error {
 }
 
 // checkPayloadFields says which payload field op must not carry, if any.
-func checkPayloadFields(op Op) string {
-	p := op.Payload
+func checkPayloadFields(op *Op) string {
+	p := &op.Payload
 	switch {
 	case len(p.Sends) > 0 && op.F != FuncSend:
 		return "sends belong to send ops"
@@ -64,7 +64,7 @@ func checkPayloadFields(op Op) string {
 
 // checkPayloadValues says what is wrong with the values op carries, if
 // anything.
-func checkPayloadValues(op Op) string {
+func checkPayloadValues(op *Op) string {
 	for _, send := range op.Sends {
 		switch {
 		case !validPartition(send.Partition):
@@ -113,7 +113,7 @@ func checkPayloadValues(op Op) string {
 }
 
 // checkCompletion checks an ok completion against its invoke.
-func checkCompletion(invoke, completion Op) error {
+func checkCompletion(invoke, completion *Op) error {
 	if completion.Type != OK || completion.F != FuncSend {
 		return nil
 	}

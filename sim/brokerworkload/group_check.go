@@ -20,15 +20,19 @@ func (r *run) checkGroupSawEverything() *violation {
 	for _, process := range r.consumerProcesses() {
 		consumers[process] = true
 	}
-	all := r.recorder.History()
-	ops := make([]history.Op, 0, len(all))
-	original := make([]int, 0, len(all)) // the full history's index of each op kept
-	for _, op := range all {
+	// The history is read op by op (Recorder.Op), not copied whole: the
+	// group's ops make a history of their own.
+	var original []int // the full history's index of each op kept
+	for index := range r.recorder.Len() {
+		op := r.recorder.Op(index)
 		if op.F == history.FuncSend || consumers[op.Process] {
-			original = append(original, op.Index)
-			op.Index = len(ops)
-			ops = append(ops, op)
+			original = append(original, index)
 		}
+	}
+	ops := make([]history.Op, len(original))
+	for i, index := range original {
+		ops[i] = r.recorder.Op(index)
+		ops[i].Index = i
 	}
 	report := checker.CheckLostWrites(ops, checker.Options{
 		LossPermitted: r.settings.lossPermitted(),

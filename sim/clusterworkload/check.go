@@ -131,10 +131,11 @@ func (r *run) checkHistory(finalDrain bool) {
 // only an empty answer no longer says where the log ends. Reported to the
 // lead as a design question; a read-fencing core can drop this.
 func withoutEndClaims(ops []history.Op) []history.Op {
+	emptyPoll := func(poll history.Poll) bool { return len(poll.Records) == 0 }
 	for i := range ops {
 		op := &ops[i]
-		if op.F != history.FuncPoll || len(op.Polls) == 0 {
-			continue
+		if op.F != history.FuncPoll || !slices.ContainsFunc(op.Polls, emptyPoll) {
+			continue // nothing to forget: keep sharing the recorded polls
 		}
 		polls := slices.Clone(op.Polls)
 		for j := range polls {
@@ -202,12 +203,15 @@ func settleUnreadUnknownCommits(ops []history.Op) []history.Op {
 // is one the group skipped: "group-unseen", or "group-lost-write" when a
 // member polled past it.
 func (r *run) checkGroupSawEverything() {
-	all := r.recorder.History()
+	// The history is read op by op (Recorder.Op), not copied whole:
+	// each group keeps only its own ops, in a history of their own.
+	//
 	// A send's completion may carry no payload (an info, say), so sends
 	// are told apart by the process that invoked them: a producer lane's
 	// process writes one partition all its life.
 	topicOf := map[int]string{}
-	for _, op := range all {
+	for index := range r.recorder.Len() {
+		op := r.recorder.Op(index)
 		if op.F == history.FuncSend && op.Type == history.Invoke && len(op.Sends) > 0 {
 			topicOf[op.Process] = op.Sends[0].Partition.Topic
 		}
@@ -219,14 +223,17 @@ func (r *run) checkGroupSawEverything() {
 				members[process] = true
 			}
 		}
-		ops := make([]history.Op, 0, len(all))
-		original := make([]int, 0, len(all)) // the whole history's index of each op kept
-		for _, op := range all {
+		var original []int // the whole history's index of each op kept
+		for index := range r.recorder.Len() {
+			op := r.recorder.Op(index)
 			if (op.F == history.FuncSend && topicOf[op.Process] == g.settings.Topic) || members[op.Process] {
-				original = append(original, op.Index)
-				op.Index = len(ops)
-				ops = append(ops, op)
+				original = append(original, index)
 			}
+		}
+		ops := make([]history.Op, len(original))
+		for i, index := range original {
+			ops[i] = r.recorder.Op(index)
+			ops[i].Index = i
 		}
 		report := checker.CheckLostWrites(ops, checker.Options{LossPermitted: r.lossPermitted(), FinalDrain: true})
 		if report.Error != "" {

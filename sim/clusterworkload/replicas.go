@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -165,6 +166,7 @@ func readReplicaLog(disk core.FS, tp history.TopicPartition) ([]storedBatch, err
 		if err != nil {
 			return nil, err
 		}
+		log = slices.Grow(log, batchesIn(data))
 		s := batch.Scanner{Buf: data, VerifyCRC: true}
 		for s.Next() {
 			log = append(log, storedBatch{header: s.Header(), bytes: s.Batch()})
@@ -174,6 +176,17 @@ func readReplicaLog(disk core.FS, tp history.TopicPartition) ([]storedBatch, err
 		}
 	}
 	return log, nil
+}
+
+// batchesIn counts the whole batches at the start of a segment's data,
+// without checking their CRCs, so that readReplicaLog grows its log once
+// per segment rather than batch by batch.
+func batchesIn(data []byte) int {
+	count := 0
+	for s := (batch.Scanner{Buf: data}); s.Next(); {
+		count++
+	}
+	return count
 }
 
 func readWhole(disk core.FS, name string) ([]byte, error) {
@@ -204,15 +217,11 @@ func logEnd(log []storedBatch) int64 {
 	return log[len(log)-1].header.NextOffset()
 }
 
-// below keeps the batches wholly below end.
+// below keeps the batches wholly below end. It filters log in place:
+// callers pass a log read for this comparison alone and use only what
+// below returns.
 func below(log []storedBatch, end int64) []storedBatch {
-	var kept []storedBatch
-	for _, b := range log {
-		if b.header.LastOffset() < end {
-			kept = append(kept, b)
-		}
-	}
-	return kept
+	return slices.DeleteFunc(log, func(b storedBatch) bool { return b.header.LastOffset() >= end })
 }
 
 // checkContiguous requires batches that cover [0, end) without a gap.

@@ -1,6 +1,7 @@
 package simclient
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -33,24 +34,32 @@ type fetched struct {
 	from      int64
 }
 
+// leaderPartitions are the partitions one leader serves.
+type leaderPartitions struct {
+	leader     int32
+	partitions []history.TopicPartition
+}
+
 // partitionsByLeader groups partitions by their leader as the client's
 // metadata knows it, leaders in ascending order, and reports whether some
-// partition's leader is unknown.
-func partitionsByLeader(c *Client, tps []history.TopicPartition) (leaders []int32, groups map[int32][]history.TopicPartition, missing bool) {
-	groups = map[int32][]history.TopicPartition{}
+// partition's leader is unknown. A consumer's partitions have a handful of
+// leaders at most, so a linear search finds each one's group.
+func partitionsByLeader(c *Client, tps []history.TopicPartition) (groups []leaderPartitions, missing bool) {
 	for _, tp := range tps {
 		leader, _, err := c.Leader(tp)
 		if err != nil {
 			missing = true
 			continue
 		}
-		if _, seen := groups[leader]; !seen {
-			leaders = append(leaders, leader)
+		at := slices.IndexFunc(groups, func(g leaderPartitions) bool { return g.leader == leader })
+		if at < 0 {
+			groups = append(groups, leaderPartitions{leader: leader})
+			at = len(groups) - 1
 		}
-		groups[leader] = append(groups[leader], tp)
+		groups[at].partitions = append(groups[at].partitions, tp)
 	}
-	slices.Sort(leaders)
-	return leaders, groups, missing
+	slices.SortFunc(groups, func(x, y leaderPartitions) int { return cmp.Compare(x.leader, y.leader) })
+	return groups, missing
 }
 
 // newListOffsetsRequest asks where each partition starts (earliest) or

@@ -18,13 +18,13 @@ import (
 // (auto.offset.reset=earliest), recording a seek where the position was
 // thrown away after OFFSET_OUT_OF_RANGE.
 func (g *GroupConsumer) listEarliest(tps []history.TopicPartition) {
-	leaders, groups, _ := partitionsByLeader(g.client, tps)
-	if len(leaders) == 0 {
+	groups, _ := partitionsByLeader(g.client, tps)
+	if len(groups) == 0 {
 		g.refreshAndBackOff()
 		return
 	}
-	leader := leaders[0]
-	req := newListOffsetsRequest(g.client, groups[leader], timestampEarliest)
+	leader := groups[0].leader
+	req := newListOffsetsRequest(g.client, groups[0].partitions, timestampEarliest)
 	g.busy = true
 	g.client.Request(leader, req, func(resp kmsg.Response, err error) {
 		g.busy = false
@@ -86,18 +86,19 @@ func (g *GroupConsumer) recordSeek(tp history.TopicPartition, offset int64) {
 // fetch reads the assigned partitions of one leader (leaders take turns)
 // and records the poll.
 func (g *GroupConsumer) fetch() {
-	leaders, groups, missing := partitionsByLeader(g.client, g.membership.assigned)
-	if len(leaders) == 0 {
+	groups, missing := partitionsByLeader(g.client, g.membership.assigned)
+	if len(groups) == 0 {
 		g.refreshAndBackOff()
 		return
 	}
 	if missing {
 		g.client.RefreshMetadata(func(error) {})
 	}
-	leader := leaders[g.leaderNext%len(leaders)]
+	chosen := groups[g.leaderNext%len(groups)]
+	leader := chosen.leader
 	g.leaderNext++
-	var asked []fetched
-	for _, tp := range groups[leader] {
+	asked := make([]fetched, 0, len(chosen.partitions))
+	for _, tp := range chosen.partitions {
 		asked = append(asked, fetched{partition: tp, from: g.membership.positions[tp].offset})
 	}
 	req := newFetchRequest(g.client, fetchLimits{

@@ -216,7 +216,7 @@ func (r *Reader) unknown(match func(*position) bool) []history.TopicPartition {
 
 // byLeader groups partitions by their leader, leaders in ascending order,
 // and reports whether some partition's leader is unknown.
-func (r *Reader) byLeader(tps []history.TopicPartition) (leaders []int32, groups map[int32][]history.TopicPartition, missing bool) {
+func (r *Reader) byLeader(tps []history.TopicPartition) (groups []leaderPartitions, missing bool) {
 	return partitionsByLeader(r.client, tps)
 }
 

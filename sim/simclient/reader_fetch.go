@@ -14,13 +14,13 @@ import (
 // listOffsets asks one leader where some partitions start (earliest) or
 // end (latest), and sets positions or drain targets from the answer.
 func (r *Reader) listOffsets(tps []history.TopicPartition, timestamp int64) {
-	leaders, groups, _ := r.byLeader(tps)
-	if len(leaders) == 0 {
+	groups, _ := r.byLeader(tps)
+	if len(groups) == 0 {
 		r.backOff(true)
 		return
 	}
-	leader := leaders[0]
-	req := newListOffsetsRequest(r.client, groups[leader], timestamp)
+	leader := groups[0].leader
+	req := newListOffsetsRequest(r.client, groups[0].partitions, timestamp)
 	r.stats.ListOffsets++
 	r.requestInFlight = true
 	r.client.Request(leader, req, func(resp kmsg.Response, err error) {
@@ -75,8 +75,8 @@ func (r *Reader) recordSeek(tp history.TopicPartition, offset int64) {
 // fetch reads partitions from one leader (leaders take turns) and records
 // the poll.
 func (r *Reader) fetch(tps []history.TopicPartition) {
-	leaders, groups, missing := r.byLeader(tps)
-	if len(leaders) == 0 {
+	groups, missing := r.byLeader(tps)
+	if len(groups) == 0 {
 		r.backOff(true)
 		return
 	}
@@ -84,10 +84,11 @@ func (r *Reader) fetch(tps []history.TopicPartition) {
 		// Read what can be read; find the other leaders meanwhile.
 		r.client.RefreshMetadata(func(error) {})
 	}
-	leader := leaders[r.leaderNext%len(leaders)]
+	chosen := groups[r.leaderNext%len(groups)]
+	leader := chosen.leader
 	r.leaderNext++
-	var asked []fetched
-	for _, tp := range groups[leader] {
+	asked := make([]fetched, 0, len(chosen.partitions))
+	for _, tp := range chosen.partitions {
 		asked = append(asked, fetched{partition: tp, from: r.positions[tp].offset})
 	}
 	req := newFetchRequest(r.client, fetchLimits{
