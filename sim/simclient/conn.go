@@ -192,7 +192,7 @@ func (conn *Conn) write(x *call) {
 	}
 	// A fresh buffer per request: the network keeps the frame until it
 	// is delivered.
-	frame := wire.AppendRequest(make([]byte, 0, requestFrameBytesInitial), x.correlation, conn.client.config.ClientID, x.request)
+	frame := wire.AppendRequest(nil, x.correlation, conn.client.config.ClientID, x.request)
 	if !conn.network.Send(frame) {
 		// The connection is broken; its Closed may never come (a
 		// send-queue overflow closes without telling this end). Fail

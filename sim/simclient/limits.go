@@ -12,12 +12,6 @@ const (
 	// flight, so the bound is only reached by a bug.
 	pendingRequestsMax = 64
 
-	// requestFrameBytesInitial is the room a request's frame is encoded
-	// into: not a bound (a bigger request grows it), only enough for most
-	// requests (a fetch, a small produce), which encoding into an empty
-	// buffer would copy through half a dozen doublings.
-	requestFrameBytesInitial = 512
-
 	// requestTimeoutDefault is request.timeout.ms (Kafka: 30 s). A request
 	// unanswered this long closes its connection, since answers come in
 	// order and a missing one blocks all behind it.
