@@ -47,15 +47,15 @@ func (c *Clock) Elapsed() time.Duration {
 }
 
 // AfterFunc implements core.Clock. The timer belongs to the current
-// incarnation of the machine's process and dies with it.
+// incarnation of the machine's process and dies with it. The kernel's
+// event is the core.Timer itself (its Stop cancels it): core sets and stops
+// timers on every request, and a wrapper would cost an allocation each.
 func (c *Clock) AfterFunc(d time.Duration, f func()) core.Timer {
 	delay := int64(float64(d) / c.rate)
-	return timer{cancel: c.kernel.Schedule(delay, c.owner, "timer", f)}
+	return c.kernel.ScheduleEvent(delay, c.owner, "timer", f)
 }
 
-type timer struct{ cancel func() bool }
-
-func (t timer) Stop() bool { return t.cancel() }
+var _ core.Timer = (*kernel.Event)(nil)
 
 // SetRate makes the clock run at rate local seconds per real second from now
 // on (1.001 runs 0.1% fast). Timers already set keep their fire times.

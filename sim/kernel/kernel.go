@@ -5,15 +5,22 @@ import (
 	"math/rand/v2"
 )
 
-// Kernel is the simulator's heart: virtual time and one queue of events for
-// every simulated node, client and fault. It runs on one goroutine and picks
+// Kernel is the simulator's heart: virtual time and one queue of events (kept
+// as two heaps, see soon) for every simulated node, client and fault. It runs on one goroutine and picks
 // the earliest event; events due at the same nanosecond are ordered by a
 // number drawn from the seeded PRNG when they were scheduled, so ties are
 // broken randomly yet reproducibly.
 type Kernel struct {
-	seed  uint64
-	now   int64 // virtual nanoseconds since the run began
-	queue eventQueue
+	seed uint64
+	now  int64 // virtual nanoseconds since the run began
+	// The queue of events is split in two heaps by how far ahead an event
+	// was scheduled (see soonDelayMax): soon holds deliveries and disk
+	// completions, a few milliseconds ahead; later holds the timers set
+	// far ahead, most of which are stopped before they fire. The next
+	// event is the earlier of the two fronts, so the split changes no
+	// order; it keeps the heap that nearly every event goes through small
+	// and shallow.
+	soon, later eventQueue
 	// ties orders events due at the same nanosecond. It is a stream of its
 	// own so that scheduling one more event (a new timer in some
 	// component) does not shift the world's random decisions in rng.
@@ -23,24 +30,34 @@ type Kernel struct {
 	steps uint64
 	trace *Trace
 
+	// spareEvents are allocated Events not yet handed out (see newEvent).
+	spareEvents []Event
+
 	// stepsMax bounds a run, so a livelock shows up as a failure rather
 	// than a hang.
 	stepsMax uint64
 }
 
-// event is one scheduled callback. owner, when set, is the process whose
-// incarnation must still be alive for the event to run: a crash drops every
-// event the dead incarnation had scheduled.
-type event struct {
-	at          int64
-	tie         uint64
-	seq         uint64
+// Event is one scheduled callback, and the handle its scheduler keeps to
+// stop it. owner, when set, is the process whose incarnation must still be
+// alive for the event to run: a crash drops every event the dead
+// incarnation had scheduled.
+//
+// The event's place in time (when, and its tie) lives in the queue entry,
+// not here: the queue compares entries without following a pointer per
+// comparison, and a smaller Event is a cheaper allocation.
+type Event struct {
+	kernel      *Kernel
 	owner       *Process
 	incarnation uint64
 	label       string
 	fn          func()
-	cancelled   bool
-	index       int
+	// index is the event's position in its heap (soon or later, see
+	// Kernel), or -1 while it is in neither (run, dropped, held or
+	// stopped).
+	index     int
+	soon      bool // the heap it is in is Kernel.soon
+	cancelled bool
 	// held is set while the event waits for its suspended owner to
 	// resume (see Suspend): out of the queue, yet not run.
 	held bool
@@ -87,65 +104,139 @@ func (k *Kernel) Trace() *Trace { return k.trace }
 // Schedule runs fn after delay nanoseconds. If owner is not nil, the event
 // belongs to owner's current incarnation and is dropped if owner crashes
 // first. label names the event in the trace. The returned cancel function
-// stops it from running.
+// stops it from running (see Event.Stop). Code on a hot path should keep
+// the *Event from ScheduleEvent instead: the cancel function is one more
+// allocation per event.
 func (k *Kernel) Schedule(delay int64, owner *Process, label string, fn func()) (cancel func() bool) {
+	return k.ScheduleEvent(delay, owner, label, fn).Stop
+}
+
+// ScheduleEvent is Schedule returning the event itself, whose Stop method
+// cancels it. An *Event satisfies core.Timer as it is, so a simulated
+// clock's AfterFunc can hand it out without wrapping it.
+func (k *Kernel) ScheduleEvent(delay int64, owner *Process, label string, fn func()) *Event {
 	if delay < 0 {
 		delay = 0
 	}
-	e := &event{
-		at:    k.now + delay,
-		tie:   k.ties.Uint64(),
-		seq:   k.seq,
-		owner: owner,
-		label: label,
-		fn:    fn,
+	e := k.newEvent()
+	*e = Event{
+		kernel: k,
+		owner:  owner,
+		label:  label,
+		fn:     fn,
 	}
-	k.seq++
 	if owner != nil {
 		e.incarnation = owner.incarnation
 	}
-	k.queue.push(e)
-	return func() bool {
-		if e.cancelled || (e.index < 0 && !e.held) {
-			return false
-		}
-		e.cancelled = true
-		// Leave the queue now: a cancelled timer would otherwise sit in
-		// the heap until its time came, making every push and pop pay
-		// for it. A held event is not in the queue; Resume skips it.
-		if e.index >= 0 {
-			k.queue.remove(e.index)
-		}
-		return true
+	k.push(queued{at: k.now + delay, tie: k.ties.Uint64(), seq: k.seq, event: e}, delay <= soonDelayMax)
+	k.seq++
+	return e
+}
+
+// soonDelayMax is the longest delay of an event that goes in the soon heap:
+// longer than any network latency or disk sync a scenario draws without a
+// slow-I/O fault, shorter than the timeouts the core sets.
+const soonDelayMax = int64(10_000_000) // 10ms
+
+// push adds an entry to the soon heap or to the later one.
+func (k *Kernel) push(entry queued, soon bool) {
+	entry.event.soon = soon
+	if soon {
+		k.soon.push(entry)
+	} else {
+		k.later.push(entry)
 	}
+}
+
+// heapOf returns the heap e is in.
+func (k *Kernel) heapOf(e *Event) *eventQueue {
+	if e.soon {
+		return &k.soon
+	}
+	return &k.later
+}
+
+// front returns the heap whose first entry is the earliest of all, or nil
+// when both are empty.
+func (k *Kernel) front() *eventQueue {
+	switch {
+	case len(k.later) == 0 && len(k.soon) == 0:
+		return nil
+	case len(k.later) == 0:
+		return &k.soon
+	case len(k.soon) == 0:
+		return &k.later
+	case before(&k.later[0], &k.soon[0]):
+		return &k.later
+	}
+	return &k.soon
+}
+
+// newEvent returns a fresh Event. Events are allocated eventsPerBlock at a
+// time, in one slice, because a run schedules tens of thousands of them and
+// one allocation per event was a measurable share of the kernel's cost.
+// Nothing is reused: each Event is handed out once, so a handle kept after
+// its event ran can never stop another one. The block stays in memory while
+// any of its events is referenced, which is why an event lets go of fn once
+// it has run or been stopped or dropped.
+func (k *Kernel) newEvent() *Event {
+	if len(k.spareEvents) == 0 {
+		k.spareEvents = make([]Event, eventsPerBlock)
+	}
+	e := &k.spareEvents[0]
+	k.spareEvents = k.spareEvents[1:]
+	return e
+}
+
+// eventsPerBlock is how many Events newEvent allocates at once.
+const eventsPerBlock = 64
+
+// Stop prevents the event from running and reports whether it did so: false
+// when the event already ran, was dropped, or was stopped before.
+func (e *Event) Stop() bool {
+	if e.cancelled || (e.index < 0 && !e.held) {
+		return false
+	}
+	e.cancelled = true
+	e.fn = nil // never runs now; let go of what it holds
+	// Leave the queue now: a cancelled timer would otherwise sit in the
+	// heap until its time came, making every push and pop pay for it. A
+	// held event is not in the queue; Resume skips it.
+	if e.index >= 0 {
+		e.kernel.heapOf(e).remove(e.index)
+	}
+	return true
 }
 
 // dead reports whether an event must be skipped: cancelled, or owned by an
 // incarnation that has since crashed.
-func (e *event) dead() bool {
+func (e *Event) dead() bool {
 	return e.cancelled || (e.owner != nil && (e.owner.incarnation != e.incarnation || !e.owner.alive))
 }
 
 // next drops dead events from the front of the queue, sets aside those
-// whose owner is suspended, and returns the first one that may run, or nil.
-func (k *Kernel) next() *event {
-	for k.queue.Len() > 0 {
-		e := k.queue[0]
+// whose owner is suspended, and returns the first one that may run with the
+// time it is due, or nil. The event stays at the front of the queue.
+func (k *Kernel) next() (at int64, e *Event) {
+	for q := k.front(); q != nil; q = k.front() {
+		front := (*q)[0]
+		e := front.event
 		switch {
 		case e.dead():
-			k.queue.popFront()
+			q.popFront()
+			e.fn = nil
 		case e.owner != nil && e.owner.suspended:
-			k.queue.popFront()
+			q.popFront()
 			e.held = true
 			if len(e.owner.held) >= heldEventsMax {
 				panic(fmt.Sprintf("kernel: suspended process %s holds more than %d events", e.owner.name, heldEventsMax))
 			}
 			e.owner.held = append(e.owner.held, e)
 		default:
-			return e
+			return front.at, e
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // heldEventsMax bounds the events one suspended process may hold: a
@@ -182,30 +273,34 @@ func (k *Kernel) Resume(p *Process) {
 	for i, e := range held {
 		e.held = false
 		if e.dead() {
+			e.fn = nil
 			continue
 		}
 		// The tie keeps held events in their order: ties drawn from
 		// the stream are random, these count up from zero.
-		e.at, e.tie, e.seq = k.now, uint64(i), k.seq
+		k.push(queued{at: k.now, tie: uint64(i), seq: k.seq, event: e}, true)
 		k.seq++
-		k.queue.push(e)
 	}
 }
 
 // Step runs the next event and reports whether there was one.
 func (k *Kernel) Step() bool {
-	if e := k.next(); e != nil {
-		k.queue.popFront()
-		if e.at < k.now {
-			panic(fmt.Sprintf("kernel: event %q at %d is before now %d", e.label, e.at, k.now))
+	if at, e := k.next(); e != nil {
+		k.heapOf(e).popFront()
+		if at < k.now {
+			panic(fmt.Sprintf("kernel: event %q at %d is before now %d", e.label, at, k.now))
 		}
-		k.now = e.at
+		k.now = at
 		k.steps++
 		if k.steps > k.stepsMax {
 			panic(fmt.Sprintf("kernel: more than %d steps; a livelock?", k.stepsMax))
 		}
 		k.trace.Event(k.now, e.owner, e.label)
-		e.fn()
+		// The event is done once it runs: let go of fn, so a handle
+		// kept after the run does not hold what fn captured.
+		fn := e.fn
+		e.fn = nil
+		fn()
 		return true
 	}
 	return false
@@ -214,7 +309,7 @@ func (k *Kernel) Step() bool {
 // RunUntil runs events until virtual time would pass t or nothing is left,
 // then sets the time to t.
 func (k *Kernel) RunUntil(t int64) {
-	for e := k.next(); e != nil && e.at <= t; e = k.next() {
+	for at, e := k.next(); e != nil && at <= t; at, e = k.next() {
 		k.Step()
 	}
 	if t > k.now {
@@ -226,7 +321,7 @@ func (k *Kernel) RunUntil(t int64) {
 // It reports whether cond became false.
 func (k *Kernel) RunWhile(limit int64, cond func() bool) bool {
 	for cond() {
-		if e := k.next(); e == nil || e.at > limit {
+		if at, e := k.next(); e == nil || at > limit {
 			if limit > k.now {
 				k.now = limit
 			}

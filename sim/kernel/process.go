@@ -14,7 +14,7 @@ type Process struct {
 	// meanwhile wait in held, in the order they came due, and run at
 	// the resume; time keeps passing, so its timers fire late.
 	suspended bool
-	held      []*event
+	held      []*Event
 }
 
 // NewProcess returns a live process with the given trace name.

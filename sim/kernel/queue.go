@@ -1,17 +1,30 @@
 package kernel
 
-// eventQueue is a binary min-heap of events ordered by (at, tie, seq). It
-// is written out for *event rather than going through container/heap: the
+// eventQueue is a binary min-heap of scheduled events ordered by (at, tie,
+// seq). It is written out rather than going through container/heap: the
 // queue is the simulator's innermost loop (every event is pushed and popped
 // once), and the interface calls and type assertions of container/heap cost
-// more than the comparisons themselves. Each event knows its index, so a
-// cancelled event leaves the heap at once instead of being carried until it
-// reaches the front.
-type eventQueue []*event
+// more than the comparisons themselves.
+//
+// The heap holds entries by value with their keys inline, so sifting
+// compares neighbouring entries in one array instead of following a pointer
+// to an Event per comparison. Each event knows its index, so a stopped
+// event leaves the heap at once instead of being carried until it reaches
+// the front.
+type eventQueue []queued
+
+// queued is one entry of the queue: when the event is due, and its place
+// among events due at the same nanosecond.
+type queued struct {
+	at    int64  // virtual time the event is due
+	tie   uint64 // drawn from the seeded tie stream (see Kernel.ties)
+	seq   uint64 // scheduling order; unique, so the order is total
+	event *Event
+}
 
 // before is the queue's order: earlier time first, then the seeded tie, then
 // scheduling order (seq is unique, so the order is total).
-func before(a, b *event) bool {
+func before(a, b *queued) bool {
 	if a.at != b.at {
 		return a.at < b.at
 	}
@@ -23,31 +36,31 @@ func before(a, b *event) bool {
 
 func (q eventQueue) Len() int { return len(q) }
 
-// push adds e.
-func (q *eventQueue) push(e *event) {
-	e.index = len(*q)
-	*q = append(*q, e)
-	q.up(e.index)
+// push adds an entry.
+func (q *eventQueue) push(entry queued) {
+	i := len(*q)
+	*q = append(*q, entry)
+	q.up(i)
 }
 
-// popFront removes and returns the earliest event.
-func (q *eventQueue) popFront() *event {
+// popFront removes the earliest entry and returns its event.
+func (q *eventQueue) popFront() *Event {
 	return q.remove(0)
 }
 
-// remove takes the event at index i out of the heap.
-func (q *eventQueue) remove(i int) *event {
+// remove takes the entry at index i out of the heap and returns its event.
+func (q *eventQueue) remove(i int) *Event {
 	old := *q
 	last := len(old) - 1
 	if i < 0 || i > last {
 		panic("kernel: event queue index out of range")
 	}
-	e := old[i]
+	e := old[i].event
 	if i != last {
 		old[i] = old[last]
-		old[i].index = i
+		old[i].event.index = i
 	}
-	old[last] = nil
+	old[last] = queued{} // drop the pointer, so the event can be collected
 	*q = old[:last]
 	if i != last {
 		if !q.down(i) {
@@ -58,44 +71,44 @@ func (q *eventQueue) remove(i int) *event {
 	return e
 }
 
-// up moves the event at index i toward the root until its parent is earlier.
+// up moves the entry at index i toward the root until its parent is earlier.
 func (q eventQueue) up(i int) {
-	e := q[i]
+	entry := q[i]
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !before(e, q[parent]) {
+		if !before(&entry, &q[parent]) {
 			break
 		}
 		q[i] = q[parent]
-		q[i].index = i
+		q[i].event.index = i
 		i = parent
 	}
-	q[i] = e
-	e.index = i
+	q[i] = entry
+	entry.event.index = i
 }
 
-// down moves the event at index i toward the leaves until both children are
+// down moves the entry at index i toward the leaves until both children are
 // later, and reports whether it moved.
 func (q eventQueue) down(i int) bool {
 	start := i
-	e := q[i]
+	entry := q[i]
 	n := len(q)
 	for {
 		child := 2*i + 1
 		if child >= n {
 			break
 		}
-		if right := child + 1; right < n && before(q[right], q[child]) {
+		if right := child + 1; right < n && before(&q[right], &q[child]) {
 			child = right
 		}
-		if !before(q[child], e) {
+		if !before(&q[child], &entry) {
 			break
 		}
 		q[i] = q[child]
-		q[i].index = i
+		q[i].event.index = i
 		i = child
 	}
-	q[i] = e
-	e.index = i
+	q[i] = entry
+	entry.event.index = i
 	return i > start
 }

@@ -1,9 +1,6 @@
 package simdisk
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // inodeNumber names an inode. Entries hold numbers, not pointers, so a
 // durable entry can name an inode the current namespace no longer has.
@@ -84,7 +81,18 @@ func resize(image []byte, size int64) []byte {
 		return image[:size]
 	}
 	old := len(image)
-	image = slices.Grow(image, int(size)-old)[:size]
+	if size > int64(cap(image)) {
+		// Files grow by appends, a little at a time. Doubling the
+		// capacity makes the copies of the image cost at most as much
+		// again as the bytes appended; append's own policy grows large
+		// slices by a quarter, which copied each image several times
+		// over.
+		capacity := min(max(size, 2*int64(cap(image))), max(size, fileBytesMax))
+		grown := make([]byte, size, capacity)
+		copy(grown, image)
+		return grown
+	}
+	image = image[:size]
 	clear(image[old:])
 	return image
 }

@@ -96,7 +96,7 @@ func (d *Disk) scheduleCompletion(in *inode, label string, fn func()) {
 	}
 	in.lastCompletionAt = at
 	generation := d.generation
-	d.kernel.Schedule(at-now, d.owner, label, func() {
+	d.kernel.ScheduleEvent(at-now, d.owner, label, func() {
 		if d.generation == generation {
 			fn()
 		}
@@ -105,7 +105,7 @@ func (d *Disk) scheduleCompletion(in *inode, label string, fn func()) {
 
 // failLater reports err to done on a later turn of the loop.
 func (d *Disk) failLater(label string, done func(error), err error) {
-	d.kernel.Schedule(0, d.owner, label, func() { done(err) })
+	d.kernel.ScheduleEvent(0, d.owner, label, func() { done(err) })
 }
 
 // drawLatency draws a sync latency in [SyncLatencyMin, SyncLatencyMax].

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sluice/core"
+	"sluice/sim/kernel"
 )
 
 // The two sides of a connection, as indexes into connection.ends and
@@ -27,9 +28,9 @@ type connection struct {
 	// directions[s] carries segments from ends[s] to ends[1-s].
 	directions [2]*direction
 
-	// cancelConnectTimer stops the handshake's timeout; nil once the
-	// handshake is complete or the connection is over.
-	cancelConnectTimer func() bool
+	// connectTimer is the handshake's timeout; nil once the handshake is
+	// complete or the connection is over.
+	connectTimer *kernel.Event
 
 	over bool
 }
@@ -67,7 +68,7 @@ func (n *Network) connect(dialer *Endpoint, l *listener, h core.Handler) *end {
 	c.ends[sideDialer] = &end{connection: c, side: sideDialer, endpoint: dialer, remoteAddr: l.address, handler: h}
 	c.ends[sideListener] = &end{connection: c, side: sideListener, endpoint: l.endpoint, remoteAddr: dialer.ephemeralAddress()}
 	for side := range c.directions {
-		c.directions[side] = &direction{connection: c, sender: c.ends[side], receiver: c.ends[1-side]}
+		c.directions[side] = newDirection(c, c.ends[side], c.ends[1-side])
 	}
 	// The dialer sends data only once the SYN-ACK is back.
 	c.directions[sideDialer].held = true
@@ -77,8 +78,8 @@ func (n *Network) connect(dialer *Endpoint, l *listener, h core.Handler) *end {
 			d.stall()
 		}
 	}
-	c.cancelConnectTimer = n.kernel.Schedule(int64(n.faults.connectTimeout()), nil, "net.connect-timeout", func() {
-		c.cancelConnectTimer = nil
+	c.connectTimer = n.kernel.ScheduleEvent(int64(n.faults.connectTimeout()), nil, "net.connect-timeout", func() {
+		c.connectTimer = nil
 		if c.breakConnection(ErrConnectTimeout, false) {
 			n.stats.DialsTimedOut++
 		}
@@ -200,7 +201,7 @@ func (c *connection) breakConnection(err error, latent bool) bool {
 		if latent {
 			delay = n.latency()
 		}
-		n.kernel.Schedule(delay, x.endpoint.owner, "net.closed", func() {
+		n.kernel.ScheduleEvent(delay, x.endpoint.owner, "net.closed", func() {
 			if !x.silenced {
 				x.handler.Closed(err)
 			}
@@ -224,9 +225,9 @@ func (c *connection) retire() {
 	for _, d := range c.directions {
 		d.drop()
 	}
-	if c.cancelConnectTimer != nil {
-		c.cancelConnectTimer()
-		c.cancelConnectTimer = nil
+	if c.connectTimer != nil {
+		c.connectTimer.Stop()
+		c.connectTimer = nil
 	}
 	c.network.removeConnection(c)
 }
@@ -248,9 +249,9 @@ func (c *connection) receive(d *direction, s segment) {
 	case segmentSyn:
 		c.accept()
 	case segmentSynAck:
-		if c.cancelConnectTimer != nil {
-			c.cancelConnectTimer()
-			c.cancelConnectTimer = nil
+		if c.connectTimer != nil {
+			c.connectTimer.Stop()
+			c.connectTimer = nil
 		}
 		c.directions[sideDialer].release()
 		for _, d := range c.directions {

@@ -1,6 +1,10 @@
 package simnet
 
-import "fmt"
+import (
+	"fmt"
+
+	"sluice/sim/kernel"
+)
 
 // segmentKind says what a segment carries: a frame, or one of the control
 // segments that open and end a connection.
@@ -61,7 +65,7 @@ type segment struct {
 // events due at the same time.
 //
 // Invariants: queue[:launched] are launched and queue[launched:] are not;
-// launched is 0 while stalled; cancelDelivery is set exactly when launched >
+// launched is 0 while stalled; delivery is set exactly when launched >
 // 0; dataBytes is the sum of the queued frames' lengths.
 type direction struct {
 	connection *connection
@@ -87,8 +91,21 @@ type direction struct {
 	// this way are lost on arrival, so they are dropped at once.
 	receiverGone bool
 
-	cancelDelivery   func() bool // the head's delivery event
-	cancelStallTimer func() bool // the StallBreakAfter timer, while one runs
+	delivery   *kernel.Event // the head's delivery event
+	stallTimer *kernel.Event // the StallBreakAfter timer, while one runs
+
+	// deliver is deliverHead bound to this direction once, when the
+	// direction is made: a method value is an allocation, and every
+	// delivery schedules it.
+	deliver func()
+}
+
+// newDirection returns the direction carrying segments from sender to
+// receiver on c.
+func newDirection(c *connection, sender, receiver *end) *direction {
+	d := &direction{connection: c, sender: sender, receiver: receiver}
+	d.deliver = d.deliverHead
+	return d
 }
 
 // enqueue adds a segment behind everything queued and launches it if the
@@ -146,7 +163,7 @@ func (d *direction) departure(size int) int64 {
 // scheduleHead schedules the delivery of the head if it is launched and not
 // already scheduled. The event belongs to the receiver's process.
 func (d *direction) scheduleHead() {
-	if d.cancelDelivery != nil || d.launched == 0 {
+	if d.delivery != nil || d.launched == 0 {
 		return
 	}
 	head := d.queue[0]
@@ -154,7 +171,7 @@ func (d *direction) scheduleHead() {
 		return
 	}
 	n := d.connection.network
-	d.cancelDelivery = n.kernel.Schedule(head.deliverAt-n.now(), d.receiver.endpoint.owner, head.kind.deliveryLabel(), d.deliverHead)
+	d.delivery = n.kernel.ScheduleEvent(head.deliverAt-n.now(), d.receiver.endpoint.owner, head.kind.deliveryLabel(), d.deliver)
 }
 
 // deliverHead is the delivery event: it takes the head off the queue,
@@ -167,7 +184,7 @@ func (d *direction) deliverHead() {
 	if n.isCut(d.sender.endpoint.host, d.receiver.endpoint.host) {
 		panic(fmt.Sprintf("simnet: connection %d delivered across the cut link %s->%s", d.connection.number, d.sender.endpoint.host, d.receiver.endpoint.host))
 	}
-	d.cancelDelivery = nil
+	d.delivery = nil
 	head := d.queue[0]
 	if d.heldForPausedReceiver(head) {
 		return // ResumeReceiving schedules it again
@@ -234,11 +251,11 @@ func (d *direction) resume() {
 func (d *direction) armStallTimer() {
 	n := d.connection.network
 	after := int64(n.faults.StallBreakAfter)
-	if !d.stalled || len(d.queue) == 0 || d.cancelStallTimer != nil || after <= 0 || d.connection.cancelConnectTimer != nil {
+	if !d.stalled || len(d.queue) == 0 || d.stallTimer != nil || after <= 0 || d.connection.connectTimer != nil {
 		return
 	}
-	d.cancelStallTimer = n.kernel.Schedule(after, nil, "net.stall-timeout", func() {
-		d.cancelStallTimer = nil
+	d.stallTimer = n.kernel.ScheduleEvent(after, nil, "net.stall-timeout", func() {
+		d.stallTimer = nil
 		if d.connection.breakConnection(ErrStallTimeout, false) {
 			n.stats.StallBreaks++
 		}
@@ -246,16 +263,16 @@ func (d *direction) armStallTimer() {
 }
 
 func (d *direction) disarmStallTimer() {
-	if d.cancelStallTimer != nil {
-		d.cancelStallTimer()
-		d.cancelStallTimer = nil
+	if d.stallTimer != nil {
+		d.stallTimer.Stop()
+		d.stallTimer = nil
 	}
 }
 
 func (d *direction) cancelHead() {
-	if d.cancelDelivery != nil {
-		d.cancelDelivery()
-		d.cancelDelivery = nil
+	if d.delivery != nil {
+		d.delivery.Stop()
+		d.delivery = nil
 	}
 }
 

@@ -133,7 +133,7 @@ func (e *Endpoint) ephemeralAddress() string {
 // handler is told err.
 func (e *Endpoint) failDial(addr string, h core.Handler, err error, delay int64) core.Conn {
 	f := &failedDial{remoteAddr: addr, owner: e.owner, incarnation: e.owner.Incarnation()}
-	e.network.kernel.Schedule(delay, e.owner, "net.dial-failed", func() {
+	e.network.kernel.ScheduleEvent(delay, e.owner, "net.dial-failed", func() {
 		f.reported = true
 		if !f.closed {
 			h.Closed(err)
