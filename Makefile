@@ -7,8 +7,10 @@ GO        ?= go
 BIN       := bin/sluice
 PKGS      := ./...
 SIM_SEEDS ?= 1-2000
-# The time-boxed sweep make test runs: about two minutes on two cores.
-SIM_TEST_SEEDS ?= 1-1000
+# The sweep make test runs: about a minute on two cores; on a slower
+# machine the time box stops it early (the seeds run are a prefix).
+SIM_TEST_SEEDS ?= 1-5000
+SIM_TEST_TIME_BOX ?= 3m
 
 .PHONY: build run cluster test test-short vet sim fuzz clean bench-peers
 
@@ -27,7 +29,7 @@ cluster: build
 # canaries, real-client tests against the real binary, fuzz corpora.
 test: vet build
 	$(GO) test -count=1 -timeout 18m $(PKGS)
-	$(BIN) sim --seeds $(SIM_TEST_SEEDS) --workers 2
+	$(BIN) sim --seeds $(SIM_TEST_SEEDS) --time-box $(SIM_TEST_TIME_BOX) --workers 2
 	cd cmd/bench-peers && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # The fast subset (guards, unit tests) for the edit-compile loop.
@@ -69,12 +71,14 @@ jepsen: build
 	$(BIN) jepsen --nodes 3 --duration 4m --faults kill,pause,partition,rolling,full-kill --acks all --idempotence mixed --out jepsen-results $(JEPSEN_FLAGS)
 
 # Open-ended fuzzing of what parses untrusted bytes: request frames
-# (core/wire) and record batches (core/batch). Their seed corpora already
-# run in `make test`; this explores FUZZTIME per target.
+# (core/wire), record batches (core/batch) and metadata records read back
+# from the metadata log (core/metadata). Their seed corpora already run in
+# `make test`; this explores FUZZTIME per target.
 FUZZTIME ?= 1m
 fuzz:
 	$(GO) test -run XXX -fuzz FuzzDecodeRequest -fuzztime $(FUZZTIME) ./core/wire
 	$(GO) test -run XXX -fuzz FuzzValidate -fuzztime $(FUZZTIME) ./core/batch
+	$(GO) test -run XXX -fuzz FuzzDecodeEncoded -fuzztime $(FUZZTIME) ./core/metadata
 
 clean:
 	rm -rf bin

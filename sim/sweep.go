@@ -43,6 +43,11 @@ type SweepOptions struct {
 	Run       RunOptions
 	Workers   int  // goroutines running seeds; each seed stays single-threaded
 	KeepGoing bool // run every seed even after a failure
+	// TimeBox, when positive, stops handing out seeds once the sweep has
+	// run this long (the first seed always runs); the seeds out finish. Seeds are handed out in order,
+	// so the seeds run are always a prefix of the range (LastSeed says
+	// where it ends), and a rerun on a faster machine runs a longer one.
+	TimeBox time.Duration
 
 	// Progress, when set, receives a progress line (carriage-return
 	// updated) about once a second.
@@ -56,6 +61,13 @@ type SweepSummary struct {
 	Seeds, Passed, Failed uint64
 	Elapsed               time.Duration
 	SimTime               time.Duration
+	// Workers is how many seeds ran at once, and Cores how many CPUs they
+	// had (GOMAXPROCS): the per-core rate divides by the fewer of the two.
+	Workers, Cores int
+	// TimeBoxed is set when the time box stopped the sweep before the
+	// end of its range; LastSeed is then the last seed handed out.
+	TimeBoxed bool
+	LastSeed  uint64
 	// FirstFailure is the failing result with the lowest seed, if any.
 	FirstFailure *Result
 	// FailuresByCheck counts failures per violated check, by check name.
@@ -72,14 +84,26 @@ func (s SweepSummary) SeedsPerSecond() float64 {
 	return float64(s.Seeds) / s.Elapsed.Seconds()
 }
 
-// Line is the summary line printed at the end of a sweep.
+// CoresUsed is how many CPUs the sweep kept busy: its workers, at most
+// one per core.
+func (s SweepSummary) CoresUsed() int {
+	return max(1, min(s.Workers, s.Cores))
+}
+
+// Line is the summary line printed at the end of a sweep. The per-core
+// rate and speed-up are what one CPU does; seeds_per_s and sim_speedup are
+// the whole machine's.
 func (s SweepSummary) Line() string {
 	speedup := 0.0
 	if s.Elapsed > 0 {
 		speedup = s.SimTime.Seconds() / s.Elapsed.Seconds()
 	}
-	line := fmt.Sprintf("seeds=%d passed=%d failed=%d seeds_per_s=%.1f sim_speedup=%.0fx",
-		s.Seeds, s.Passed, s.Failed, s.SeedsPerSecond(), speedup)
+	cores := float64(s.CoresUsed())
+	line := fmt.Sprintf("seeds=%d passed=%d failed=%d seeds_per_s=%.1f sim_speedup=%.0fx cores=%d seeds_per_s_per_core=%.1f sim_speedup_per_core=%.0fx",
+		s.Seeds, s.Passed, s.Failed, s.SeedsPerSecond(), speedup, s.CoresUsed(), s.SeedsPerSecond()/cores, speedup/cores)
+	if s.TimeBoxed {
+		line += fmt.Sprintf(" time_boxed=seeds-up-to-%d", s.LastSeed)
+	}
 	checks := make([]string, 0, len(s.FailuresByCheck))
 	for check := range s.FailuresByCheck {
 		checks = append(checks, check)
@@ -114,13 +138,19 @@ func Sweep(w Workload, seeds SeedRange, options SweepOptions) SweepSummary {
 		done    bool
 		summary = SweepSummary{FailuresByCheck: map[string]uint64{}}
 	)
+	summary.Workers, summary.Cores = workers, runtime.GOMAXPROCS(0)
 	take := func() (uint64, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if done || next > seeds.Last || next < seeds.First {
 			return 0, false
 		}
+		if options.TimeBox > 0 && next > seeds.First && time.Since(start) >= options.TimeBox {
+			done, summary.TimeBoxed = true, true
+			return 0, false
+		}
 		seed := next
+		summary.LastSeed = seed
 		if next == seeds.Last {
 			done = true
 		} else {

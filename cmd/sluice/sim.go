@@ -28,6 +28,7 @@ func runSim(args []string) int {
 	seeds := flags.String("seeds", "", "sweep a seed range A-B (inclusive)")
 	workers := flags.Int("workers", 0, "seeds run in parallel during a sweep (default: one per CPU)")
 	keepGoing := flags.Bool("keep-going", false, "keep sweeping after a failure")
+	timeBox := flags.Duration("time-box", 0, "stop a sweep starting seeds after this long (e.g. 3m); the seeds run are a prefix of the range")
 	canaries := flags.String("canary", "", "comma-separated planted bugs to switch on (see --list-canaries)")
 	listCanaries := flags.Bool("list-canaries", false, "list the planted bugs and the workload that catches each")
 	trace := flags.Bool("trace", false, "print the event trace of a single seed")
@@ -128,6 +129,7 @@ func runSim(args []string) int {
 		Run:       options,
 		Workers:   *workers,
 		KeepGoing: *keepGoing,
+		TimeBox:   *timeBox,
 		Progress:  os.Stderr,
 		Failures:  os.Stdout,
 	})
