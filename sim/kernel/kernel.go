@@ -5,11 +5,12 @@ import (
 	"math/rand/v2"
 )
 
-// Kernel is the simulator's heart: virtual time and one queue of events (kept
-// as two heaps, see soon) for every simulated node, client and fault. It runs on one goroutine and picks
-// the earliest event; events due at the same nanosecond are ordered by a
-// number drawn from the seeded PRNG when they were scheduled, so ties are
-// broken randomly yet reproducibly.
+// Kernel is the simulator's heart: virtual time and one queue of events
+// (kept as two heaps, see soon) for every simulated node, client and
+// fault. It runs on one goroutine and picks the earliest event; events due
+// at the same nanosecond are ordered by a number drawn from the seeded
+// PRNG when they were scheduled, so ties are broken randomly yet
+// reproducibly.
 type Kernel struct {
 	seed uint64
 	now  int64 // virtual nanoseconds since the run began
