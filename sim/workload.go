@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -70,6 +71,18 @@ type Option struct {
 // Opt formats an option.
 func Opt(name string, value any) Option {
 	return Option{Name: name, Value: fmt.Sprint(value)}
+}
+
+// Stat is one of the result's integer stats by name, and whether the
+// result lists it (fault_crash is listed only when a crash happened).
+func (r Result) Stat(name string) (int64, bool) {
+	for _, o := range r.Stats {
+		if o.Name == name {
+			n, err := strconv.ParseInt(o.Value, 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 // Passed reports whether every check held.

@@ -82,6 +82,17 @@ const (
 	wakeCommitted
 )
 
+// concerns reports whether a waiting fetch must be re-read for the change.
+func (r wakeReason) concerns(f *pendingFetch) bool {
+	switch r {
+	case wakeAppended:
+		return f.fromFollower()
+	case wakeCommitted:
+		return !f.fromFollower()
+	}
+	return true
+}
+
 // wake re-reads every fetch waiting on a partition that went away or
 // changed roles, and answers them: followers and consumers must go
 // elsewhere.
@@ -107,7 +118,7 @@ func (w *fetchWaiters) wakeWaiting(key partitionKey, reason wakeReason) {
 		if f.done || f.reading {
 			continue
 		}
-		if (reason == wakeAppended && !f.fromFollower()) || (reason == wakeCommitted && f.fromFollower()) {
+		if !reason.concerns(f) {
 			continue
 		}
 		if f.exchange.gone() {

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -24,20 +23,11 @@ const metaPropertiesBytesMax = 64 << 10
 // random id when clusterID is empty. A directory that belongs to another
 // node id, or to another cluster than a non-empty clusterID, is refused.
 func loadOrCreateMetaProperties(w core.World, nodeID int32, clusterID string) (string, error) {
-	f, err := w.FS.OpenFile(metaPropertiesName, false)
+	data, err := core.ReadWhole(w.FS, metaPropertiesName, metaPropertiesBytesMax)
 	if errors.Is(err, fs.ErrNotExist) {
 		return createMetaProperties(w, nodeID, clusterID)
 	}
 	if err != nil {
-		return "", fmt.Errorf("broker: opening %s: %w", metaPropertiesName, err)
-	}
-	defer f.Close()
-	size, err := f.Size()
-	if err != nil || size > metaPropertiesBytesMax {
-		return "", fmt.Errorf("broker: %s is unreadable or too big (%d bytes): %v", metaPropertiesName, size, err)
-	}
-	data := make([]byte, size)
-	if _, err := f.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
 		return "", fmt.Errorf("broker: reading %s: %w", metaPropertiesName, err)
 	}
 	properties := map[string]string{}

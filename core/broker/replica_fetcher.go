@@ -199,14 +199,13 @@ func (s *fetchSession) mayKick() bool {
 // waitingForSync reports whether a partition of the session is not ready
 // to fetch: send would send nothing until its OnFetchReady.
 func (s *fetchSession) waitingForSync() bool {
-	b := s.fetchers.b
-	now := b.w.Clock.Elapsed()
+	now := s.fetchers.b.w.Clock.Elapsed()
 	for _, key := range s.partitions {
-		p, open := b.partitions[key]
-		if !open || !p.IsFollower() || p.Leader() != s.leader {
+		p, ours := s.follows(key)
+		if !ours {
 			continue
 		}
-		if d, ok := s.delayed[key]; ok && d.leaderEpoch == p.LeaderEpoch() && now < d.until {
+		if _, out := s.sitsOut(key, p, now); out {
 			continue
 		}
 		if _, ready := p.FetchPosition(); !ready {
@@ -214,6 +213,30 @@ func (s *fetchSession) waitingForSync() bool {
 		}
 	}
 	return false
+}
+
+// follows returns the partition key names if this node still follows it
+// from the session's leader.
+func (s *fetchSession) follows(key partitionKey) (*replica.Partition, bool) {
+	p, open := s.fetchers.b.partitions[key]
+	if !open || !p.IsFollower() || p.Leader() != s.leader {
+		return nil, false
+	}
+	return p, true
+}
+
+// sitsOut reports until when a partition the leader refused sits out,
+// forgetting a refusal that is over or was made in another leader epoch.
+func (s *fetchSession) sitsOut(key partitionKey, p *replica.Partition, now time.Duration) (time.Duration, bool) {
+	d, ok := s.delayed[key]
+	if !ok {
+		return 0, false
+	}
+	if d.leaderEpoch == p.LeaderEpoch() && now < d.until {
+		return d.until, true
+	}
+	delete(s.delayed, key)
+	return 0, false
 }
 
 // send sends the next Fetch, if every partition is ready: one still
@@ -230,18 +253,15 @@ func (s *fetchSession) send() {
 	nextReturn := time.Duration(-1)
 	for i := range s.partitions {
 		key := s.partitions[(s.rotation+i)%len(s.partitions)]
-		p, open := b.partitions[key]
-		if !open || !p.IsFollower() || p.Leader() != s.leader {
+		p, ours := s.follows(key)
+		if !ours {
 			continue
 		}
-		if d, ok := s.delayed[key]; ok {
-			if d.leaderEpoch == p.LeaderEpoch() && now < d.until {
-				if nextReturn < 0 || d.until < nextReturn {
-					nextReturn = d.until
-				}
-				continue
+		if until, out := s.sitsOut(key, p, now); out {
+			if nextReturn < 0 || until < nextReturn {
+				nextReturn = until
 			}
-			delete(s.delayed, key)
+			continue
 		}
 		position, ready := p.FetchPosition()
 		if !ready {

@@ -1,9 +1,7 @@
 package replica
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"path"
 	"sort"
 	"strconv"
@@ -128,7 +126,7 @@ func (s *producerSnapshots) load(limit, logStart int64) (*producer.State, int64)
 		if offset > limit || offset < logStart {
 			continue
 		}
-		data, err := readWhole(s.w.FS, path.Join(s.dir, snapshotName(offset)))
+		data, err := core.ReadWhole(s.w.FS, path.Join(s.dir, snapshotName(offset)), snapshotBytesMax)
 		if err != nil {
 			continue
 		}
@@ -165,28 +163,4 @@ func (p *Partition) rebuildProducerState() error {
 	}
 	p.producers = state
 	return nil
-}
-
-func readWhole(fsys core.FS, name string) ([]byte, error) {
-	f, err := fsys.OpenFile(name, false)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size, err := f.Size()
-	if err != nil {
-		return nil, err
-	}
-	if size > snapshotBytesMax {
-		return nil, fmt.Errorf("%s is %d bytes, more than %d", name, size, snapshotBytesMax)
-	}
-	data := make([]byte, size)
-	n, err := f.ReadAt(data, 0)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	if int64(n) != size {
-		return nil, fmt.Errorf("%s: short read", name)
-	}
-	return data, nil
 }

@@ -185,27 +185,12 @@ func (f ScenarioFile) Judge(r sim.Result) error {
 		return fmt.Errorf("expected check %s to fail, check %s failed: %s", expect.Check, r.Check, r.Detail)
 	}
 	for _, q := range f.Requires {
-		have := Stat(r, q.Stat)
+		have, _ := r.Stat(q.Stat) // an unlisted stat is zero
 		if have < q.AtLeast {
 			return fmt.Errorf("requires %s, the run has %s=%d: the fault the file is named for did not happen", q, q.Stat, have)
 		}
 	}
 	return nil
-}
-
-// Stat is a result's stat by name, as a number; zero when the result
-// does not list it (fault_crash is listed only when a crash happened).
-func Stat(r sim.Result, name string) int64 {
-	for _, o := range r.Stats {
-		if o.Name == name {
-			n, err := strconv.ParseInt(o.Value, 10, 64)
-			if err != nil {
-				return 0
-			}
-			return n
-		}
-	}
-	return 0
 }
 
 // ScenarioFiles lists every scenario file under root (scenarios/),

@@ -1,7 +1,6 @@
 package clusterworkload
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -34,17 +33,11 @@ func TestDefaultScenarioMeetsItsFloors(t *testing.T) {
 	}
 }
 
-func stat(t *testing.T, r sim.Result, name string) int {
+func stat(t *testing.T, r sim.Result, name string) int64 {
 	t.Helper()
-	for _, o := range r.Stats {
-		if o.Name == name {
-			var value int
-			if _, err := fmt.Sscan(o.Value, &value); err != nil {
-				t.Fatalf("stat %s=%q: %v", name, o.Value, err)
-			}
-			return value
-		}
+	value, listed := r.Stat(name)
+	if !listed {
+		t.Fatalf("seed %d reports no stat %s", r.Seed, name)
 	}
-	t.Fatalf("seed %d reports no stat %s", r.Seed, name)
-	return 0
+	return value
 }

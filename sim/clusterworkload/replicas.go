@@ -3,7 +3,6 @@ package clusterworkload
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"path"
 	"slices"
 	"strings"
@@ -162,7 +161,7 @@ func readReplicaLog(disk core.FS, tp history.TopicPartition) ([]storedBatch, err
 		if !strings.HasSuffix(name, segmentSuffix) {
 			continue
 		}
-		data, err := readWhole(disk, path.Join(dir, name))
+		data, err := core.ReadWhole(disk, path.Join(dir, name), segmentBytesMax)
 		if err != nil {
 			return nil, err
 		}
@@ -187,26 +186,6 @@ func batchesIn(data []byte) int {
 		count++
 	}
 	return count
-}
-
-func readWhole(disk core.FS, name string) ([]byte, error) {
-	f, err := disk.OpenFile(name, false)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size, err := f.Size()
-	if err != nil {
-		return nil, err
-	}
-	if size > segmentBytesMax {
-		return nil, fmt.Errorf("%s holds %d bytes, more than the check reads (%d)", name, size, segmentBytesMax)
-	}
-	data := make([]byte, size)
-	if n, err := f.ReadAt(data, 0); err != nil && !(err == io.EOF && int64(n) == size) {
-		return nil, err
-	}
-	return data, nil
 }
 
 // logEnd is the offset after a log's last batch.

@@ -108,12 +108,9 @@ func TestChecksCatchDoctoredHistories(t *testing.T) {
 
 // stat reads one of a result's integer stats.
 func stat(r sim.Result, name string) int {
-	for _, o := range r.Stats {
-		if o.Name == name {
-			var value int
-			fmt.Sscan(o.Value, &value)
-			return value
-		}
+	value, listed := r.Stat(name)
+	if !listed {
+		panic("no stat " + name)
 	}
-	panic("no stat " + name)
+	return int(value)
 }

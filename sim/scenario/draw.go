@@ -149,8 +149,14 @@ func Draw(seed uint64) Scenario {
 	return mustValid(s)
 }
 
-// thinkForSends is the longest Think at which the producers' lanes are
-// expected to make sends sends in the safety phase.
+// expectedSends is how many sends the producers' lanes are expected to
+// make in the safety phase: a lane pauses Think/2 on average between sends.
+func expectedSends(s Scenario) int {
+	return 2 * s.Lanes() * int(s.Safety) / int(s.Timeouts.Think)
+}
+
+// thinkForSends is the longest Think at which expectedSends is at least
+// sends.
 func thinkForSends(s Scenario, sends int) time.Duration {
 	return time.Duration(2 * s.Lanes() * int(s.Safety) / sends).Truncate(time.Millisecond)
 }

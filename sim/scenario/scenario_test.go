@@ -140,8 +140,8 @@ func TestDrawHoldsTheDefaultScenarioFloors(t *testing.T) {
 			t.Fatalf("seed %d: %d faults", seed, len(s.Schedule))
 		case s.Safety < 9*time.Second:
 			t.Fatalf("seed %d: safety %v", seed, s.Safety)
-		case 2*s.Lanes()*int(s.Safety)/int(s.Timeouts.Think) < 200:
-			t.Fatalf("seed %d: %d lanes thinking up to %v in %v: fewer than 200 sends expected", seed, s.Lanes(), s.Timeouts.Think, s.Safety)
+		case expectedSends(s) < drawSendsMin:
+			t.Fatalf("seed %d: %d lanes thinking up to %v in %v: %d sends expected, fewer than %d", seed, s.Lanes(), s.Timeouts.Think, s.Safety, expectedSends(s), drawSendsMin)
 		}
 	}
 }
