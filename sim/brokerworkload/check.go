@@ -1,38 +1,11 @@
 package brokerworkload
 
 import (
-	"fmt"
-	"strings"
-
 	"sluice/jepsen/checker"
 	"sluice/sim"
 	"sluice/sim/simclient"
 	"sluice/sim/simdisk"
 )
-
-// checkOrder is the order in which anomaly classes are reported when
-// several fail: the loss of acknowledged data first, then what breaks the
-// log's shape, then the whole-history linearizability search, which any of
-// the others also trips.
-var checkOrder = []checker.Anomaly{
-	checker.LostWrite,
-	checker.Unseen,
-	checker.Duplicate,
-	checker.InconsistentOffsets,
-	checker.AbortedRead,
-	checker.NonmonotonicSend,
-	checker.PollSkip,
-	checker.NonmonotonicPoll,
-	checker.InternalPollSkip,
-	checker.InternalNonmonotonicPoll,
-	checker.GroupOwnership,
-	checker.StaleGenerationCommit,
-	checker.NonlinearizableLog,
-	checker.NonlinearizableCommittedOffset,
-}
-
-// detailFindingsMax bounds the findings a failure's detail quotes.
-const detailFindingsMax = 3
 
 // check judges the history with every checker; the drain at the end read
 // every partition to its end, so an acknowledged value nobody read is lost.
@@ -47,31 +20,8 @@ func (r *run) check() *violation {
 	for _, class := range report.Classes {
 		r.counts.lossPermitted += class.Permitted
 	}
-	if report.Error != "" {
-		return &violation{"history", report.Error}
-	}
-	for _, anomaly := range checkOrder {
-		class, checked := report.Class(anomaly)
-		if !checked || class.Failures == 0 {
-			continue
-		}
-		var examples []string
-		for _, finding := range class.Examples {
-			if finding.Status == checker.Failure && len(examples) < detailFindingsMax {
-				examples = append(examples, finding.String())
-			}
-		}
-		return &violation{string(anomaly), fmt.Sprintf("%d failures; %s", class.Failures, strings.Join(examples, "; "))}
-	}
-	if report.Verdict == checker.Unknown {
-		var searches []string
-		for _, inconclusive := range report.Inconclusive {
-			searches = append(searches, inconclusive.String())
-		}
-		return &violation{"inconclusive", strings.Join(searches, "; ")}
-	}
-	if !report.Valid {
-		return &violation{"checker", report.Summary()}
+	if check, detail, failed := report.Violation(); failed {
+		return &violation{check, detail}
 	}
 	return nil
 }

@@ -47,14 +47,12 @@ func (r *run) checkGroupSawEverything() *violation {
 			continue
 		}
 		var examples []string
-		for _, finding := range class.Examples {
-			if finding.Status == checker.Failure && len(examples) < detailFindingsMax {
-				var full []int
-				for _, op := range finding.Ops {
-					full = append(full, original[op])
-				}
-				examples = append(examples, fmt.Sprintf("%s (ops %v of the whole history)", finding, full))
+		for _, finding := range class.FailureExamples(checker.ViolationExamplesMax) {
+			var full []int
+			for _, op := range finding.Ops {
+				full = append(full, original[op])
 			}
+			examples = append(examples, fmt.Sprintf("%s (ops %v of the whole history)", finding, full))
 		}
 		return &violation{"group-" + string(anomaly), fmt.Sprintf("%d failures in the group's history; %s",
 			class.Failures, strings.Join(examples, "; "))}

@@ -9,30 +9,6 @@ import (
 	"sluice/jepsen/history"
 )
 
-// checkOrder is the order in which anomaly classes are reported when
-// several fail: the loss of acknowledged data first, then what breaks the
-// log's shape, then the groups, then the whole-history linearizability
-// searches, which any of the others also trips.
-var checkOrder = []checker.Anomaly{
-	checker.LostWrite,
-	checker.Unseen,
-	checker.Duplicate,
-	checker.InconsistentOffsets,
-	checker.AbortedRead,
-	checker.NonmonotonicSend,
-	checker.PollSkip,
-	checker.NonmonotonicPoll,
-	checker.InternalPollSkip,
-	checker.InternalNonmonotonicPoll,
-	checker.GroupOwnership,
-	checker.StaleGenerationCommit,
-	checker.NonlinearizableLog,
-	checker.NonlinearizableCommittedOffset,
-}
-
-// detailFindingsMax bounds the findings a failure's detail quotes.
-const detailFindingsMax = 3
-
 // lossPermitted lists the partitions whose acknowledged writes the
 // configuration may lose, and so the checker must not count as lost:
 //   - every partition an acks=1 producer writes: the leader acknowledges
@@ -88,34 +64,8 @@ func (r *run) checkHistory(finalDrain bool) {
 	for _, class := range report.Classes {
 		r.counts.lossPermitted += class.Permitted
 	}
-	if report.Error != "" {
-		r.fail("history", report.Error)
-		return
-	}
-	for _, anomaly := range checkOrder {
-		class, checked := report.Class(anomaly)
-		if !checked || class.Failures == 0 {
-			continue
-		}
-		var examples []string
-		for _, finding := range class.Examples {
-			if finding.Status == checker.Failure && len(examples) < detailFindingsMax {
-				examples = append(examples, finding.String())
-			}
-		}
-		r.fail(string(anomaly), fmt.Sprintf("%d failures; %s", class.Failures, strings.Join(examples, "; ")))
-		return
-	}
-	if report.Verdict == checker.Unknown {
-		var searches []string
-		for _, inconclusive := range report.Inconclusive {
-			searches = append(searches, inconclusive.String())
-		}
-		r.fail("inconclusive", strings.Join(searches, "; "))
-		return
-	}
-	if !report.Valid {
-		r.fail("checker", report.Summary())
+	if check, detail, failed := report.Violation(); failed {
+		r.fail(check, detail)
 	}
 }
 
@@ -246,14 +196,12 @@ func (r *run) checkGroupSawEverything() {
 				continue
 			}
 			var examples []string
-			for _, finding := range class.Examples {
-				if finding.Status == checker.Failure && len(examples) < detailFindingsMax {
-					var whole []int
-					for _, op := range finding.Ops {
-						whole = append(whole, original[op])
-					}
-					examples = append(examples, fmt.Sprintf("%s (ops %v of the whole history)", finding, whole))
+			for _, finding := range class.FailureExamples(checker.ViolationExamplesMax) {
+				var whole []int
+				for _, op := range finding.Ops {
+					whole = append(whole, original[op])
 				}
+				examples = append(examples, fmt.Sprintf("%s (ops %v of the whole history)", finding, whole))
 			}
 			r.fail("group-"+string(anomaly), fmt.Sprintf("group %s: %d failures; %s", g.settings.Name, class.Failures, strings.Join(examples, "; ")))
 			return
