@@ -1,10 +1,12 @@
 package clusterworkload
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"sluice/sim"
+	"sluice/sim/scenario"
 )
 
 // floorSeeds is how many seeds the floors are checked on.
@@ -13,8 +15,9 @@ const floorSeeds = 24
 // TestDefaultScenarioMeetsItsFloors runs seeds of the default scenario and
 // checks what each run did against the floors issue 7 sets: at least 200
 // client operations (400 history entries: an invocation and a completion
-// each), at least 3 faults and at least 10 simulated seconds. Draw's test
-// checks what is drawn; this one checks what happened.
+// each; the safety phase waits for them), at least 3 faults and at least
+// 10 simulated seconds. Draw's test checks what is drawn; this one checks
+// what happened.
 func TestDefaultScenarioMeetsItsFloors(t *testing.T) {
 	for seed := uint64(1); seed <= floorSeeds; seed++ {
 		r := New().Run(seed, sim.RunOptions{})
@@ -40,4 +43,49 @@ func stat(t *testing.T, r sim.Result, name string) int64 {
 		t.Fatalf("seed %d reports no stat %s", r.Seed, name)
 	}
 	return value
+}
+
+// TestSafetyPhaseWaitsForTheOperationsFloor runs a short safety phase with
+// a floor its clients cannot reach in time: the phase runs on until they
+// have, and a floor no run can reach still ends after OperationsWaitMax.
+func TestSafetyPhaseWaitsForTheOperationsFloor(t *testing.T) {
+	s := scenario.Draw(3)
+	s.Safety = 2 * time.Second
+	s.Schedule = slices.DeleteFunc(s.Schedule, func(e scenario.Event) bool { return e.At >= s.Safety })
+	s.Operations = 600
+
+	r := RunScenario(s, sim.RunOptions{})
+	if !r.Passed() {
+		t.Fatalf("run failed: %s", r.Line())
+	}
+	if ops := stat(t, r, "ops"); ops < 2*int64(s.Operations) {
+		t.Errorf("recorded %d history entries, want at least %d", ops, 2*s.Operations)
+	}
+	if wait := durationStat(t, r, "operations_wait"); wait <= 0 {
+		t.Errorf("operations_wait=%v: the safety phase did not run on", wait)
+	}
+
+	s.Operations = 100_000
+	r = RunScenario(s, sim.RunOptions{})
+	if !r.Passed() {
+		t.Fatalf("run with an unreachable floor failed: %s", r.Line())
+	}
+	if wait := durationStat(t, r, "operations_wait"); wait != scenario.OperationsWaitMax {
+		t.Errorf("operations_wait=%v, want the bound %v", wait, scenario.OperationsWaitMax)
+	}
+}
+
+func durationStat(t *testing.T, r sim.Result, name string) time.Duration {
+	t.Helper()
+	for _, o := range r.Stats {
+		if o.Name == name {
+			d, err := time.ParseDuration(o.Value)
+			if err != nil {
+				t.Fatalf("seed %d: stat %s=%q: %v", r.Seed, name, o.Value, err)
+			}
+			return d
+		}
+	}
+	t.Fatalf("seed %d reports no stat %s", r.Seed, name)
+	return 0
 }

@@ -74,6 +74,7 @@ func (r *run) stats() []sim.Option {
 		sim.Opt("loss_permitted", r.counts.lossPermitted),
 		sim.Opt("replicas_compared", r.counts.replicasCompared),
 		sim.Opt("liveness_time", r.counts.livenessTime.Round(1e6)),
+		sim.Opt("operations_wait", r.counts.operationsWait.Round(1e6)),
 	}
 	if len(r.offsetReaders) > 0 {
 		// Only when the scenario has monitors, so that the result line

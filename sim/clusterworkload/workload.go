@@ -121,6 +121,9 @@ type counts struct {
 	faults                                  map[scenario.Kind]int
 	replicasCompared, batchesCompared       int
 	livenessTime                            time.Duration
+	// operationsWait is how long the safety phase ran on past Safety,
+	// waiting for the scenario's floor of operations.
+	operationsWait time.Duration
 	// drainsAgain counts the final drain's extra rounds (final_drain.go).
 	drainsAgain int
 }
@@ -192,6 +195,23 @@ func (r *run) runWhile(limit int64, cond func() bool) bool {
 	})
 }
 
+// waitForOperations runs the safety phase on, with no new faults, until
+// the clients have made the scenario's floor of operations: a run whose
+// faults held its clients on timeouts would otherwise check too little.
+// Each operation is two history entries, its invocation and completion;
+// counting entries keeps the condition cheap, as it is tested after
+// every event.
+func (r *run) waitForOperations() {
+	entries := 2 * r.scenario.Operations
+	if r.violation != nil || r.recorder.Len() >= entries {
+		return
+	}
+	r.note(fmt.Sprintf("safety phase runs on: %d of %d history entries", r.recorder.Len(), entries))
+	start := r.kernel.Now()
+	r.runWhile(start+int64(scenario.OperationsWaitMax), func() bool { return r.recorder.Len() < entries })
+	r.counts.operationsWait = time.Duration(r.kernel.Now() - start)
+}
+
 // baseDisk is every disk's faults when no fault event changes them.
 func (r *run) baseDisk() simdisk.Faults {
 	d := r.scenario.Disk
@@ -226,6 +246,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 	r.startClients()
 	r.nemesis.start(r.kernel.Now())
 	r.runWhile(r.kernel.Now()+int64(s.Safety), func() bool { return true })
+	r.waitForOperations()
 	if r.violation != nil {
 		return
 	}

@@ -47,14 +47,19 @@ const (
 	drawSafetyMin           = 9 * time.Second
 	drawSafetyMax           = 12 * time.Second
 	drawLiveness            = 40 * time.Second
-	drawFaultsMin           = 3
-	drawThinkMin            = 400 * time.Millisecond
-	drawThinkMax            = time.Second
+	// drawOperations is the default scenario's floor of client
+	// operations, which the safety phase waits for.
+	drawOperations = 200
+	drawFaultsMin  = 3
+	drawThinkMin   = 800 * time.Millisecond
+	drawThinkMax   = 2 * time.Second
 	// drawSendsMin is the fewest sends the producers' lanes are expected
 	// to make in the safety phase (a lane pauses Think/2 on average
-	// between sends): the floor of 200 client operations, met by the
-	// producers alone, before the readers' and the group's.
-	drawSendsMin       = 200
+	// between sends): half the floor of client operations, the readers'
+	// polls and the group's polls and commits making the rest. A run
+	// whose faults held its clients back waits for the floor
+	// (Scenario.Operations).
+	drawSendsMin       = 100
 	drawWindowMin      = 200 * time.Millisecond
 	drawWindowMaxMin   = 600 * time.Millisecond
 	drawWindowMaxMax   = 2500 * time.Millisecond
@@ -128,6 +133,7 @@ func Draw(seed uint64) Scenario {
 	}
 	s.Safety = roundMilli(between(rng, drawSafetyMin, drawSafetyMax))
 	s.Timeouts.Think = min(s.Timeouts.Think, thinkForSends(s, drawSendsMin))
+	s.Operations = drawOperations
 	s.Liveness = drawLiveness
 	s.Faults = FaultShape{
 		WindowMin:  drawWindowMin,

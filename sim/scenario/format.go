@@ -52,6 +52,7 @@ func Format(s Scenario) string {
 		formatFloat(s.Disk.TornWrite), formatFloat(s.Disk.ReadCorruption), formatFloat(s.Disk.SyncFailure))
 	line("buggify enable %s fire %s", formatFloat(s.Buggify.Enable), formatFloat(s.Buggify.Fire))
 	line("safety %s", formatDuration(s.Safety))
+	line("operations %d", s.Operations)
 	line("liveness %s", formatDuration(s.Liveness))
 	line("faults window %s leader-bias %s", formatRange(s.Faults.WindowMin, s.Faults.WindowMax), formatFloat(s.Faults.LeaderBias))
 	if len(s.Rates) == 0 {

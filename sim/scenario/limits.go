@@ -31,6 +31,13 @@ const (
 	safetyMax      = 5 * time.Minute
 	livenessMin    = time.Second
 	livenessMax    = 10 * time.Minute
+	// operationsMax bounds the operations floor: a run's history holds
+	// at most history.OpsMax entries, two per operation.
+	operationsMax = 100_000
+	// OperationsWaitMax bounds how long the safety phase runs on past
+	// Safety waiting for the operations floor, so that a run whose
+	// clients cannot make progress still ends.
+	OperationsWaitMax = 30 * time.Second
 	// windowMax bounds how long one fault lasts.
 	windowMax = 5 * time.Minute
 	// clockJumpMax bounds a clock jump either way.

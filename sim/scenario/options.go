@@ -80,6 +80,7 @@ func (s Scenario) Options() []sim.Option {
 		sim.Opt("clocks", strings.Join(clocks, ",")),
 		sim.Opt("buggify", fmt.Sprintf("%s/%s", formatFloat(s.Buggify.Enable), formatFloat(s.Buggify.Fire))),
 		sim.Opt("safety", formatDuration(s.Safety)),
+		sim.Opt("operations_min", s.Operations),
 		sim.Opt("liveness_max", formatDuration(s.Liveness)),
 		sim.Opt("fault_window", formatRange(s.Faults.WindowMin, s.Faults.WindowMax)),
 		sim.Opt("leader_bias", formatFloat(s.Faults.LeaderBias)),

@@ -41,6 +41,7 @@ import (
 //	disk sync 1ms-3ms torn-write 0.5 read-corruption 0 sync-failure 0
 //	buggify enable 0.25 fire 0.25
 //	safety 12s
+//	operations 200                       (the fewest client operations the safety phase waits for)
 //	liveness 40s
 //	faults window 200ms-2s leader-bias 0.5
 //	rate crash 3s
@@ -199,6 +200,8 @@ func (o *overlay) apply(d directive) error {
 		})
 	case "safety":
 		return parseDurationInto(d, &s.Safety)
+	case "operations":
+		return parseIntInto(d, &s.Operations)
 	case "liveness":
 		return parseDurationInto(d, &s.Liveness)
 	case "rate":

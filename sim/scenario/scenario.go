@@ -47,6 +47,12 @@ type Scenario struct {
 	// follows and must converge within Liveness.
 	Safety   time.Duration
 	Liveness time.Duration
+	// Operations is the fewest client operations the safety phase waits
+	// for: a run whose faults kept its clients waiting on timeouts runs
+	// on past Safety, with no new faults, until its clients have invoked
+	// that many (or OperationsWaitMax passes). The swarm asks for the
+	// default scenario's floor; 0, a file's default, waits for nothing.
+	Operations int
 
 	// Canaries are planted bugs switched on, on top of the command line's.
 	Canaries []string

@@ -140,6 +140,8 @@ func TestDrawHoldsTheDefaultScenarioFloors(t *testing.T) {
 			t.Fatalf("seed %d: %d faults", seed, len(s.Schedule))
 		case s.Safety < 9*time.Second:
 			t.Fatalf("seed %d: safety %v", seed, s.Safety)
+		case s.Operations != drawOperations:
+			t.Fatalf("seed %d: the safety phase waits for %d operations, not the floor %d", seed, s.Operations, drawOperations)
 		case expectedSends(s) < drawSendsMin:
 			t.Fatalf("seed %d: %d lanes thinking up to %v in %v: %d sends expected, fewer than %d", seed, s.Lanes(), s.Timeouts.Think, s.Safety, expectedSends(s), drawSendsMin)
 		}
@@ -181,6 +183,8 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"workload broker\nnodes 3":     "only",
 		"at 1s partition n1 n2 for 1s": "two sides",
 		"seed x":                       "seed",
+		"operations -1":                "operations -1",
+		"operations many":              "operations",
 	}
 	for text, want := range cases {
 		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {

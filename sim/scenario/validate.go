@@ -366,6 +366,8 @@ func (s Scenario) validatePhases() error {
 		return fmt.Errorf("scenario: safety %v; want %v to %v", s.Safety, safetyMin, safetyMax)
 	case s.Liveness < livenessMin || s.Liveness > livenessMax:
 		return fmt.Errorf("scenario: liveness %v; want %v to %v", s.Liveness, livenessMin, livenessMax)
+	case s.Operations < 0 || s.Operations > operationsMax:
+		return fmt.Errorf("scenario: operations %d; want 0 to %d", s.Operations, operationsMax)
 	}
 	return nil
 }

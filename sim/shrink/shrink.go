@@ -76,10 +76,14 @@ func Shrink(s scenario.Scenario, check string, original sim.Result, options Opti
 }
 
 // Size measures a scenario for shrinking: fault events, nodes, clients,
-// partitions and whole seconds of safety phase, summed. Every accepted
-// step lowers it, so a shrink ends.
+// partitions, whole seconds of safety phase and an operations floor (1
+// when the safety phase waits for one), summed. Every accepted step
+// lowers it, so a shrink ends.
 func Size(s scenario.Scenario) int {
 	size := len(s.Schedule) + s.Cluster.Nodes + len(s.ClientNames()) + int(s.Safety/time.Second) + len(s.Rates)
+	if s.Operations > 0 {
+		size++
+	}
 	for _, t := range s.Topics {
 		size += t.Partitions + t.Replication
 	}

@@ -23,6 +23,7 @@ type step struct {
 var steps = []step{
 	{dropRates},
 	{shorterSafety},
+	{noOperationsFloor},
 	{dropEvents},
 	{dropClients},
 	{fewerNodes},
@@ -69,6 +70,17 @@ func shorterSafety(s scenario.Scenario) []candidate {
 		out = append(out, candidate{fmt.Sprintf("safety %v", safety), c})
 	}
 	return out
+}
+
+// noOperationsFloor lets the safety phase end at Safety whatever the
+// clients managed, so the case replays without waiting on them.
+func noOperationsFloor(s scenario.Scenario) []candidate {
+	if s.Operations == 0 {
+		return nil
+	}
+	c := clone(s)
+	c.Operations = 0
+	return []candidate{{"no operations floor", c}}
 }
 
 // dropEvents removes runs of fault events: halves first, then quarters,
