@@ -54,6 +54,9 @@ type Broker struct {
 	replaying bool
 
 	partitions map[partitionKey]*replica.Partition
+	// sortedKeys caches sortedPartitionKeys; nil when it must be built
+	// again (partitions.go).
+	sortedKeys []partitionKey
 	// fetchers replicate the partitions this node follows from their
 	// leaders; alterPartitions carries its leaders' ISR proposals to the
 	// controller (replication.go).

@@ -92,6 +92,7 @@ func (b *Broker) openPartition(key partitionKey, t *metadata.Topic) *replica.Par
 	p.OnFetchReady(func() { b.fetchers.ready(key) })
 	b.watchOffsetsPartition(key, p)
 	b.partitions[key] = p
+	b.sortedKeys = nil
 	return p
 }
 
@@ -136,6 +137,7 @@ func (b *Broker) removeTopic(t *metadata.Topic) {
 		}
 		b.partitions[key].Close()
 		delete(b.partitions, key)
+		b.sortedKeys = nil
 		b.fetches.wake(key)
 		dir := partitionDir(key.topic, key.partition)
 		doomed := fmt.Sprintf("%s.%s%s", dir, t.ID, deletedSuffix)
@@ -251,14 +253,22 @@ func parsePartitionDir(name string) (string, int32, bool) {
 	return name[:i], int32(partition), true
 }
 
-// sortedPartitionKeys lists the open partitions in a stable order.
+// sortedPartitionKeys lists the open partitions in a stable order. The
+// list is kept until a partition opens or closes (openPartition and
+// removeTopic drop it), since the replica fetchers walk it after every
+// applied partition record; callers must not modify it. A caller that
+// opens or closes partitions while walking it keeps walking the old list,
+// which nothing changes: a new one is built on the next call.
 func (b *Broker) sortedPartitionKeys() []partitionKey {
-	keys := make([]partitionKey, 0, len(b.partitions))
-	for key := range b.partitions {
-		keys = append(keys, key)
+	if b.sortedKeys == nil {
+		keys := make([]partitionKey, 0, len(b.partitions))
+		for key := range b.partitions {
+			keys = append(keys, key)
+		}
+		slices.SortFunc(keys, comparePartitionKeys)
+		b.sortedKeys = keys
 	}
-	slices.SortFunc(keys, comparePartitionKeys)
-	return keys
+	return b.sortedKeys
 }
 
 // comparePartitionKeys orders partitions by topic, then index.

@@ -149,7 +149,14 @@ func (c *Controller) runNext() {
 	for !c.running && len(c.queue) > 0 {
 		op := c.queue[0]
 		c.queue[0] = nil
-		c.queue = c.queue[1:]
+		if len(c.queue) == 1 {
+			// Emptied: the next operation goes back to the start of
+			// the array rather than into a new one (the queue is
+			// usually one operation long).
+			c.queue = c.queue[:0]
+		} else {
+			c.queue = c.queue[1:]
+		}
 		c.running = true
 		finished := false
 		op(func() {

@@ -2,7 +2,7 @@ package quorum
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 
 	"sluice/core/batch"
@@ -40,7 +40,10 @@ func (q *Quorum) maybeCommit() bool {
 	if !l.ready {
 		return false
 	}
-	offsets := make([]int64, 0, len(q.voters))
+	// The offsets live in an array on the stack: this runs on every
+	// fetch a voter sends and every sync of the leader's log.
+	var synced [votersMax]int64
+	offsets := synced[:0]
 	for _, id := range q.voters {
 		if id == q.config.NodeID {
 			offsets = append(offsets, q.metadataLog.SyncedOffset())
@@ -48,8 +51,8 @@ func (q *Quorum) maybeCommit() bool {
 			offsets = append(offsets, max(l.replicas[id].syncedEnd, 0))
 		}
 	}
-	sort.Slice(offsets, func(i, j int) bool { return offsets[i] > offsets[j] })
-	committed := offsets[q.majority-1] // a majority has synced at least this far
+	slices.Sort(offsets)
+	committed := offsets[len(offsets)-q.majority] // a majority has synced at least this far
 	if q.world.Canaries.On(CanaryCommitWithoutMajority) {
 		committed = q.metadataLog.SyncedOffset() // the planted bug
 	}

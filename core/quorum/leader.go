@@ -202,7 +202,8 @@ func (q *Quorum) Propose(records []metadata.Record, done func(lastOffset int64, 
 		done(-1, ErrTooManyProposals)
 		return
 	}
-	spec := batch.Spec{BaseTimestamp: q.world.Clock.Now().UnixMilli(), ProducerID: batch.NoProducerID}
+	spec := batch.Spec{BaseTimestamp: q.world.Clock.Now().UnixMilli(), ProducerID: batch.NoProducerID,
+		Records: make([]batch.Record, 0, len(records))}
 	for _, r := range records {
 		spec.Records = append(spec.Records, batch.Record{Value: r.Encode()})
 	}
