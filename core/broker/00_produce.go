@@ -69,34 +69,12 @@ func (b *Broker) handleProduce(x *exchange) {
 		return
 	}
 
-	// pending are the acks=-1 answers still waiting for the high
-	// watermark; the request is answered when none is left.
-	var pending []*pendingAck
-	var timer core.Timer
-	answered := false
-	finish := func() {
-		if answered {
-			return
-		}
-		for _, a := range pending {
-			if !a.done {
-				return
-			}
-		}
-		answered = true
-		if timer != nil {
-			timer.Stop()
-		}
-		if acks == 0 {
-			x.respondNothing()
-			return
-		}
-		x.respond(resp)
-	}
-
+	pp := &pendingProduce{exchange: x, response: resp, acks: acks}
+	resp.Topics = make([]kmsg.ProduceResponseTopic, 0, len(req.Topics))
 	for _, t := range req.Topics {
 		rt := kmsg.NewProduceResponseTopic()
 		rt.Topic = t.Topic
+		rt.Partitions = make([]kmsg.ProduceResponseTopicPartition, 0, len(t.Partitions))
 		for _, rp := range t.Partitions {
 			answer := kmsg.NewProduceResponseTopicPartition()
 			answer.Partition = rp.Partition
@@ -132,40 +110,84 @@ func (b *Broker) handleProduce(x *exchange) {
 			if acks != -1 {
 				continue
 			}
-			a := &pendingAck{answer: answer}
-			pending = append(pending, a)
-			a.waiter = p.WaitForAcks(result.LastOffset, func(err error) {
-				if err != nil {
-					answer.ErrorCode = errorCode(err)
-				}
-				a.done = true
-				finish()
-			})
+			a := &pendingAck{produce: pp, answer: answer}
+			pp.pending = append(pp.pending, a)
+			a.waiter = p.WaitForAcks(result.LastOffset, a.acked)
 		}
 	}
-	if !answered && len(pending) > 0 {
+	if !pp.answered && len(pp.pending) > 0 {
 		timeout := min(time.Duration(max(req.TimeoutMillis, 0))*time.Millisecond, produceTimeoutMax)
-		timer = b.w.Clock.AfterFunc(timeout, func() {
-			for _, a := range pending {
-				if !a.done {
-					// Whether or not it commits later, this
-					// request stops waiting for it.
-					a.waiter.Cancel()
-					a.answer.ErrorCode = kerr.RequestTimedOut.Code
-					a.done = true
-				}
-			}
-			finish()
-		})
+		pp.timer = b.w.Clock.AfterFunc(timeout, pp.timedOut)
 	}
-	finish()
+	pp.finish()
+}
+
+// pendingProduce is a produce being handled: its answer, and its acks=-1
+// partitions still waiting for the high watermark. It is answered when
+// none is left waiting, or at its timeout. (One struct with methods
+// rather than closures over local variables, which cost an allocation
+// each per produce.)
+type pendingProduce struct {
+	exchange *exchange
+	response *kmsg.ProduceResponse
+	acks     int16
+	// pending are the acks=-1 partitions, done or still waiting.
+	pending  []*pendingAck
+	timer    core.Timer
+	answered bool
+}
+
+// finish answers the produce once no partition is waiting any more.
+func (pp *pendingProduce) finish() {
+	if pp.answered {
+		return
+	}
+	for _, a := range pp.pending {
+		if !a.done {
+			return
+		}
+	}
+	pp.answered = true
+	if pp.timer != nil {
+		pp.timer.Stop()
+	}
+	if pp.acks == 0 {
+		pp.exchange.respondNothing()
+		return
+	}
+	pp.exchange.respond(pp.response)
+}
+
+// timedOut answers the produce at its timeout: the partitions still
+// waiting get REQUEST_TIMED_OUT.
+func (pp *pendingProduce) timedOut() {
+	for _, a := range pp.pending {
+		if !a.done {
+			// Whether or not it commits later, this request stops
+			// waiting for it.
+			a.waiter.Cancel()
+			a.answer.ErrorCode = kerr.RequestTimedOut.Code
+			a.done = true
+		}
+	}
+	pp.finish()
 }
 
 // pendingAck is one partition of an acks=-1 produce, waiting.
 type pendingAck struct {
-	answer *kmsg.ProduceResponseTopicPartition
-	waiter *replica.AckWaiter
-	done   bool
+	produce *pendingProduce
+	answer  *kmsg.ProduceResponseTopicPartition
+	waiter  *replica.AckWaiter
+	done    bool
+}
+
+// acked is the partition's WaitForAcks callback.
+func (a *pendingAck) acked(err error) {
+	if err != nil {
+		a.answer.ErrorCode = errorCode(err)
+	}
+	a.done = true
+	a.produce.finish()
 }
 
 // answerProduceError answers every partition of a produce with one error.

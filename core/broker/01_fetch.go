@@ -36,6 +36,7 @@ package broker
 // metadataFetchVersionMax, which clients are not offered.
 
 import (
+	"iter"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -142,11 +143,8 @@ type pendingFetch struct {
 	replicaID    int32
 	replicaEpoch int64
 	response     *kmsg.FetchResponse
-	// keys caches partitions(): the waiters index the fetch by them
-	// when it parks and again when it leaves.
-	keys  []partitionKey
-	timer core.Timer
-	done  bool
+	timer        core.Timer
+	done         bool
 	// reading is set while read runs: a follower's read can move a high
 	// watermark, whose listeners wake waiting fetches, and this one must
 	// not be read again from inside its own read.
@@ -159,25 +157,31 @@ func (f *pendingFetch) fromFollower() bool { return f.replicaID >= 0 }
 // read builds the answer from what the partitions hold now and reports
 // whether it is worth sending already: enough bytes, or something (an
 // error, a divergence) a client or follower must hear about at once.
+//
+// A fetch that waits is read again on every wake and at its deadline. Its
+// topics and partitions are the same each time, so the answer's layout is
+// made on the first read (emptyResponse) and every read fills each
+// partition's answer in place: the answer of a read that was not sent is
+// overwritten, never seen.
 func (f *pendingFetch) read() (ready bool) {
 	f.reading = true
 	defer func() { f.reading = false }()
 	req := f.request
-	resp := req.ResponseKind().(*kmsg.FetchResponse)
+	if f.response == nil {
+		f.response = f.emptyResponse()
+	}
 	budget := int(min(max(req.MaxBytes, 0), fetchBytesMax))
 	if req.MaxBytes == 0 {
 		budget = fetchBytesMax
 	}
 	total := 0
 	urgent := false
-	resp.Topics = make([]kmsg.FetchResponseTopic, 0, len(f.topics))
-	for _, t := range f.topics {
-		rt := kmsg.NewFetchResponseTopic()
-		rt.Topic, rt.TopicID = t.request.Topic, t.request.TopicID
-		rt.Partitions = make([]kmsg.FetchResponseTopicPartition, 0, len(t.request.Partitions))
+	for ti, t := range f.topics {
+		answers := f.response.Topics[ti].Partitions
 		for i := range t.request.Partitions {
 			rp := &t.request.Partitions[i]
-			answer := kmsg.NewFetchResponseTopicPartition()
+			answer := &answers[i]
+			*answer = kmsg.NewFetchResponseTopicPartition()
 			answer.Partition = rp.Partition
 			answer.HighWatermark = -1
 			answer.LastStableOffset = -1
@@ -193,18 +197,30 @@ func (f *pendingFetch) read() (ready bool) {
 			case !t.known:
 				answer.ErrorCode, stop = kerr.UnknownTopicID.Code, true
 			case f.fromFollower():
-				read, stop = f.readForFollower(t.name, rp, limit, total == 0, &answer)
+				read, stop = f.readForFollower(t.name, rp, limit, total == 0, answer)
 			default:
-				read, stop = f.readForConsumer(t.name, rp, limit, total == 0, &answer)
+				read, stop = f.readForConsumer(t.name, rp, limit, total == 0, answer)
 			}
 			total += read
 			urgent = urgent || stop
-			rt.Partitions = append(rt.Partitions, answer)
 		}
-		resp.Topics = append(resp.Topics, rt)
 	}
-	f.response = resp
 	return urgent || total >= int(req.MinBytes) || total >= budget
+}
+
+// emptyResponse is the fetch's answer with a topic for each requested
+// topic and a partition for each requested partition, in request order,
+// for read to fill in.
+func (f *pendingFetch) emptyResponse() *kmsg.FetchResponse {
+	resp := f.request.ResponseKind().(*kmsg.FetchResponse)
+	resp.Topics = make([]kmsg.FetchResponseTopic, len(f.topics))
+	for ti, t := range f.topics {
+		rt := &resp.Topics[ti]
+		*rt = kmsg.NewFetchResponseTopic()
+		rt.Topic, rt.TopicID = t.request.Topic, t.request.TopicID
+		rt.Partitions = make([]kmsg.FetchResponseTopicPartition, len(t.request.Partitions))
+	}
+	return resp
 }
 
 // readForConsumer reads one partition below its high watermark into
@@ -242,24 +258,20 @@ func (f *pendingFetch) answer() {
 	f.exchange.respond(f.response)
 }
 
-// partitions lists the partitions the fetch reads.
-func (f *pendingFetch) partitions() []partitionKey {
-	if f.keys != nil {
-		return f.keys
-	}
-	count := 0
-	for _, t := range f.topics {
-		count += len(t.request.Partitions)
-	}
-	keys := make([]partitionKey, 0, count)
-	for _, t := range f.topics {
-		if !t.known {
-			continue
-		}
-		for _, p := range t.request.Partitions {
-			keys = append(keys, partitionKey{topic: t.name, partition: p.Partition})
+// partitions yields the partitions the fetch reads, the ones the waiters
+// index it by when it parks and when it leaves. (Yielded rather than
+// listed: a list cost an allocation for nearly every fetch.)
+func (f *pendingFetch) partitions() iter.Seq[partitionKey] {
+	return func(yield func(partitionKey) bool) {
+		for _, t := range f.topics {
+			if !t.known {
+				continue
+			}
+			for _, p := range t.request.Partitions {
+				if !yield(partitionKey{topic: t.name, partition: p.Partition}) {
+					return
+				}
+			}
 		}
 	}
-	f.keys = keys
-	return keys
 }

@@ -77,7 +77,7 @@ func (b *Broker) dispatch(x *exchange) {
 		// Clients only send what ApiVersions advertised; anything
 		// else is a broken or hostile client, and Kafka closes the
 		// connection.
-		x.client.log.Warn("closing connection: API version not served",
+		x.client.logger().Warn("closing connection: API version not served",
 			"api", kmsg.NameForKey(h.Key), "version", h.Version)
 		x.client.close()
 	case h.Version < a.honouredMin:

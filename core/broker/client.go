@@ -23,7 +23,9 @@ const inFlightMax = 64
 type client struct {
 	broker *Broker
 	conn   core.Conn
-	log    *slog.Logger
+	// decoder decodes the frames that arrive unprepared (Frame), on the
+	// loop, in order; it lets them share their client id.
+	decoder wire.RequestDecoder
 
 	// exchanges holds the requests not yet answered on the wire, oldest
 	// first. Only the head may be written; later ones wait even when
@@ -56,7 +58,7 @@ type exchange struct {
 func (b *Broker) Accept(c core.Conn) core.Handler { return b.accept(c) }
 
 func (b *Broker) accept(c core.Conn) *client {
-	cl := &client{broker: b, conn: c, log: b.log.With("client", c.RemoteAddr())}
+	cl := &client{broker: b, conn: c}
 	if b.stopped {
 		// Stopping: whoever connects now finds the door shut.
 		c.Close()
@@ -71,7 +73,10 @@ func (b *Broker) accept(c core.Conn) *client {
 // in the simulator; in production on the controller listener). It is
 // prepared here, on the loop, as the network would have done off it.
 func (c *client) Frame(frame []byte) {
-	c.PreparedFrame(frame, prepareRequest(frame))
+	if c.closed {
+		return
+	}
+	c.serve(prepareRequest(&c.decoder, frame))
 }
 
 // PreparedFrame takes a request the network prepared on the connection's
@@ -80,7 +85,11 @@ func (c *client) PreparedFrame(_ []byte, prepared any) {
 	if c.closed {
 		return
 	}
-	p := prepared.(*preparedRequest)
+	c.serve(*prepared.(*preparedRequest))
+}
+
+// serve queues a prepared request's exchange and hands it to its handler.
+func (c *client) serve(p preparedRequest) {
 	if p.err != nil {
 		c.rejectUndecodable(p.request, p.err)
 		return
@@ -106,8 +115,15 @@ func (c *client) rejectUndecodable(req *wire.Request, err error) {
 		x.respondAPIVersionsUnsupported()
 		return
 	}
-	c.log.Warn("closing connection: undecodable request", "error", err)
+	c.logger().Warn("closing connection: undecodable request", "error", err)
 	c.close()
+}
+
+// logger is the connection's logger. It is made when a warning needs it,
+// which is rare, rather than for every connection, which cost more than
+// the warnings ever did.
+func (c *client) logger() *slog.Logger {
+	return c.broker.log.With("client", c.conn.RemoteAddr())
 }
 
 // Closed implements core.Handler: the connection broke or the client left.
@@ -187,8 +203,13 @@ func (c *client) flush() {
 	if sent == 0 {
 		return
 	}
-	clear(c.exchanges[:sent])
-	c.exchanges = c.exchanges[sent:]
+	// Move the rest to the front rather than reslicing past the sent
+	// ones: the queue then keeps its array, and the next request does
+	// not allocate a new one (with one request in flight at a time, the
+	// usual case, reslicing left no room and every request paid for one).
+	rest := copy(c.exchanges, c.exchanges[sent:])
+	clear(c.exchanges[rest:])
+	c.exchanges = c.exchanges[:rest]
 	if c.paused && len(c.exchanges) < inFlightMax/2 {
 		c.paused = false
 		c.conn.ResumeReceiving()

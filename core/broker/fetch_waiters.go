@@ -12,6 +12,12 @@ const fetchWaitersMax = 10_000
 // fetchWaiters holds fetches waiting for data (Kafka's fetch purgatory),
 // indexed by the partitions they read, so a moving high watermark wakes
 // exactly the fetches that care.
+//
+// A partition's list stays in the index when its last fetch leaves, empty,
+// so that the next fetch to wait there (nearly every fetch of a partition
+// waits) reuses its array rather than allocating one. The entry goes when
+// the partition moves away or is removed (wake), so the index holds at
+// most the partitions this broker leads.
 type fetchWaiters struct {
 	broker      *Broker
 	byPartition map[partitionKey][]*pendingFetch
@@ -28,7 +34,7 @@ func (w *fetchWaiters) add(f *pendingFetch, wait time.Duration) bool {
 		return false
 	}
 	w.count++
-	for _, key := range f.partitions() {
+	for key := range f.partitions() {
 		w.byPartition[key] = append(w.byPartition[key], f)
 	}
 	f.timer = w.broker.w.Clock.AfterFunc(wait, func() {
@@ -44,19 +50,16 @@ func (w *fetchWaiters) add(f *pendingFetch, wait time.Duration) bool {
 // remove unparks a fetch.
 func (w *fetchWaiters) remove(f *pendingFetch) {
 	removed := false
-	for _, key := range f.partitions() {
+	for key := range f.partitions() {
 		list := w.byPartition[key]
 		for i, other := range list {
 			if other == f {
-				list = append(list[:i], list[i+1:]...)
+				copy(list[i:], list[i+1:])
+				list[len(list)-1] = nil // the array stays: let go of f
+				w.byPartition[key] = list[:len(list)-1]
 				removed = true
 				break
 			}
-		}
-		if len(list) == 0 {
-			delete(w.byPartition, key)
-		} else {
-			w.byPartition[key] = list
 		}
 	}
 	if removed {
@@ -98,6 +101,9 @@ func (r wakeReason) concerns(f *pendingFetch) bool {
 // elsewhere.
 func (w *fetchWaiters) wake(key partitionKey) {
 	w.wakeWaiting(key, wakeMoved)
+	if len(w.byPartition[key]) == 0 {
+		delete(w.byPartition, key)
+	}
 }
 
 // wakeFollowers re-reads and answers the followers' fetches waiting on a
@@ -113,7 +119,12 @@ func (w *fetchWaiters) wakeConsumers(key partitionKey) {
 }
 
 func (w *fetchWaiters) wakeWaiting(key partitionKey, reason wakeReason) {
-	waiting := append([]*pendingFetch(nil), w.byPartition[key]...)
+	// A copy, since answering a fetch removes it from the list. It
+	// starts in an array on the stack: a partition rarely has more
+	// fetches waiting than that, and every append and every high
+	// watermark move comes here.
+	var onStack [wakeCopyInline]*pendingFetch
+	waiting := append(onStack[:0], w.byPartition[key]...)
 	for _, f := range waiting {
 		if f.done || f.reading {
 			continue
@@ -133,6 +144,10 @@ func (w *fetchWaiters) wakeWaiting(key partitionKey, reason wakeReason) {
 		}
 	}
 }
+
+// wakeCopyInline is how many waiting fetches wakeWaiting copies without
+// allocating.
+const wakeCopyInline = 8
 
 // failAll answers every waiting fetch with what it has (shutdown).
 func (w *fetchWaiters) failAll() {

@@ -30,11 +30,18 @@ type preparedRequest struct {
 // connections. It is a pure function of frame, as net requires of a
 // preparer: it runs on a connection's goroutine while the loop runs, so it
 // reads nothing of the broker.
-func (b *Broker) PrepareFrame(frame []byte) any { return prepareRequest(frame) }
+func (b *Broker) PrepareFrame(frame []byte) any {
+	var decoder wire.RequestDecoder // no state shared with the loop
+	prepared := prepareRequest(&decoder, frame)
+	return &prepared
+}
 
-func prepareRequest(frame []byte) *preparedRequest {
-	req, err := wire.DecodeRequest(frame)
-	prepared := &preparedRequest{request: req, err: err}
+// prepareRequest decodes frame with the connection's decoder and checks
+// its batches. It returns the prepared request by value: the loop's own
+// Frame uses it at once and need not put it on the heap.
+func prepareRequest(decoder *wire.RequestDecoder, frame []byte) preparedRequest {
+	req, err := decoder.Decode(frame)
+	prepared := preparedRequest{request: req, err: err}
 	if err != nil {
 		return prepared
 	}

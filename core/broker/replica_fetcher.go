@@ -22,6 +22,7 @@ package broker
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -248,7 +249,7 @@ func (s *fetchSession) send() {
 	}
 	b := s.fetchers.b
 	now := b.w.Clock.Elapsed()
-	var sent []sentPartition
+	sent := make([]sentPartition, 0, len(s.partitions))
 	waiting := false
 	nextReturn := time.Duration(-1)
 	for i := range s.partitions {
@@ -314,16 +315,29 @@ func (s *fetchSession) request(sent []sentPartition) *kmsg.FetchRequest {
 	req.MinBytes = 1
 	req.MaxBytes = replicaFetchResponseBytesMax
 	req.SessionID, req.SessionEpoch = 0, -1
+	// Topics in the order of their first partition sent, each with its
+	// partitions in the order sent; counted first, so that every slice
+	// is made at its size.
+	var partitionCounts []int
 	topicIndex := map[metadata.TopicID]int{}
 	for _, one := range sent {
-		id := one.partition.TopicID
-		i, ok := topicIndex[id]
+		i, ok := topicIndex[one.partition.TopicID]
 		if !ok {
-			i = len(req.Topics)
-			topicIndex[id] = i
-			t := kmsg.NewFetchRequestTopic()
-			t.Topic, t.TopicID = one.key.topic, id
-			req.Topics = append(req.Topics, t)
+			i = len(partitionCounts)
+			topicIndex[one.partition.TopicID] = i
+			partitionCounts = append(partitionCounts, 0)
+		}
+		partitionCounts[i]++
+	}
+	req.Topics = make([]kmsg.FetchRequestTopic, len(partitionCounts))
+	for i := range req.Topics {
+		req.Topics[i] = kmsg.NewFetchRequestTopic()
+		req.Topics[i].Partitions = make([]kmsg.FetchRequestTopicPartition, 0, partitionCounts[i])
+	}
+	for _, one := range sent {
+		t := &req.Topics[topicIndex[one.partition.TopicID]]
+		if len(t.Partitions) == 0 {
+			t.Topic, t.TopicID = one.key.topic, one.partition.TopicID
 		}
 		rp := kmsg.NewFetchRequestTopicPartition()
 		rp.Partition = one.key.partition
@@ -332,7 +346,7 @@ func (s *fetchSession) request(sent []sentPartition) *kmsg.FetchRequest {
 		rp.LastFetchedEpoch = one.position.LastFetchedEpoch
 		rp.LogStartOffset = one.position.LogStartOffset
 		rp.PartitionMaxBytes = replicaFetchPartitionBytesMax
-		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
+		t.Partitions = append(t.Partitions, rp)
 	}
 	return req
 }
@@ -409,9 +423,11 @@ func sortedLeaders[V any](m map[int32]V) []int32 {
 
 // hostPort joins a host and port as a dialable address, bracketing an
 // IPv6 host.
+// (Concatenation rather than fmt: every metadata change recomputes the
+// address of every leader followed.)
 func hostPort(host string, port int32) string {
 	if strings.Contains(host, ":") {
-		return fmt.Sprintf("[%s]:%d", host, port)
+		return "[" + host + "]:" + strconv.Itoa(int(port))
 	}
-	return fmt.Sprintf("%s:%d", host, port)
+	return host + ":" + strconv.Itoa(int(port))
 }

@@ -180,7 +180,12 @@ func (c *connection) Frame(frame []byte) {
 		c.fail(errBadResponse)
 		return
 	}
-	c.pending = c.pending[1:]
+	// Shift the rest down rather than reslicing past the head, so the
+	// queue keeps its array: with one request in flight, the usual case,
+	// reslicing left no room and every request allocated a new one.
+	rest := copy(c.pending, c.pending[1:])
+	c.pending[rest] = nil
+	c.pending = c.pending[:rest]
 	c.answered = true
 	p.finish(resp, nil)
 }

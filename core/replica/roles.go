@@ -44,7 +44,7 @@ func (p *Partition) BecomeLeader(leaderEpoch, partitionEpoch int32, replicas, is
 	p.checkEpochsForward(leaderEpoch, partitionEpoch)
 	continuing := p.role == roleLeader && p.leaderEpoch == leaderEpoch
 	p.leaderEpoch, p.partitionEpoch = leaderEpoch, partitionEpoch
-	p.replicas, p.isr = slices.Clone(replicas), slices.Clone(isr)
+	p.replicas, p.isr = keptCopy(p.replicas, replicas), keptCopy(p.isr, isr)
 	if continuing {
 		p.leaderMetadataChanged()
 		return
@@ -76,7 +76,7 @@ func (p *Partition) BecomeFollower(leader int32, leaderEpoch, partitionEpoch int
 	p.checkEpochsForward(leaderEpoch, partitionEpoch)
 	continuing := p.role == roleFollower && p.leader == leader && p.leaderEpoch == leaderEpoch
 	p.leaderEpoch, p.partitionEpoch = leaderEpoch, partitionEpoch
-	p.replicas, p.isr = slices.Clone(replicas), slices.Clone(isr)
+	p.replicas, p.isr = keptCopy(p.replicas, replicas), keptCopy(p.isr, isr)
 	if continuing {
 		return
 	}
@@ -100,6 +100,18 @@ func (p *Partition) BecomeFollower(leader int32, leaderEpoch, partitionEpoch int
 		p.leadershipChanged()
 	}
 	p.notifyFetchReady()
+}
+
+// keptCopy returns the partition's own copy of want: held when it already
+// holds the same ids, else a fresh copy. The metadata restates a
+// partition's replicas and ISR with every change to it, mostly unchanged,
+// and the partition never changes its copies in place, so an equal one can
+// stay.
+func keptCopy(held, want []int32) []int32 {
+	if slices.Equal(held, want) && (held == nil) == (want == nil) {
+		return held
+	}
+	return slices.Clone(want)
 }
 
 // checkEpochsForward asserts that the metadata does not move back.

@@ -45,6 +45,25 @@ const (
 // ErrVersionTooHigh the returned Request carries the parsed header and a nil
 // Body.
 func DecodeRequest(frame []byte) (*Request, error) {
+	var d RequestDecoder
+	return d.Decode(frame)
+}
+
+// RequestDecoder decodes the requests of one connection, in order. A
+// client names itself with the same client id in every request, so the
+// decoder keeps the last one it decoded and gives the next request that
+// carries the same bytes the same *string, instead of two new allocations
+// per request (the string and the pointer to it). Requests share the
+// string read-only: nothing writes through a Header's ClientID. The zero
+// value is ready to use; like the connection it serves, a decoder is used
+// by one goroutine at a time.
+type RequestDecoder struct {
+	clientID *string
+}
+
+// Decode is DecodeRequest, sharing the client id with the connection's
+// previous request when it is the same.
+func (d *RequestDecoder) Decode(frame []byte) (*Request, error) {
 	if len(frame) < headerFixedBytes {
 		return nil, ErrShortHeader
 	}
@@ -66,9 +85,12 @@ func DecodeRequest(frame []byte) (*Request, error) {
 	// ControlledShutdown v0 is the one request whose header has no client
 	// id (header v0); every other request has header v1 or v2.
 	if !(r.Header.Key == 7 && r.Header.Version == 0) {
-		clientID, after, err := readNullableString(rest)
+		clientID, after, err := readNullableString(rest, d.clientID)
 		if err != nil {
 			return r, err
+		}
+		if clientID != nil {
+			d.clientID = clientID
 		}
 		r.Header.ClientID, rest = clientID, after
 	}
@@ -86,7 +108,9 @@ func DecodeRequest(frame []byte) (*Request, error) {
 	return r, nil
 }
 
-func readNullableString(b []byte) (*string, []byte, error) {
+// readNullableString reads a nullable string, returning previous when it
+// holds the same bytes rather than allocating them again.
+func readNullableString(b []byte, previous *string) (*string, []byte, error) {
 	if len(b) < 2 {
 		return nil, nil, fmt.Errorf("%w: client id length cut off", ErrMalformed)
 	}
@@ -97,6 +121,9 @@ func readNullableString(b []byte) (*string, []byte, error) {
 	}
 	if int(length) > len(b) {
 		return nil, nil, fmt.Errorf("%w: client id longer than the frame", ErrMalformed)
+	}
+	if previous != nil && *previous == string(b[:length]) {
+		return previous, b[length:], nil
 	}
 	s := string(b[:length])
 	return &s, b[length:], nil

@@ -76,3 +76,32 @@ func TestResponseHeaderVersions(t *testing.T) {
 		t.Fatalf("metadata v12: %v", err)
 	}
 }
+
+// TestRequestDecoderSharesARepeatedClientID: a connection's decoder gives
+// requests naming the same client id one shared string, a different id
+// its own, and a null id (a v0 header) nil, without forgetting the last.
+func TestRequestDecoderSharesARepeatedClientID(t *testing.T) {
+	var d RequestDecoder
+	decode := func(clientID string, req kmsg.Request) *Request {
+		t.Helper()
+		r, err := d.Decode(AppendRequest(nil, 1, clientID, req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	heartbeat := func() kmsg.Request { return &kmsg.HeartbeatRequest{Version: 4} }
+	first := decode("client-1", heartbeat())
+	second := decode("client-1", heartbeat())
+	if *first.Header.ClientID != "client-1" || first.Header.ClientID != second.Header.ClientID {
+		t.Fatalf("same id: %q at %p and %q at %p, want one shared string", *first.Header.ClientID, first.Header.ClientID, *second.Header.ClientID, second.Header.ClientID)
+	}
+	if v0 := decode("", &kmsg.ControlledShutdownRequest{Version: 0}); v0.Header.ClientID != nil {
+		t.Fatalf("v0 header: client id %q, want nil", *v0.Header.ClientID)
+	}
+	third := decode("client-1", heartbeat())
+	other := decode("client-2", heartbeat())
+	if third.Header.ClientID != first.Header.ClientID || *other.Header.ClientID != "client-2" || *first.Header.ClientID != "client-1" {
+		t.Fatalf("after a null and another id: %q, %q, %q", *first.Header.ClientID, *third.Header.ClientID, *other.Header.ClientID)
+	}
+}

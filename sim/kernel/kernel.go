@@ -119,13 +119,15 @@ func (k *Kernel) ScheduleEvent(delay int64, owner *Process, label string, fn fun
 	if delay < 0 {
 		delay = 0
 	}
+	// newEvent's events are fresh (zero, never handed out before), so
+	// setting the fields one by one is the whole initialisation; copying
+	// in a composite literal would write the struct twice, through the
+	// write barrier's bulk path.
 	e := k.newEvent()
-	*e = Event{
-		kernel: k,
-		owner:  owner,
-		label:  label,
-		fn:     fn,
-	}
+	e.kernel = k
+	e.owner = owner
+	e.label = label
+	e.fn = fn
 	if owner != nil {
 		e.incarnation = owner.incarnation
 	}

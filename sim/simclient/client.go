@@ -137,13 +137,15 @@ func (c *Client) Now() int64 { return c.kernel.Now() }
 func (c *Client) WallClock() time.Time { return wallClockEpoch.Add(time.Duration(c.kernel.Now())) }
 
 // After runs fn after d on the client's process: a crash cancels it. The
-// returned function cancels it too.
-func (c *Client) After(d time.Duration, label string, fn func()) (cancel func() bool) {
-	return c.kernel.Schedule(int64(d), c.process, label, fn)
+// returned event's Stop cancels it too. (The event rather than a cancel
+// function: most callers drop it, and a method value would cost them an
+// allocation each time.)
+func (c *Client) After(d time.Duration, label string, fn func()) *kernel.Event {
+	return c.kernel.ScheduleEvent(int64(d), c.process, label, fn)
 }
 
 // later runs fn on the next turn of the loop, never inside the caller.
-func (c *Client) later(fn func()) { c.kernel.Schedule(0, c.process, "simclient.later", fn) }
+func (c *Client) later(fn func()) { c.kernel.ScheduleEvent(0, c.process, "simclient.later", fn) }
 
 // note records a line in the run's trace under the client's name.
 func (c *Client) note(text string) { c.kernel.Trace().Note(c.kernel.Now(), c.config.Name, text) }

@@ -10,6 +10,7 @@ import (
 
 	"sluice/core"
 	"sluice/core/wire"
+	"sluice/sim/kernel"
 )
 
 // Conn is one connection from a client to a broker address. It opens with
@@ -52,11 +53,13 @@ const (
 
 // call is one request and its completion.
 type call struct {
-	correlation   int32 // given when written
-	request       kmsg.Request
-	done          func(kmsg.Response, error)
-	written       bool
-	cancelTimeout func() bool
+	correlation int32 // given when written
+	request     kmsg.Request
+	done        func(kmsg.Response, error)
+	written     bool
+	// timeout is the call's timeout event; its Stop cancels it. The event
+	// itself, not a cancel function, so a call costs one allocation less.
+	timeout *kernel.Event
 }
 
 // newConn starts a connection that dials after delay.
@@ -117,7 +120,7 @@ func (conn *Conn) handshakeAnswered(resp kmsg.Response, err error) {
 		conn.write(x)
 	}
 	for _, x := range refused {
-		x.cancelTimeout()
+		x.timeout.Stop()
 		conn.complete(x, nil, ErrUnsupportedVersion)
 	}
 }
@@ -170,7 +173,7 @@ func (conn *Conn) SendWithTimeout(req kmsg.Request, timeout time.Duration, done 
 // enqueue adds a call and starts its timeout.
 func (conn *Conn) enqueue(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) *call {
 	x := &call{request: req, done: done}
-	x.cancelTimeout = conn.client.kernel.Schedule(int64(timeout), conn.client.process,
+	x.timeout = conn.client.kernel.ScheduleEvent(int64(timeout), conn.client.process,
 		"simclient.request-timeout", func() { conn.timedOut(x) })
 	conn.calls = append(conn.calls, x)
 	return x
@@ -218,9 +221,13 @@ func (conn *Conn) Frame(frame []byte) {
 		conn.fail(fmt.Errorf("%w: %s answer does not decode: %v", ErrProtocol, kmsg.NameForKey(x.request.Key()), err))
 		return
 	}
-	conn.calls[0] = nil
-	conn.calls = conn.calls[1:]
-	x.cancelTimeout()
+	// Shift the rest down rather than reslicing past the head, so the
+	// queue keeps its array: with one request in flight, the usual case,
+	// reslicing left no room and every request allocated a new one.
+	rest := copy(conn.calls, conn.calls[1:])
+	conn.calls[rest] = nil
+	conn.calls = conn.calls[:rest]
+	x.timeout.Stop()
 	conn.complete(x, resp, nil)
 }
 
@@ -267,7 +274,7 @@ func (conn *Conn) fail(cause error) {
 	calls := conn.calls
 	conn.calls = nil
 	for _, x := range calls {
-		x.cancelTimeout()
+		x.timeout.Stop()
 		switch {
 		case !x.written || neverConnected(cause):
 			conn.complete(x, nil, fmt.Errorf("%w: %w", ErrNotDelivered, cause))

@@ -83,7 +83,7 @@ func (c *Client) RefreshMetadata(done func(error)) {
 	if m.refreshed {
 		delay = max(0, m.lastRefreshAt+int64(c.config.MetadataRefreshBackoff)-c.kernel.Now())
 	}
-	c.kernel.Schedule(delay, c.process, "simclient.metadata", c.startRefresh)
+	c.kernel.ScheduleEvent(delay, c.process, "simclient.metadata", c.startRefresh)
 }
 
 func (c *Client) startRefresh() {

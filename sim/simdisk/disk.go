@@ -98,7 +98,7 @@ func (d *Disk) DurableFile(name string) ([]byte, bool) {
 		return nil, false
 	}
 	current := d.inodes[rootInode]
-	for _, component := range splitPath(name) {
+	for component := range pathElements(name) {
 		if !current.directory {
 			return nil, false
 		}

@@ -3,6 +3,7 @@ package simdisk
 import (
 	"fmt"
 	"io/fs"
+	"iter"
 	"slices"
 	"strings"
 
@@ -45,8 +46,9 @@ type namespaceLog struct {
 	pending []*namespaceOperation
 }
 
-// splitPath splits a valid name into its elements.
-func splitPath(name string) []string { return strings.Split(name, "/") }
+// pathElements yields a valid name's elements, without building a slice
+// of them: every file operation resolves its name.
+func pathElements(name string) iter.Seq[string] { return strings.SplitSeq(name, "/") }
 
 // lookup resolves a valid name through the current namespace.
 func (d *Disk) lookup(op, name string) (*inode, error) {
@@ -57,7 +59,7 @@ func (d *Disk) lookup(op, name string) (*inode, error) {
 	if name == "." {
 		return current, nil
 	}
-	for _, component := range splitPath(name) {
+	for component := range pathElements(name) {
 		if !current.directory {
 			return nil, pathError(op, name, errNotDirectory)
 		}
@@ -206,7 +208,7 @@ func (d *Disk) MkdirAll(dir string) error {
 	if dir == "." {
 		return nil
 	}
-	for _, component := range splitPath(dir) {
+	for component := range pathElements(dir) {
 		if !current.directory {
 			return pathError("mkdir", dir, errNotDirectory)
 		}

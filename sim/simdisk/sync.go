@@ -10,7 +10,11 @@ package simdisk
 func (d *Disk) syncFile(in *inode, name string, done func(error)) {
 	covers := in.operationsIssued
 	failed := d.chance(d.faults.SyncFailure)
+	generation := d.generation
 	d.scheduleCompletion(in, "disk.sync", func() {
+		if d.generation != generation {
+			return // the disk crashed since: the sync is void
+		}
 		covered := 0
 		for covered < len(in.pending) && in.pending[covered].sequence < covers {
 			covered++
@@ -48,7 +52,11 @@ func (d *Disk) SyncDir(dir string, done func(error)) {
 	}
 	covers := d.namespace.issued + 1 // operations numbered below this began before
 	failed := d.chance(d.faults.SyncFailure)
+	generation := d.generation
 	d.scheduleCompletion(directory, "disk.syncdir", func() {
+		if d.generation != generation {
+			return // the disk crashed since: the sync is void
+		}
 		d.completeSyncDir(directory.number, covers, failed)
 		done(d.syncError("syncdir", dir, failed))
 	})
@@ -88,6 +96,9 @@ func (d *Disk) completeSyncDir(directory inodeNumber, covers uint64, failed bool
 
 // scheduleCompletion schedules fn after a drawn latency, and after every
 // completion already scheduled for the inode, so they run in issue order.
+// fn runs even if the disk crashed meanwhile: each completion checks the
+// disk's generation itself, which saves wrapping it in a second closure
+// for every sync.
 func (d *Disk) scheduleCompletion(in *inode, label string, fn func()) {
 	now := d.kernel.Now()
 	at := now + d.drawLatency()
@@ -95,12 +106,7 @@ func (d *Disk) scheduleCompletion(in *inode, label string, fn func()) {
 		at = in.lastCompletionAt + 1
 	}
 	in.lastCompletionAt = at
-	generation := d.generation
-	d.kernel.ScheduleEvent(at-now, d.owner, label, func() {
-		if d.generation == generation {
-			fn()
-		}
-	})
+	d.kernel.ScheduleEvent(at-now, d.owner, label, fn)
 }
 
 // failLater reports err to done on a later turn of the loop.
