@@ -104,13 +104,20 @@ type watchingHandler struct {
 }
 
 // Enabled lets info records through for the observer even when the trace
-// records only warnings.
+// records only warnings, from the loggers whose lines it watches (a quorum
+// member's and the replicas'). Every other logger's info records would
+// only be dropped in Handle: saying so here spares slog building them (it
+// captures the caller's stack for each).
 func (h *watchingHandler) Enabled(ctx context.Context, level slog.Level) bool {
-	return level >= slog.LevelInfo || h.inner.Enabled(ctx, level)
+	return (level >= slog.LevelInfo && h.watching()) || h.inner.Enabled(ctx, level)
 }
 
+// watching reports whether this logger's lines may be ones the observer
+// recognizes.
+func (h *watchingHandler) watching() bool { return h.quorum || h.partition != "" }
+
 func (h *watchingHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == becameLeaderMessage && (h.quorum || h.partition != "") {
+	if r.Message == becameLeaderMessage && h.watching() {
 		h.watch(r)
 	}
 	if h.inner.Enabled(ctx, r.Level) {

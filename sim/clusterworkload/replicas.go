@@ -75,9 +75,13 @@ func (r *run) awaitReplicas(ends map[history.TopicPartition]int64, deadline int6
 
 // replicasBehind names a replica that does not yet hold its partition's
 // log up to the end, or a partition whose replicas disagree below it
-// (diverged), or returns "".
+// (diverged), or returns "". It reads each replica's log once, keeps the
+// logs as the run's latest look (see replicaLook) and compares those.
 func (r *run) replicasBehind(ends map[history.TopicPartition]int64) (problem string, diverged bool) {
-	for _, tp := range sortedPartitions(ends) {
+	partitions := sortedPartitions(ends)
+	look := replicaLook{step: r.kernel.Steps(), logs: make(map[history.TopicPartition][]replicaLog, len(partitions))}
+	for _, tp := range partitions {
+		logs := make([]replicaLog, 0, len(r.replicas[tp]))
 		for _, id := range r.replicas[tp] {
 			n := r.nodes[id-1]
 			if !n.up {
@@ -90,21 +94,59 @@ func (r *run) replicasBehind(ends map[history.TopicPartition]int64) (problem str
 			if end := logEnd(log); end < ends[tp] {
 				return fmt.Sprintf("%s's %s ends at %d, below %d", n.name, tp, end, ends[tp]), false
 			}
+			logs = append(logs, replicaLog{batches: log})
 		}
+		look.logs[tp] = logs
 	}
-	for _, tp := range sortedPartitions(ends) {
-		if problem, _ := r.compareReplicas(tp, ends[tp]); problem != "" {
+	r.replicaLook = look
+	for _, tp := range partitions {
+		if problem, _ := r.compareReplicas(tp, ends[tp], look.logs[tp]); problem != "" {
 			return problem, true
 		}
 	}
 	return "", false
 }
 
+// replicaLook is what one look at the replicas read: each partition's
+// replicas' logs, in the order r.replicas lists them, and the kernel step
+// count when they were read. A disk changes only in an event, so while
+// the kernel has taken no further step the logs are still what the disks
+// hold, and checkReplicasAgree, which runs right after the liveness
+// phase's last look, compares them instead of reading every log again.
+type replicaLook struct {
+	step uint64
+	logs map[history.TopicPartition][]replicaLog
+}
+
+// replicaLog is one replica's log as read from its disk, or why it could
+// not be read.
+type replicaLog struct {
+	batches []storedBatch
+	err     error
+}
+
+// replicaLogs returns the logs of a partition's replicas, in the order
+// r.replicas lists them: the latest look's if no step has run since it,
+// else read now.
+func (r *run) replicaLogs(tp history.TopicPartition) []replicaLog {
+	if r.replicaLook.step == r.kernel.Steps() {
+		if logs, looked := r.replicaLook.logs[tp]; looked {
+			return logs
+		}
+	}
+	logs := make([]replicaLog, 0, len(r.replicas[tp]))
+	for _, id := range r.replicas[tp] {
+		log, err := readReplicaLog(r.nodes[id-1].machine.Disk, tp)
+		logs = append(logs, replicaLog{batches: log, err: err})
+	}
+	return logs
+}
+
 // checkReplicasAgree compares every replica's log below the end with the
 // first replica's, batch by batch.
 func (r *run) checkReplicasAgree() {
 	for _, tp := range sortedPartitions(r.replicas) {
-		problem, compared := r.compareReplicas(tp, r.drainer.Position(tp))
+		problem, compared := r.compareReplicas(tp, r.drainer.Position(tp), r.replicaLogs(tp))
 		r.counts.replicasCompared += compared.replicas
 		r.counts.batchesCompared += compared.batches
 		if problem != "" {
@@ -121,18 +163,18 @@ type comparison struct {
 
 // compareReplicas compares every replica's log of a partition below end
 // with the first replica's, batch by batch, and says how they differ, or
-// returns "".
-func (r *run) compareReplicas(tp history.TopicPartition, end int64) (string, comparison) {
+// returns "". logs are the replicas' logs, in the order r.replicas lists
+// them; they are only read, never changed.
+func (r *run) compareReplicas(tp history.TopicPartition, end int64, logs []replicaLog) (string, comparison) {
 	var compared comparison
 	var reference []storedBatch
 	referenceNode := ""
-	for _, id := range r.replicas[tp] {
+	for i, id := range r.replicas[tp] {
 		n := r.nodes[id-1]
-		log, err := readReplicaLog(n.machine.Disk, tp)
-		if err != nil {
-			return fmt.Sprintf("%s's %s cannot be read: %v", n.name, tp, err), compared
+		if logs[i].err != nil {
+			return fmt.Sprintf("%s's %s cannot be read: %v", n.name, tp, logs[i].err), compared
 		}
-		committed := below(log, end)
+		committed := below(logs[i].batches, end)
 		compared.replicas++
 		if referenceNode == "" {
 			reference, referenceNode = committed, n.name
@@ -196,11 +238,26 @@ func logEnd(log []storedBatch) int64 {
 	return log[len(log)-1].header.NextOffset()
 }
 
-// below keeps the batches wholly below end. It filters log in place:
-// callers pass a log read for this comparison alone and use only what
-// below returns.
+// below keeps the batches wholly below end. It leaves log as it is (a
+// look's logs are compared more than once): when the batches it keeps are
+// all the first ones, as in any log whose offsets ascend, it returns that
+// prefix of log, else a copy.
 func below(log []storedBatch, end int64) []storedBatch {
-	return slices.DeleteFunc(log, func(b storedBatch) bool { return b.header.LastOffset() >= end })
+	wholly := func(b storedBatch) bool { return b.header.LastOffset() < end }
+	prefix := 0
+	for prefix < len(log) && wholly(log[prefix]) {
+		prefix++
+	}
+	if !slices.ContainsFunc(log[prefix:], wholly) {
+		return log[:prefix:prefix]
+	}
+	kept := slices.Clone(log[:prefix])
+	for _, b := range log[prefix:] {
+		if wholly(b) {
+			kept = append(kept, b)
+		}
+	}
+	return kept
 }
 
 // checkContiguous requires batches that cover [0, end) without a gap.

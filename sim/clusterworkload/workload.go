@@ -104,6 +104,8 @@ type run struct {
 	// replicas are each partition's replica set, from the metadata at
 	// setup, by partition.
 	replicas map[history.TopicPartition][]int32
+	// replicaLook is the latest look at every replica's log (replicas.go).
+	replicaLook replicaLook
 
 	stopSending bool
 	// violation is the first check that failed.
