@@ -27,7 +27,7 @@ func TestReadWhole(t *testing.T) {
 	if err != nil || string(data) != "node.id=3\n" {
 		t.Fatalf("ReadWhole = %q, %v; want the file's 10 bytes", data, err)
 	}
-	if _, err := core.ReadWhole(disk, "small", 9); err == nil || !strings.Contains(err.Error(), "more than 9") {
+	if _, err := core.ReadWhole(disk, "small", 9); !errors.Is(err, core.ErrTooBig) || !strings.Contains(err.Error(), "more than 9") {
 		t.Fatalf("a file over the bound: err %v, want a refusal naming the bound", err)
 	}
 	if _, err := core.ReadWhole(disk, "missing", 64); !errors.Is(err, fs.ErrNotExist) {

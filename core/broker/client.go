@@ -152,7 +152,7 @@ func (x *exchange) respond(resp kmsg.Response) {
 		panic("broker: request answered twice: " + kmsg.NameForKey(x.request.Header.Key))
 	}
 	resp.SetVersion(x.request.Header.Version)
-	x.frame = wire.AppendResponse(make([]byte, 0, responseBytesHint(resp)), x.request.Header, resp)
+	x.frame = wire.AppendResponse(nil, x.request.Header, resp)
 	x.answered = true
 	x.client.flush()
 }

@@ -208,18 +208,11 @@ func withRereads(read func() error) error {
 // index file) and returns its bytes once two reads in a row agree, which
 // tells a read corrupted in flight from the file's real content.
 func readStable(fs core.FS, name string, sizeMax int64) ([]byte, error) {
-	f, err := fs.OpenFile(name, false)
+	f, size, err := openSized(fs, name, sizeMax)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	size, err := f.Size()
-	if err != nil {
-		return nil, err
-	}
-	if size > sizeMax {
-		return nil, fmt.Errorf("%w: %s is %d bytes, more than %d", errBadData, name, size, sizeMax)
-	}
 	var previous []byte
 	for attempt := 0; attempt <= readAttemptsMax; attempt++ {
 		b := make([]byte, size)
@@ -238,18 +231,11 @@ func readStable(fs core.FS, name string, sizeMax int64) ([]byte, error) {
 // (the checkpoint), re-reading while decode reports bad data.
 func readChecked[T any](fs core.FS, name string, sizeMax int64, decode func([]byte) (T, error)) (T, error) {
 	var value T
-	f, err := fs.OpenFile(name, false)
+	f, size, err := openSized(fs, name, sizeMax)
 	if err != nil {
 		return value, err
 	}
 	defer f.Close()
-	size, err := f.Size()
-	if err != nil {
-		return value, err
-	}
-	if size > sizeMax {
-		return value, fmt.Errorf("%w: %s is %d bytes, more than %d", errBadData, name, size, sizeMax)
-	}
 	err = withRereads(func() error {
 		b := make([]byte, size)
 		if err := readFull(f, b, 0); err != nil {
@@ -259,6 +245,17 @@ func readChecked[T any](fs core.FS, name string, sizeMax int64, decode func([]by
 		return err
 	})
 	return value, err
+}
+
+// openSized is core.OpenSized with a file over its bound taken as bad
+// data: the log's own files never outgrow their bounds, so one that does
+// is damaged.
+func openSized(fs core.FS, name string, sizeMax int64) (core.File, int64, error) {
+	f, size, err := core.OpenSized(fs, name, sizeMax)
+	if errors.Is(err, core.ErrTooBig) {
+		err = fmt.Errorf("%w: %w", errBadData, err)
+	}
+	return f, size, err
 }
 
 // readBuffer is a log's reusable read buffer, shared by its segments: the

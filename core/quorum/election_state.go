@@ -95,18 +95,15 @@ func loadElectionState(fsys core.FS, dir string) (s electionState, found bool, e
 // repeating the read while decode finds bad data, readAttemptsMax times.
 func readChecked[T any](fsys core.FS, name string, maxBytes int64, decode func([]byte) (T, error)) (T, error) {
 	var zero T
-	f, err := fsys.OpenFile(name, false)
+	f, size, err := core.OpenSized(fsys, name, maxBytes)
+	if errors.Is(err, core.ErrTooBig) {
+		// The quorum's files never outgrow their bounds: this one is damaged.
+		return zero, fmt.Errorf("%w: %w", errBadData, err)
+	}
 	if err != nil {
 		return zero, err
 	}
 	defer f.Close()
-	size, err := f.Size()
-	if err != nil {
-		return zero, err
-	}
-	if size > maxBytes {
-		return zero, fmt.Errorf("%w: %s is %d bytes, more than %d", errBadData, name, size, maxBytes)
-	}
 	buffer := make([]byte, size)
 	for attempt := 1; ; attempt++ {
 		n, err := f.ReadAt(buffer, 0)

@@ -14,8 +14,14 @@ const apiVersionsKey = 18
 
 // AppendResponse appends a response frame (header then body, no size prefix)
 // for a request with the given header. resp's version must equal the
-// request's.
+// request's. dst is first grown to hold the whole frame (see
+// responseBytesHint).
 func AppendResponse(dst []byte, h Header, resp kmsg.Response) []byte {
+	return appendResponseFrame(slices.Grow(dst, responseBytesHint(resp)), h, resp)
+}
+
+// appendResponseFrame is AppendResponse without growing dst first.
+func appendResponseFrame(dst []byte, h Header, resp kmsg.Response) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, uint32(h.Correlation))
 	if resp.IsFlexible() && h.Key != apiVersionsKey {
 		dst = append(dst, 0) // no tagged fields in the response header

@@ -1,4 +1,4 @@
-package broker
+package wire
 
 import "github.com/twmb/franz-go/pkg/kmsg"
 
@@ -26,9 +26,9 @@ const (
 	fetchTopicOverheadBytes = 32
 )
 
-// responseBytesHint is the capacity to encode resp into: a bound on a
-// fetch answer's size, so that its encoding never grows the buffer, small
-// for the rest (which are small).
+// responseBytesHint is the capacity AppendResponse grows its buffer to: a
+// bound on a fetch answer's size, so that its encoding never grows the
+// buffer again, small for the rest (which are small).
 func responseBytesHint(resp kmsg.Response) int {
 	fetch, ok := resp.(*kmsg.FetchResponse)
 	if !ok {
