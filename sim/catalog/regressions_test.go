@@ -1,10 +1,12 @@
 package catalog
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
 	"sluice/sim"
+	"sluice/sim/scenario"
 )
 
 // scenariosRoot is the repository's scenarios/ folder, from this package.
@@ -52,3 +54,36 @@ func TestScenarioFilesKeepTheirPromises(t *testing.T) {
 // isolation, power loss of every node, rolling restart, asymmetric
 // partition, slow disk on a leader, clock jump.
 const namedScenariosMin = 6
+
+// TestClusterRegressionsPinTheirScenario holds every cluster-workload
+// regression file to the full scenario format. A bare seed
+// (`sluice sim --seed 2071`) replays whatever the swarm draws for it
+// today, and the draw changes as Sluice grows, so such a file would
+// silently stop replaying the run that failed.
+func TestClusterRegressionsPinTheirScenario(t *testing.T) {
+	files, err := ScenarioFiles(filepath.Join(scenariosRoot, "regressions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := 0
+	for _, file := range files {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ParseScenarioFile(string(text), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if f.Scenario.Workload != scenario.WorkloadCluster {
+			continue
+		}
+		cluster++
+		if _, isCommand := commandLine(string(text)); isCommand {
+			t.Errorf("%s is a bare seed; write the scenario it drew (scenario.Format(scenario.Draw(seed))) so the file keeps replaying the same run", file)
+		}
+	}
+	if cluster == 0 {
+		t.Fatal("no cluster-workload regression files found")
+	}
+}
