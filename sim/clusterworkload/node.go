@@ -95,6 +95,9 @@ func brokerConfig(s scenario.Scenario, id int) broker.Config {
 	c.AutoCreateTopics = false
 	c.DefaultReplicationFactor = int16(min(3, s.Cluster.Nodes))
 	c.OffsetsTopicPartitions = int32(s.Cluster.OffsetsPartitions)
+	if s.Cluster.MetadataSnapshotEvery != 0 {
+		c.SnapshotEveryRecords = s.Cluster.MetadataSnapshotEvery
+	}
 	c.OffsetsTopicReplicationFactor = int16(min(3, s.Cluster.Nodes))
 	c.GroupMinSessionTimeout = groupSessionTimeoutMinBroker
 	c.GroupInitialRebalanceDelay = t.GroupInitialDelay

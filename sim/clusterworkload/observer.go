@@ -21,13 +21,17 @@ import (
 // so a reworded log line cannot switch these checks off unnoticed.
 
 // Log messages and attributes the observer recognizes (core/quorum's
-// roles.go and core/replica's roles.go).
+// roles.go and core/replica's roles.go, and the quorum's snapshot lines).
 const (
 	becameLeaderMessage = "became leader"
 	quorumAttribute     = "quorum"
 	partitionAttribute  = "partition"
 	epochAttribute      = "epoch"
 	leaderEpochAttr     = "leader_epoch"
+	// core/quorum's snapshots.go and fetch_snapshot.go.
+	tookSnapshotMessage        = "took snapshot"
+	downloadingSnapshotMessage = "downloading snapshot"
+	restoredSnapshotMessage    = "restored snapshot"
 )
 
 // leadership is who leads something, and since which epoch.
@@ -91,6 +95,21 @@ func (o *observer) partitionLeaderElected(node int, partition string, epoch int3
 	}
 }
 
+// snapshotLine counts a quorum member's metadata snapshot lines, the
+// proof that a run's snapshots happened: taken, downloaded by a member
+// that fell behind the leader's log start, restored (at a restart or
+// after a download).
+func (o *observer) snapshotLine(message string) {
+	switch message {
+	case tookSnapshotMessage:
+		o.run.counts.metadataSnapshotsTaken++
+	case downloadingSnapshotMessage:
+		o.run.counts.metadataSnapshotDownloads++
+	case restoredSnapshotMessage:
+		o.run.counts.metadataSnapshotsRestored++
+	}
+}
+
 // watchingHandler passes a node's log on to the trace, and shows the
 // observer the lines it recognizes.
 type watchingHandler struct {
@@ -119,6 +138,9 @@ func (h *watchingHandler) watching() bool { return h.quorum || h.partition != ""
 func (h *watchingHandler) Handle(ctx context.Context, r slog.Record) error {
 	if r.Message == becameLeaderMessage && h.watching() {
 		h.watch(r)
+	}
+	if h.quorum {
+		h.observer.snapshotLine(r.Message)
 	}
 	if h.inner.Enabled(ctx, r.Level) {
 		return h.inner.Handle(ctx, r)

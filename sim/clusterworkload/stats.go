@@ -85,6 +85,13 @@ func (r *run) stats() []sim.Option {
 		}
 		stats = append(stats, sim.Opt("offset_reads", reads), sim.Opt("offset_reads_ok", readsOK))
 	}
+	if c := r.counts; c.metadataSnapshotsTaken+c.metadataSnapshotDownloads+c.metadataSnapshotsRestored > 0 {
+		// Only when snapshots happened, as for monitors.
+		stats = append(stats,
+			sim.Opt("metadata_snapshots", c.metadataSnapshotsTaken),
+			sim.Opt("metadata_snapshot_downloads", c.metadataSnapshotDownloads),
+			sim.Opt("metadata_snapshots_restored", c.metadataSnapshotsRestored))
+	}
 	if r.counts.drainsAgain > 0 {
 		// Only when it happened, for the same reason.
 		stats = append(stats, sim.Opt("drains_again", r.counts.drainsAgain))

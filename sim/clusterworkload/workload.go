@@ -128,6 +128,8 @@ type counts struct {
 	operationsWait time.Duration
 	// drainsAgain counts the final drain's extra rounds (final_drain.go).
 	drainsAgain int
+	// The quorum members' metadata snapshots (observer.snapshotLine).
+	metadataSnapshotsTaken, metadataSnapshotDownloads, metadataSnapshotsRestored int
 }
 
 func runScenario(s scenario.Scenario, options sim.RunOptions) (result sim.Result, r *run) {

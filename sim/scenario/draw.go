@@ -37,16 +37,21 @@ const (
 	drawGroupMembersMax     = 3
 	drawOffsetReaderChance  = 0.25
 	drawOffsetsPartitions   = 3
-	drawDriftChance         = 0.4
-	drawDriftMax            = 0.02
-	drawBuggifyChance       = 0.5
-	drawBuggifyChanceMax    = 0.5
-	drawTornWriteChance     = 0.5
-	drawReadCorruptionMax   = 0.002
-	drawSyncFailureMax      = 0.001
-	drawSafetyMin           = 9 * time.Second
-	drawSafetyMax           = 12 * time.Second
-	drawLiveness            = 40 * time.Second
+	// drawMetadataSnapshotChance of runs snapshot their metadata every
+	// drawMetadataSnapshotEveryMin to Max committed records.
+	drawMetadataSnapshotChance   = 0.5
+	drawMetadataSnapshotEveryMin = 8
+	drawMetadataSnapshotEveryMax = 64
+	drawDriftChance              = 0.4
+	drawDriftMax                 = 0.02
+	drawBuggifyChance            = 0.5
+	drawBuggifyChanceMax         = 0.5
+	drawTornWriteChance          = 0.5
+	drawReadCorruptionMax        = 0.002
+	drawSyncFailureMax           = 0.001
+	drawSafetyMin                = 9 * time.Second
+	drawSafetyMax                = 12 * time.Second
+	drawLiveness                 = 40 * time.Second
 	// drawOperations is the default scenario's floor of client
 	// operations, which the safety phase waits for.
 	drawOperations = 200
@@ -117,6 +122,7 @@ func Draw(seed uint64) Scenario {
 	if kernel.NewRand(seed, "scenario/draw-offset-readers").Float64() < drawOffsetReaderChance {
 		s.Clients.Groups[0].OffsetReaders = 1
 	}
+	s.Cluster.MetadataSnapshotEvery = drawMetadataSnapshotEvery(kernel.NewRand(seed, "scenario/draw-metadata-snapshots"))
 	s.Timeouts = drawTimeouts(rng)
 	s.Network.LatencyMin = roundMicro(between(rng, 0, 500*time.Microsecond))
 	s.Network.LatencyMax = s.Network.LatencyMin + roundMicro(between(rng, 100*time.Microsecond, 3*time.Millisecond))
@@ -153,6 +159,20 @@ func Draw(seed uint64) Scenario {
 	}
 	s.Schedule = GenerateSchedule(s)
 	return mustValid(s)
+}
+
+// drawMetadataSnapshotEvery draws how often the nodes snapshot their
+// metadata. The broker's default (20,000 records) is never reached in a
+// run of seconds, so without this the swarm would never take a snapshot,
+// move a metadata log's start past a lagging node, or make one catch up
+// by FetchSnapshot and rebuild its image from the snapshot. A run commits
+// tens to hundreds of metadata records (registrations, topics, fencing,
+// ISR changes, elections), so every few dozen records gives several.
+func drawMetadataSnapshotEvery(rng random) int {
+	if rng.Float64() >= drawMetadataSnapshotChance {
+		return 0
+	}
+	return drawMetadataSnapshotEveryMin + rng.IntN(drawMetadataSnapshotEveryMax-drawMetadataSnapshotEveryMin+1)
 }
 
 // expectedSends is how many sends the producers' lanes are expected to

@@ -22,6 +22,9 @@ func Format(s Scenario) string {
 	line("seed %d", s.Seed)
 	line("nodes %d", s.Cluster.Nodes)
 	line("offsets-partitions %d", s.Cluster.OffsetsPartitions)
+	// Written even at 0 (the broker's default), so that a file keeps it
+	// when a seed would draw another.
+	line("metadata-snapshot-every %d", s.Cluster.MetadataSnapshotEvery)
 	rates := make([]string, len(s.ClockRates))
 	for i, r := range s.ClockRates {
 		rates[i] = formatFloat(r)

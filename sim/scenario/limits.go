@@ -6,16 +6,20 @@ import "time"
 // in memory and runs on one goroutine, so each is a size a run can afford;
 // Validate refuses anything beyond, with the bound named.
 const (
-	nodesMin              = 1
-	nodesMax              = 7
-	offsetsPartitionsMax  = 8
-	topicsMax             = 4
-	partitionsMax         = 16
-	producersMax          = 8
-	readersMax            = 4
-	groupsMax             = 2
-	groupMembersMax       = 5
-	groupOffsetReadersMax = 2
+	nodesMin             = 1
+	nodesMax             = 7
+	offsetsPartitionsMax = 8
+	// A metadata snapshot every few records is legal, if slow; every
+	// record would have each commit write a snapshot file.
+	metadataSnapshotEveryMin = 2
+	metadataSnapshotEveryMax = 1_000_000
+	topicsMax                = 4
+	partitionsMax            = 16
+	producersMax             = 8
+	readersMax               = 4
+	groupsMax                = 2
+	groupMembersMax          = 5
+	groupOffsetReadersMax    = 2
 	// clientsMax bounds every client machine together.
 	clientsMax = 16
 	// nameBytesMax bounds topic, client and group names.

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"sluice/sim"
@@ -59,6 +60,7 @@ func (s Scenario) Options() []sim.Option {
 		sim.Opt("readers", orNone(readers)),
 		sim.Opt("groups", orNone(groups)),
 		sim.Opt("offsets_partitions", s.Cluster.OffsetsPartitions),
+		sim.Opt("metadata_snapshot_every", orDefault(s.Cluster.MetadataSnapshotEvery)),
 		sim.Opt("election", formatDuration(t.Election)),
 		sim.Opt("quorum_fetch", formatDuration(t.QuorumFetch)),
 		sim.Opt("broker_session", formatDuration(t.BrokerSession)),
@@ -101,4 +103,12 @@ func orNone(parts []string) string {
 		return "none"
 	}
 	return strings.Join(parts, ",")
+}
+
+// orDefault is a count a zero of which leaves the broker's default.
+func orDefault(n int) string {
+	if n == 0 {
+		return "default"
+	}
+	return strconv.Itoa(n)
 }

@@ -31,6 +31,7 @@ import (
 //	seed 7
 //	nodes 3
 //	offsets-partitions 1
+//	metadata-snapshot-every 40           (0, the default: the broker's own)
 //	clocks 1 1.01 0.99                   (every node's clock rate)
 //	topic orders partitions 3 [replication 3] [min-insync 2] [page-cache] [unclean]
 //	producer p1 [topic orders] [acks all|1] [idempotent] [partitions 0,2]
@@ -154,6 +155,8 @@ func (o *overlay) apply(d directive) error {
 		return parseIntInto(d, &s.Cluster.Nodes)
 	case "offsets-partitions":
 		return parseIntInto(d, &s.Cluster.OffsetsPartitions)
+	case "metadata-snapshot-every":
+		return parseIntInto(d, &s.Cluster.MetadataSnapshotEvery)
 	case "clocks":
 		o.clocks = true
 		s.ClockRates = nil

@@ -66,6 +66,12 @@ type Cluster struct {
 	Nodes int
 	// OffsetsPartitions is offsets.topic.num.partitions.
 	OffsetsPartitions int
+	// MetadataSnapshotEvery makes every node snapshot its metadata after
+	// this many committed records and move its metadata log's start up
+	// to the snapshot, so that a node that falls behind catches up from a
+	// snapshot (FetchSnapshot) instead of the log. Zero keeps the
+	// broker's default, which a run of seconds never reaches.
+	MetadataSnapshotEvery int
 }
 
 // Topic is one topic the run creates with CreateTopics before the clients

@@ -165,6 +165,26 @@ func TestSwarmLeavesKindsOut(t *testing.T) {
 	}
 }
 
+// TestSwarmSnapshotsTheMetadataInSomeRuns: the broker's default snapshot
+// interval is never reached in a run of seconds, so only a drawn one
+// makes a run take metadata snapshots and catch a node up from one.
+func TestSwarmSnapshotsTheMetadataInSomeRuns(t *testing.T) {
+	drawn := 0
+	for seed := uint64(1); seed <= 100; seed++ {
+		every := Draw(seed).Cluster.MetadataSnapshotEvery
+		if every == 0 {
+			continue
+		}
+		drawn++
+		if every < drawMetadataSnapshotEveryMin || every > drawMetadataSnapshotEveryMax {
+			t.Fatalf("seed %d: a metadata snapshot every %d records, outside %d to %d", seed, every, drawMetadataSnapshotEveryMin, drawMetadataSnapshotEveryMax)
+		}
+	}
+	if drawn < 25 || drawn > 75 {
+		t.Fatalf("%d of 100 seeds snapshot their metadata; want about half", drawn)
+	}
+}
+
 func TestParseRefusesBadInput(t *testing.T) {
 	cases := map[string]string{
 		"nodes 0": "nodes",
@@ -185,6 +205,8 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"seed x":                       "seed",
 		"operations -1":                "operations -1",
 		"operations many":              "operations",
+		"metadata-snapshot-every 1":    "metadata-snapshot-every 1",
+		"metadata-snapshot-every -5":   "metadata-snapshot-every -5",
 	}
 	for text, want := range cases {
 		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {

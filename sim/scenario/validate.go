@@ -67,6 +67,9 @@ func (s Scenario) validateCluster() error {
 	if c.OffsetsPartitions < 1 || c.OffsetsPartitions > offsetsPartitionsMax {
 		return fmt.Errorf("scenario: offsets-partitions %d; want 1 to %d", c.OffsetsPartitions, offsetsPartitionsMax)
 	}
+	if c.MetadataSnapshotEvery != 0 && (c.MetadataSnapshotEvery < metadataSnapshotEveryMin || c.MetadataSnapshotEvery > metadataSnapshotEveryMax) {
+		return fmt.Errorf("scenario: metadata-snapshot-every %d; want 0 (the broker's default) or %d to %d", c.MetadataSnapshotEvery, metadataSnapshotEveryMin, metadataSnapshotEveryMax)
+	}
 	if len(s.ClockRates) != c.Nodes {
 		return fmt.Errorf("scenario: %d clock rates for %d nodes", len(s.ClockRates), c.Nodes)
 	}

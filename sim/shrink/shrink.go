@@ -84,6 +84,9 @@ func Size(s scenario.Scenario) int {
 	if s.Operations > 0 {
 		size++
 	}
+	if s.Cluster.MetadataSnapshotEvery > 0 {
+		size++
+	}
 	for _, t := range s.Topics {
 		size += t.Partitions + t.Replication
 	}
