@@ -1,6 +1,15 @@
 package replica
 
-import corelog "sluice/core/log"
+import (
+	"context"
+	"log/slog"
+
+	corelog "sluice/core/log"
+)
+
+// CompactedMessage is the log line of a compaction step that removed
+// records (the simulator counts them).
+const CompactedMessage = "compacted"
 
 // Maintain runs the periodic housekeeping of a partition: retention by
 // size and age, one bounded step of log compaction when cleanup.policy
@@ -68,7 +77,14 @@ func (p *Partition) compact() {
 		return
 	}
 	if result.SegmentsRewritten > 0 || result.PassFinished {
-		p.logger.Debug("compacted", "segments rewritten", result.SegmentsRewritten,
+		// Info when it removed something, as Kafka's cleaner reports each
+		// cleaning: rare (once per retention check at most) and what an
+		// operator wants to see; a pass that found nothing is debug.
+		level := slog.LevelDebug
+		if result.RecordsRemoved+result.TombstonesRemoved > 0 {
+			level = slog.LevelInfo
+		}
+		p.logger.Log(context.Background(), level, CompactedMessage, "segments rewritten", result.SegmentsRewritten,
 			"records removed", result.RecordsRemoved, "tombstones removed", result.TombstonesRemoved,
 			"cleaner offset", p.log.CleanerOffset())
 	}

@@ -95,6 +95,12 @@ func brokerConfig(s scenario.Scenario, id int) broker.Config {
 	c.AutoCreateTopics = false
 	c.DefaultReplicationFactor = int16(min(3, s.Cluster.Nodes))
 	c.OffsetsTopicPartitions = int32(s.Cluster.OffsetsPartitions)
+	if s.Logs.OffsetsSegmentBytes != 0 {
+		c.OffsetsTopicSegmentBytes = int64(s.Logs.OffsetsSegmentBytes)
+	}
+	if s.Logs.RetentionCheck != 0 {
+		c.RetentionCheckInterval = s.Logs.RetentionCheck
+	}
 	if s.Cluster.MetadataSnapshotEvery != 0 {
 		c.SnapshotEveryRecords = s.Cluster.MetadataSnapshotEvery
 	}

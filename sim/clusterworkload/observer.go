@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"sluice/core/replica"
 	"sluice/sim"
 )
 
@@ -21,7 +22,8 @@ import (
 // so a reworded log line cannot switch these checks off unnoticed.
 
 // Log messages and attributes the observer recognizes (core/quorum's
-// roles.go and core/replica's roles.go, and the quorum's snapshot lines).
+// roles.go and core/replica's roles.go, the quorum's snapshot lines and
+// the replicas' compaction lines).
 const (
 	becameLeaderMessage = "became leader"
 	quorumAttribute     = "quorum"
@@ -139,8 +141,11 @@ func (h *watchingHandler) Handle(ctx context.Context, r slog.Record) error {
 	if r.Message == becameLeaderMessage && h.watching() {
 		h.watch(r)
 	}
-	if h.quorum {
+	switch {
+	case h.quorum:
 		h.observer.snapshotLine(r.Message)
+	case h.partition != "" && r.Message == replica.CompactedMessage:
+		h.observer.run.counts.compactions++
 	}
 	if h.inner.Enabled(ctx, r.Level) {
 		return h.inner.Handle(ctx, r)

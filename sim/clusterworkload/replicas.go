@@ -295,3 +295,25 @@ func describeBatch(b storedBatch) string {
 	return fmt.Sprintf("the batch at offsets %d-%d in leader epoch %d (producer %d, crc %08x)",
 		h.BaseOffset, h.LastOffset(), h.LeaderEpoch, h.ProducerID, h.CRC)
 }
+
+// segmentsMax is the most segment files any replica of the run's topics
+// holds: proof that a scenario with small segments rolled them.
+func (r *run) segmentsMax() int {
+	most := 0
+	for _, tp := range sortedPartitions(r.replicas) {
+		for _, id := range r.replicas[tp] {
+			names, err := r.nodes[id-1].machine.Disk.ReadDir(fmt.Sprintf("%s-%d", tp.Topic, tp.Partition))
+			if err != nil {
+				continue
+			}
+			segments := 0
+			for _, name := range names {
+				if strings.HasSuffix(name, segmentSuffix) {
+					segments++
+				}
+			}
+			most = max(most, segments)
+		}
+	}
+	return most
+}

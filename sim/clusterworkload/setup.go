@@ -74,6 +74,9 @@ func (r *run) createTopicsRequest() *kmsg.CreateTopicsRequest {
 		topic.NumPartitions = int32(t.Partitions)
 		topic.ReplicationFactor = int16(t.Replication)
 		configs := [][2]string{{metadata.ConfigMinInsyncReplicas, strconv.Itoa(t.MinInsync)}}
+		if segmentBytes := r.scenario.Logs.SegmentBytes; segmentBytes != 0 {
+			configs = append(configs, [2]string{metadata.ConfigSegmentBytes, strconv.Itoa(segmentBytes)})
+		}
 		if t.PageCache {
 			configs = append(configs, [2]string{metadata.ConfigFlushMessages, pageCacheFlushMessages})
 		}

@@ -92,6 +92,10 @@ func (r *run) stats() []sim.Option {
 			sim.Opt("metadata_snapshot_downloads", c.metadataSnapshotDownloads),
 			sim.Opt("metadata_snapshots_restored", c.metadataSnapshotsRestored))
 	}
+	if r.scenario.Logs != (scenario.Logs{}) {
+		// Only when the scenario shrank the logs' settings, as above.
+		stats = append(stats, sim.Opt("segments_max", r.segmentsMax()), sim.Opt("compactions", r.counts.compactions))
+	}
 	if r.counts.drainsAgain > 0 {
 		// Only when it happened, for the same reason.
 		stats = append(stats, sim.Opt("drains_again", r.counts.drainsAgain))

@@ -47,11 +47,12 @@ func TestTry(t *testing.T) {
 	t.Logf("failed %d of %d; %.1f seeds/s, sim %.0fx", failed, count, float64(count)/elapsed.Seconds(), simTime.Seconds()/elapsed.Seconds())
 }
 
-// TestTryOne runs SEED with panics unrecovered, printing the trace when
-// TRACE is set, with core's info lines (INFO) or debug lines (DEBUG).
+// TestTryOne runs SEED, or the scenario file SCENARIO, with panics
+// unrecovered, printing the trace when TRACE is set, with core's info
+// lines (INFO) or debug lines (DEBUG).
 func TestTryOne(t *testing.T) {
-	if os.Getenv("SEED") == "" {
-		t.Skip("set SEED (and TRACE, CANARY) to run one seed")
+	if os.Getenv("SEED") == "" && os.Getenv("SCENARIO") == "" {
+		t.Skip("set SEED or SCENARIO (and TRACE, CANARY) to run one seed")
 	}
 	reportPanics = false
 	seed, _ := strconv.Atoi(os.Getenv("SEED"))
@@ -64,6 +65,18 @@ func TestTryOne(t *testing.T) {
 	}
 	if os.Getenv("DEBUG") != "" {
 		traceLogLevel = slog.LevelDebug
+	}
+	if file := os.Getenv("SCENARIO"); file != "" {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := scenario.Parse(string(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Log(RunScenario(s, options).Line())
+		return
 	}
 	t.Log(New().Run(uint64(seed), options).Line())
 }

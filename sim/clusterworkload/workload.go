@@ -130,6 +130,9 @@ type counts struct {
 	drainsAgain int
 	// The quorum members' metadata snapshots (observer.snapshotLine).
 	metadataSnapshotsTaken, metadataSnapshotDownloads, metadataSnapshotsRestored int
+	// compactions counts the compaction steps that removed records, of
+	// any replica (__consumer_offsets is compacted).
+	compactions int
 }
 
 func runScenario(s scenario.Scenario, options sim.RunOptions) (result sim.Result, r *run) {

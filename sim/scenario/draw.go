@@ -42,16 +42,27 @@ const (
 	drawMetadataSnapshotChance   = 0.5
 	drawMetadataSnapshotEveryMin = 8
 	drawMetadataSnapshotEveryMax = 64
-	drawDriftChance              = 0.4
-	drawDriftMax                 = 0.02
-	drawBuggifyChance            = 0.5
-	drawBuggifyChanceMax         = 0.5
-	drawTornWriteChance          = 0.5
-	drawReadCorruptionMax        = 0.002
-	drawSyncFailureMax           = 0.001
-	drawSafetyMin                = 9 * time.Second
-	drawSafetyMax                = 12 * time.Second
-	drawLiveness                 = 40 * time.Second
+	// drawSegmentsSmallChance of runs roll their topics' segments, and
+	// (drawn apart) __consumer_offsets', every drawSegmentBytesMin to Max
+	// bytes: one batch to a score of them.
+	drawSegmentsSmallChance = 0.5
+	drawSegmentBytesMin     = 256
+	drawSegmentBytesMax     = 2048
+	// drawRetentionCheckChance of runs run retention, compaction and
+	// producer expiry every drawRetentionCheckMin to Max.
+	drawRetentionCheckChance = 0.6
+	drawRetentionCheckMin    = 200 * time.Millisecond
+	drawRetentionCheckMax    = 2 * time.Second
+	drawDriftChance          = 0.4
+	drawDriftMax             = 0.02
+	drawBuggifyChance        = 0.5
+	drawBuggifyChanceMax     = 0.5
+	drawTornWriteChance      = 0.5
+	drawReadCorruptionMax    = 0.002
+	drawSyncFailureMax       = 0.001
+	drawSafetyMin            = 9 * time.Second
+	drawSafetyMax            = 12 * time.Second
+	drawLiveness             = 40 * time.Second
 	// drawOperations is the default scenario's floor of client
 	// operations, which the safety phase waits for.
 	drawOperations = 200
@@ -123,6 +134,7 @@ func Draw(seed uint64) Scenario {
 		s.Clients.Groups[0].OffsetReaders = 1
 	}
 	s.Cluster.MetadataSnapshotEvery = drawMetadataSnapshotEvery(kernel.NewRand(seed, "scenario/draw-metadata-snapshots"))
+	s.Logs = drawLogs(kernel.NewRand(seed, "scenario/draw-logs"))
 	s.Timeouts = drawTimeouts(rng)
 	s.Network.LatencyMin = roundMicro(between(rng, 0, 500*time.Microsecond))
 	s.Network.LatencyMax = s.Network.LatencyMin + roundMicro(between(rng, 100*time.Microsecond, 3*time.Millisecond))
@@ -173,6 +185,25 @@ func drawMetadataSnapshotEvery(rng random) int {
 		return 0
 	}
 	return drawMetadataSnapshotEveryMin + rng.IntN(drawMetadataSnapshotEveryMax-drawMetadataSnapshotEveryMin+1)
+}
+
+// drawLogs draws log settings small enough that a run of seconds rolls
+// segments (so reads, recovery, truncation and replication cross segment
+// boundaries) and compacts __consumer_offsets (so a coordinator that takes
+// over a group loads its offsets from a cleaned log). Each is left at the
+// broker's default in some runs.
+func drawLogs(rng random) Logs {
+	var l Logs
+	if rng.Float64() < drawSegmentsSmallChance {
+		l.SegmentBytes = drawSegmentBytesMin + rng.IntN(drawSegmentBytesMax-drawSegmentBytesMin+1)
+	}
+	if rng.Float64() < drawSegmentsSmallChance {
+		l.OffsetsSegmentBytes = drawSegmentBytesMin + rng.IntN(drawSegmentBytesMax-drawSegmentBytesMin+1)
+	}
+	if rng.Float64() < drawRetentionCheckChance {
+		l.RetentionCheck = roundMilli(between(rng, drawRetentionCheckMin, drawRetentionCheckMax))
+	}
+	return l
 }
 
 // expectedSends is how many sends the producers' lanes are expected to

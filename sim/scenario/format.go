@@ -53,6 +53,10 @@ func Format(s Scenario) string {
 	line("network latency %s", formatRange(s.Network.LatencyMin, s.Network.LatencyMax))
 	line("disk sync %s torn-write %s read-corruption %s sync-failure %s", formatRange(s.Disk.SyncLatencyMin, s.Disk.SyncLatencyMax),
 		formatFloat(s.Disk.TornWrite), formatFloat(s.Disk.ReadCorruption), formatFloat(s.Disk.SyncFailure))
+	// Written even at the defaults, so that a file keeps them when a seed
+	// would draw others.
+	line("logs segment-bytes %d offsets-segment-bytes %d retention-check %s",
+		s.Logs.SegmentBytes, s.Logs.OffsetsSegmentBytes, formatDuration(s.Logs.RetentionCheck))
 	line("buggify enable %s fire %s", formatFloat(s.Buggify.Enable), formatFloat(s.Buggify.Fire))
 	line("safety %s", formatDuration(s.Safety))
 	line("operations %d", s.Operations)

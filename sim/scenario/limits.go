@@ -1,6 +1,10 @@
 package scenario
 
-import "time"
+import (
+	"time"
+
+	corelog "sluice/core/log"
+)
 
 // Bounds on what a scenario may ask for. A simulated run holds everything
 // in memory and runs on one goroutine, so each is a size a run can afford;
@@ -13,13 +17,21 @@ const (
 	// record would have each commit write a snapshot file.
 	metadataSnapshotEveryMin = 2
 	metadataSnapshotEveryMax = 1_000_000
-	topicsMax                = 4
-	partitionsMax            = 16
-	producersMax             = 8
-	readersMax               = 4
-	groupsMax                = 2
-	groupMembersMax          = 5
-	groupOffsetReadersMax    = 2
+	// segment.bytes as core/log allows it: a segment holds at least a
+	// small batch, and a file offset fits 32 bits.
+	segmentBytesMin = corelog.SegmentBytesMin
+	segmentBytesMax = corelog.SegmentBytesMax
+	// A retention check more often than this would be most of a run's
+	// events.
+	retentionCheckMin     = 10 * time.Millisecond
+	retentionCheckMax     = time.Hour
+	topicsMax             = 4
+	partitionsMax         = 16
+	producersMax          = 8
+	readersMax            = 4
+	groupsMax             = 2
+	groupMembersMax       = 5
+	groupOffsetReadersMax = 2
 	// clientsMax bounds every client machine together.
 	clientsMax = 16
 	// nameBytesMax bounds topic, client and group names.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"sluice/sim"
 )
@@ -79,6 +80,9 @@ func (s Scenario) Options() []sim.Option {
 		sim.Opt("torn_write", formatFloat(s.Disk.TornWrite)),
 		sim.Opt("read_corruption", formatFloat(s.Disk.ReadCorruption)),
 		sim.Opt("sync_failure", formatFloat(s.Disk.SyncFailure)),
+		sim.Opt("segment_bytes", orDefault(s.Logs.SegmentBytes)),
+		sim.Opt("offsets_segment_bytes", orDefault(s.Logs.OffsetsSegmentBytes)),
+		sim.Opt("retention_check", orDefaultDuration(s.Logs.RetentionCheck)),
 		sim.Opt("clocks", strings.Join(clocks, ",")),
 		sim.Opt("buggify", fmt.Sprintf("%s/%s", formatFloat(s.Buggify.Enable), formatFloat(s.Buggify.Fire))),
 		sim.Opt("safety", formatDuration(s.Safety)),
@@ -103,6 +107,15 @@ func orNone(parts []string) string {
 		return "none"
 	}
 	return strings.Join(parts, ",")
+}
+
+// orDefaultDuration is a duration a zero of which leaves the broker's
+// default.
+func orDefaultDuration(d time.Duration) string {
+	if d == 0 {
+		return "default"
+	}
+	return formatDuration(d)
 }
 
 // orDefault is a count a zero of which leaves the broker's default.

@@ -40,6 +40,7 @@ import (
 //	timeouts election 150ms quorum-fetch 450ms ...   (see Timeouts)
 //	network latency 100us-2ms
 //	disk sync 1ms-3ms torn-write 0.5 read-corruption 0 sync-failure 0
+//	logs segment-bytes 4096 offsets-segment-bytes 1024 retention-check 500ms   (0: the broker's default)
 //	buggify enable 0.25 fire 0.25
 //	safety 12s
 //	operations 200                       (the fewest client operations the safety phase waits for)
@@ -190,6 +191,12 @@ func (o *overlay) apply(d directive) error {
 			"torn-write":      floatInto(&s.Disk.TornWrite),
 			"read-corruption": floatInto(&s.Disk.ReadCorruption),
 			"sync-failure":    floatInto(&s.Disk.SyncFailure),
+		})
+	case "logs":
+		return parsePairs(d, map[string]func(string) error{
+			"segment-bytes":         intInto(&s.Logs.SegmentBytes),
+			"offsets-segment-bytes": intInto(&s.Logs.OffsetsSegmentBytes),
+			"retention-check":       durationInto(&s.Logs.RetentionCheck),
 		})
 	case "buggify":
 		return parsePairs(d, map[string]func(string) error{
@@ -702,6 +709,10 @@ func durationInto(target *time.Duration) func(string) error {
 		*target = d
 		return nil
 	}
+}
+
+func intInto(target *int) func(string) error {
+	return func(text string) error { return parseInt(text, target) }
 }
 
 func floatInto(target *float64) func(string) error {

@@ -28,6 +28,7 @@ type Scenario struct {
 	Timeouts Timeouts
 	Network  Network
 	Disk     Disk
+	Logs     Logs
 	// ClockRates is each node's clock rate, by node index (node n1 is
 	// index 0): 1.0 is true time, 1.02 runs 2% fast. Drift is legitimate
 	// in production too, so it lasts the whole run.
@@ -188,6 +189,23 @@ type Disk struct {
 	TornWrite      float64
 	ReadCorruption float64
 	SyncFailure    float64
+}
+
+// Logs are log settings a run may shrink far below the broker's defaults,
+// so that what a production cluster does over hours (roll segments,
+// compact __consumer_offsets, expire idle producers) happens within a run
+// of seconds. Zero keeps the broker's default.
+type Logs struct {
+	// SegmentBytes is segment.bytes of every topic the run creates.
+	SegmentBytes int
+	// OffsetsSegmentBytes is offsets.topic.segment.bytes. The compacted
+	// __consumer_offsets is cleaned only below its active segment, so
+	// only small segments make a run compact it.
+	OffsetsSegmentBytes int
+	// RetentionCheck is log.retention.check.interval.ms: how often every
+	// broker runs retention, a step of compaction and the expiry of idle
+	// producers (default 5 minutes).
+	RetentionCheck time.Duration
 }
 
 // Buggify are the chances of core's BUGGIFY sites: each site is enabled

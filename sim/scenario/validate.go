@@ -222,8 +222,14 @@ func (s Scenario) validateTimeouts() error {
 }
 
 func (s Scenario) validateConditions() error {
-	n, d := s.Network, s.Disk
+	n, d, l := s.Network, s.Disk, s.Logs
 	switch {
+	case l.SegmentBytes != 0 && (l.SegmentBytes < segmentBytesMin || l.SegmentBytes > segmentBytesMax):
+		return fmt.Errorf("scenario: logs segment-bytes %d; want 0 (the default) or %d to %d", l.SegmentBytes, segmentBytesMin, segmentBytesMax)
+	case l.OffsetsSegmentBytes != 0 && (l.OffsetsSegmentBytes < segmentBytesMin || l.OffsetsSegmentBytes > segmentBytesMax):
+		return fmt.Errorf("scenario: logs offsets-segment-bytes %d; want 0 (the default) or %d to %d", l.OffsetsSegmentBytes, segmentBytesMin, segmentBytesMax)
+	case l.RetentionCheck != 0 && (l.RetentionCheck < retentionCheckMin || l.RetentionCheck > retentionCheckMax):
+		return fmt.Errorf("scenario: logs retention-check %v; want 0 (the default) or %v to %v", l.RetentionCheck, retentionCheckMin, retentionCheckMax)
 	case n.LatencyMin < 0 || n.LatencyMax < n.LatencyMin || n.LatencyMax > latencyMax:
 		return fmt.Errorf("scenario: network latency %v-%v; want 0 <= min <= max <= %v", n.LatencyMin, n.LatencyMax, latencyMax)
 	case d.SyncLatencyMin < 0 || d.SyncLatencyMax < d.SyncLatencyMin || d.SyncLatencyMax > syncLatencyMax:

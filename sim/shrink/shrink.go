@@ -87,6 +87,11 @@ func Size(s scenario.Scenario) int {
 	if s.Cluster.MetadataSnapshotEvery > 0 {
 		size++
 	}
+	for _, set := range []bool{s.Logs.SegmentBytes != 0, s.Logs.OffsetsSegmentBytes != 0, s.Logs.RetentionCheck != 0} {
+		if set {
+			size++
+		}
+	}
 	for _, t := range s.Topics {
 		size += t.Partitions + t.Replication
 	}

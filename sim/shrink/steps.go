@@ -25,6 +25,7 @@ var steps = []step{
 	{shorterSafety},
 	{noOperationsFloor},
 	{noMetadataSnapshots},
+	{defaultLogs},
 	{dropEvents},
 	{dropClients},
 	{fewerNodes},
@@ -94,6 +95,26 @@ func noMetadataSnapshots(s scenario.Scenario) []candidate {
 	c := clone(s)
 	c.Cluster.MetadataSnapshotEvery = 0
 	return []candidate{{"no metadata snapshots", c}}
+}
+
+// defaultLogs puts each of the logs' settings back to the broker's
+// default, one at a time.
+func defaultLogs(s scenario.Scenario) []candidate {
+	var out []candidate
+	for _, setting := range []struct {
+		name  string
+		unset func(*scenario.Logs) bool
+	}{
+		{"segment-bytes", func(l *scenario.Logs) bool { was := l.SegmentBytes != 0; l.SegmentBytes = 0; return was }},
+		{"offsets-segment-bytes", func(l *scenario.Logs) bool { was := l.OffsetsSegmentBytes != 0; l.OffsetsSegmentBytes = 0; return was }},
+		{"retention-check", func(l *scenario.Logs) bool { was := l.RetentionCheck != 0; l.RetentionCheck = 0; return was }},
+	} {
+		c := clone(s)
+		if setting.unset(&c.Logs) {
+			out = append(out, candidate{"default " + setting.name, c})
+		}
+	}
+	return out
 }
 
 // dropEvents removes runs of fault events: halves first, then quarters,
