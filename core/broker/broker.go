@@ -173,7 +173,11 @@ func Start(w core.World, config Config) (*Broker, error) {
 		b.abandonStart()
 		return nil, err
 	}
-	b.reconcileAll()
+	if q.CaughtUp() {
+		b.reconcileAll()
+	} else {
+		q.OnCaughtUp(b.metadataCaughtUp)
+	}
 	b.lifecycle = newLifecycle(b)
 	q.OnLeaderChange(b.leaderChanged)
 	if leader, epoch, known := q.Leader(); known {
@@ -212,7 +216,7 @@ func (b *Broker) applyCommitted(offset int64, r metadata.Record) {
 		b.w.Halt(fmt.Errorf("broker: cannot apply metadata: %w", err))
 		return
 	}
-	if b.replaying {
+	if !b.actsOnImage() {
 		return
 	}
 	switch {

@@ -138,6 +138,30 @@ func (b *Broker) maybeReady() {
 	}
 }
 
+// actsOnImage reports whether the broker acts on its metadata image:
+// opens its partitions, leads and follows them as the image says. Not
+// while the metadata log is replayed at start, and not until the quorum
+// has caught up: until it has delivered every record up to the first high
+// watermark it learned from a leader. At start a node holds only its
+// newest snapshot (a sole voter, its whole log), which can be older than
+// what the node itself did before it stopped: a replica following a leader
+// from an epoch the node has since seen end lets that stale leader count
+// it in its ISR and acknowledge writes the real leader never had. Kafka's
+// brokers publish no image before catching up either (the MetadataLoader).
+func (b *Broker) actsOnImage() bool {
+	return !b.replaying && b.quorum.CaughtUp()
+}
+
+// metadataCaughtUp takes up what the image gives this node once the
+// quorum has caught up (see actsOnImage).
+func (b *Broker) metadataCaughtUp() {
+	b.log.Info("metadata caught up; taking up partitions", "metadata_offset", b.image.Offset, "topics", len(b.image.Topics))
+	b.reconcileAll()
+	b.imageWaiters.check()
+	b.maybeRemoveStrayPartitionDirectories()
+	b.maybeReady()
+}
+
 // reconcileAll reconciles every topic with the image: after start, a
 // snapshot, and whenever this broker's own registration or fencing
 // changes.
@@ -206,7 +230,7 @@ func (s snapshotter) Restore(lastOffset int64, records []metadata.Record) error 
 	old := b.image
 	b.image = img
 	b.log.Info("metadata restored from a snapshot", "offset", lastOffset, "records", len(records), "at_start", b.replaying)
-	if b.replaying {
+	if !b.actsOnImage() {
 		return nil
 	}
 	for _, name := range old.TopicNames() {
