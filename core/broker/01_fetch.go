@@ -91,6 +91,13 @@ func (b *Broker) handleFetch(x *exchange) {
 		return
 	}
 	wait := min(time.Duration(req.MaxWaitMillis)*time.Millisecond, b.config.FetchWaitMax)
+	if b.w.Buggify.Hit(core.BuggifyBrokerFetchWaitShort) {
+		// Legal: MaxWait is an upper bound, and Kafka answers a waiting
+		// fetch early for its own reasons (a purgatory purge, a leader
+		// change), so consumers and followers must take a short or
+		// empty answer at any time and fetch again.
+		wait = core.RandomDuration(b.w.Entropy, 0, wait)
+	}
 	if !b.fetches.add(f, wait) {
 		f.answer()
 	}

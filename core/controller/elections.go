@@ -1,8 +1,10 @@
 package controller
 
 import (
+	"fmt"
 	"slices"
 
+	"sluice/core"
 	"sluice/core/metadata"
 )
 
@@ -15,7 +17,7 @@ import (
 //     still names who holds every acknowledged write;
 //   - a partition it led gets as leader the first replica, in replica
 //     order, that is in the remaining ISR and may lead (registered,
-//     unfenced, not shutting down);
+//     unfenced, not shutting down) - under BUGGIFY, any of them;
 //   - if none may, the partition becomes leaderless (leader -1) with its
 //     ISR kept, unless its topic sets unclean.leader.election.enable: then
 //     the first replica that may lead does, with an ISR of itself alone,
@@ -93,10 +95,25 @@ func (c *Controller) electLeaderless(joining int32) []metadata.Record {
 // with the ISR it leads: isr itself, a single member after an unclean
 // election, or -1 and isr when nobody may lead.
 func (c *Controller) elect(p *metadata.Partition, isr []int32, view candidates) (int32, []int32) {
+	eligible := 0
+	first := int32(-1)
 	for _, replica := range p.Replicas {
 		if slices.Contains(isr, replica) && view.mayLead(replica) {
-			return replica, isr
+			if eligible == 0 {
+				first = replica
+			}
+			eligible++
 		}
+	}
+	if eligible > 1 && c.w.Buggify.Hit(core.BuggifyControllerLeaderNotPreferred) {
+		// Legal: any ISR member that may lead holds every committed
+		// write, so Kafka only prefers the first for balance. The
+		// choice is the same set with the same rules; only which one
+		// differs, and the record carries it to every node.
+		return eligibleAt(p, isr, view, core.RandomIntn(c.w.Entropy, eligible)), isr
+	}
+	if eligible > 0 {
+		return first, isr
 	}
 	if c.uncleanElectionEnabled(p.Topic.Name) {
 		for _, replica := range p.Replicas {
@@ -108,6 +125,20 @@ func (c *Controller) elect(p *metadata.Partition, isr []int32, view candidates) 
 		}
 	}
 	return -1, isr
+}
+
+// eligibleAt returns the n-th (from 0) replica of p, in replica order,
+// that is in isr and may lead.
+func eligibleAt(p *metadata.Partition, isr []int32, view candidates, n int) int32 {
+	for _, replica := range p.Replicas {
+		if slices.Contains(isr, replica) && view.mayLead(replica) {
+			if n == 0 {
+				return replica
+			}
+			n--
+		}
+	}
+	panic(fmt.Sprintf("controller: %s-%d has fewer eligible leaders than counted", p.Topic.Name, p.Index))
 }
 
 // uncleanElectionEnabled reads unclean.leader.election.enable for a topic.

@@ -19,8 +19,22 @@ import (
 //   - a partition is leaderless only when no ISR member may lead, and,
 //     where the topic allows unclean elections, no replica at all.
 func TestElectionsKeepTheirPromises(t *testing.T) {
+	checkElectionsKeepTheirPromises(t, false)
+}
+
+// TestElectionsKeepTheirPromisesUnderBuggify is the same with every
+// BUGGIFY site firing: leaders are drawn among the eligible ISR members
+// (controller-leader-not-preferred), and every promise still holds.
+func TestElectionsKeepTheirPromisesUnderBuggify(t *testing.T) {
+	checkElectionsKeepTheirPromises(t, true)
+}
+
+func checkElectionsKeepTheirPromises(t *testing.T, buggify bool) {
 	rapid.Check(t, func(rt *rapid.T) {
 		tc := newTestController(rt, Config{}, 1, 2, 3, 4)
+		if buggify {
+			tc.buggifyAll()
+		}
 		unclean := rapid.Bool().Draw(rt, "unclean")
 		var configs []string
 		if unclean {

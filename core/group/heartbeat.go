@@ -6,6 +6,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core"
 )
 
 // Heartbeat handles a Heartbeat request (versions 0-4): it keeps a
@@ -48,14 +50,29 @@ func (c *Coordinator) heartbeat(req *kmsg.HeartbeatRequest) error {
 	case stateEmpty:
 		return kerr.UnknownMemberID
 	case statePreparingRebalance:
-		c.scheduleSession(g, m, m.sessionTimeout())
+		c.scheduleSession(g, m, c.sessionCheckTimeout(m))
 		return kerr.RebalanceInProgress
 	default:
 		// Stable, or CompletingRebalance: a member may heartbeat as
 		// soon as it has its join answer.
-		c.scheduleSession(g, m, m.sessionTimeout())
+		c.scheduleSession(g, m, c.sessionCheckTimeout(m))
 		return nil
 	}
+}
+
+// sessionCheckTimeout is how long m's session timer waits before judging
+// it gone: its session.timeout.ms, or under BUGGIFY a fraction of it, so
+// members expire and groups rebalance far more often. That is legal:
+// to the client it is the same as its heartbeats being delayed in the
+// network past its session, which Kafka clients must survive (they rejoin
+// on UNKNOWN_MEMBER_ID); nothing the group has committed is touched.
+// Production (a nil Buggify) always waits the whole session.
+func (c *Coordinator) sessionCheckTimeout(m *member) time.Duration {
+	timeout := m.sessionTimeout()
+	if c.w.Buggify.Hit(core.BuggifyGroupSessionShort) {
+		timeout /= sessionBuggifyDivisor
+	}
+	return timeout
 }
 
 // scheduleSession (re)starts m's expiry timer: unless something

@@ -286,7 +286,7 @@ func (c *Coordinator) replaceStaticMember(g *group, oldID, newID string, j *join
 	c.answerJoinError(g, old, oldID, kerr.FencedInstanceID)
 	c.answerSyncError(old, kerr.FencedInstanceID)
 	m := g.replaceStaticMember(instanceID, oldID, newID)
-	c.scheduleSession(g, m, m.sessionTimeout())
+	c.scheduleSession(g, m, c.sessionCheckTimeout(m))
 	oldProtocols, oldRebalanceMs, oldSessionMs := m.protocols, m.rebalanceTimeoutMs, m.sessionTimeoutMs
 	g.updateMember(m, j.protocols, j.rebalanceTimeoutMs, j.sessionTimeoutMs, j.done)
 
@@ -310,7 +310,7 @@ func (c *Coordinator) replaceStaticMember(g *group, oldID, newID string, j *join
 				joinDone := m.joinDone
 				g.updateMember(m, oldProtocols, oldRebalanceMs, oldSessionMs, nil)
 				g.replaceStaticMember(instanceID, newID, oldID)
-				c.scheduleSession(g, m, m.sessionTimeout())
+				c.scheduleSession(g, m, c.sessionCheckTimeout(m))
 				resp := g.joinResponse(m, nil, currentLeader)
 				resp.MemberID = ""
 				resp.ErrorCode = kafkaCode(err)
@@ -361,7 +361,7 @@ func (c *Coordinator) answerJoin(g *group, m *member, resp *kmsg.JoinGroupRespon
 	}
 	done := m.joinDone
 	g.setJoinDone(m, nil)
-	c.scheduleSession(g, m, m.sessionTimeout())
+	c.scheduleSession(g, m, c.sessionCheckTimeout(m))
 	done(resp)
 }
 

@@ -38,3 +38,9 @@ const (
 // new member cannot heartbeat while its join is parked, so its session
 // timeout cannot be what removes a client that went away; this does.
 const newMemberJoinTimeout = 5 * time.Minute
+
+// sessionBuggifyDivisor is how much the BUGGIFY site group-session-short
+// shortens the session a member is judged against (see
+// sessionCheckTimeout): a member heartbeating every third of its session,
+// as clients do by default, then misses the check unless it is early.
+const sessionBuggifyDivisor = 3

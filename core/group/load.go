@@ -205,7 +205,7 @@ func (l *loader) finish() {
 	for _, id := range sortedKeys(p.groups) {
 		g := p.groups[id]
 		for _, m := range g.members {
-			c.scheduleSession(g, m, m.sessionTimeout())
+			c.scheduleSession(g, m, c.sessionCheckTimeout(m))
 		}
 		if len(g.members) > c.config.maxMembers() {
 			c.prepareRebalance(g, "the loaded group is over group.max.size")

@@ -118,7 +118,7 @@ func (c *Coordinator) admitCommit(req *kmsg.OffsetCommitRequest, commits []*pend
 		// member learns of the rebalance from its next heartbeat,
 		// and committing first is what it should do.
 		if m := g.byID[req.MemberID]; m != nil {
-			c.scheduleSession(g, m, m.sessionTimeout())
+			c.scheduleSession(g, m, c.sessionCheckTimeout(m))
 		}
 	}
 	c.storeOffsets(g, req.Version, commits, answer)

@@ -126,7 +126,7 @@ func (c *Coordinator) completeJoin(g *group) {
 		if m.awaitingJoin() {
 			c.answerJoin(g, m, g.joinResponse(m, list, g.leaderID))
 		} else {
-			c.scheduleSession(g, m, m.sessionTimeout())
+			c.scheduleSession(g, m, c.sessionCheckTimeout(m))
 		}
 	}
 }

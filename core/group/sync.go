@@ -61,7 +61,7 @@ func (c *Coordinator) SyncGroup(req *kmsg.SyncGroupRequest, done func(*kmsg.Sync
 		}
 	case stateStable:
 		c.removePendingSync(g, m.id)
-		c.scheduleSession(g, m, m.sessionTimeout())
+		c.scheduleSession(g, m, c.sessionCheckTimeout(m))
 		done(g.syncResponse(m))
 	}
 }
@@ -158,7 +158,7 @@ func (c *Coordinator) propagateAssignment(g *group, err error) {
 		}
 		done := m.syncDone
 		m.syncDone = nil
-		c.scheduleSession(g, m, m.sessionTimeout())
+		c.scheduleSession(g, m, c.sessionCheckTimeout(m))
 		if err != nil {
 			done(syncErrorResponse(err))
 			continue

@@ -37,6 +37,9 @@ type harness struct {
 	codecs core.Codecs
 	// canaries are planted in every World this harness makes.
 	canaries []string
+	// buggifyAll, when set, switches on every BUGGIFY site, firing each
+	// time it is reached, in every World this harness makes.
+	buggifyAll bool
 }
 
 const testDir = "topic-0"
@@ -65,7 +68,7 @@ func (h *harness) world(canaries ...string) core.World {
 	if debugLogs {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	return core.World{
+	w := core.World{
 		Log:      logger,
 		Clock:    h.clock,
 		FS:       h.disk,
@@ -74,6 +77,10 @@ func (h *harness) world(canaries ...string) core.World {
 		Canaries: core.NewCanaries(append(canaries, h.canaries...)...),
 		Codecs:   h.codecs,
 	}
+	if h.buggifyAll {
+		w.Buggify = core.NewBuggify(w.Entropy, 1, 1)
+	}
+	return w
 }
 
 func (h *harness) open(config log.Config) *log.Log {

@@ -1,6 +1,10 @@
 package log
 
-import "sluice/core/batch"
+import (
+	"time"
+
+	"sluice/core/batch"
+)
 
 // Every bound the log keeps, in one place. Relations between them are
 // asserted in init below, so that changing one cannot silently break another.
@@ -82,6 +86,14 @@ const (
 	// cleanedWriteChunkBytes is how much of a cleaned segment is buffered
 	// before it is written.
 	cleanedWriteChunkBytes = 1 << 20
+
+	// syncDelayBuggifyMin and syncDelayBuggifyMax bound how long the
+	// BUGGIFY site log-sync-delayed defers the start of a sync round: a
+	// few milliseconds, like a group commit that waits for company
+	// (PostgreSQL's commit_delay), short enough that acks=all producers
+	// and followers do not time out because of it alone.
+	syncDelayBuggifyMin = 1 * time.Millisecond
+	syncDelayBuggifyMax = 5 * time.Millisecond
 )
 
 func init() {

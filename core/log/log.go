@@ -42,6 +42,9 @@ type Log struct {
 
 	// round is the sync in flight, nil when none is.
 	round *syncRound
+	// roundDelayed: a round is due but BUGGIFY deferred its start (see
+	// beginRound); until its timer fires no other round begins.
+	roundDelayed bool
 
 	// Changes since the last sync began, besides dirty segments.
 	directoryDirty bool

@@ -72,10 +72,42 @@ const (
 // completes if changes arrived meanwhile. SyncedOffset advances, and
 // OnSynced functions are called, when a round completes.
 func (l *Log) Sync() {
-	if l.failure != nil || l.round != nil || !l.dirty() {
+	if l.failure != nil || l.round != nil || l.roundDelayed || !l.dirty() {
 		return
 	}
-	l.startRound()
+	l.beginRound()
+}
+
+// beginRound starts a round now or, when BUGGIFY says so, a little later:
+// the group commit then waits a few milliseconds for more appends to pile
+// up behind one fsync. That is legal because nothing is durable until a
+// round completes, and a round only covers what the log held when it
+// began, so waiting longer to begin delays acknowledgements and never
+// claims more than the disk holds. Production (a nil Buggify) always
+// starts at once.
+func (l *Log) beginRound() {
+	if !l.world.Buggify.Hit(core.BuggifyLogSyncDelayed) {
+		l.startRound()
+		return
+	}
+	l.roundDelayed = true
+	delay := core.RandomDuration(l.world.Entropy, syncDelayBuggifyMin, syncDelayBuggifyMax)
+	l.world.Clock.AfterFunc(delay, func() {
+		l.roundDelayed = false
+		if l.failure != nil {
+			return // closed or halted meanwhile: a halted node recovers instead
+		}
+		if l.round != nil {
+			panic("log: a sync round began while one was delayed")
+		}
+		if !l.dirty() {
+			// Nothing is left to sync (the files were dealt with while
+			// the round waited): every change so far is durable.
+			l.completeDurableWaiters(l.syncStats.RoundsStarted + 1)
+			return
+		}
+		l.startRound()
+	})
 }
 
 // durableWaiter is a WhenDurable call waiting for a sync round.
@@ -248,14 +280,15 @@ func (l *Log) finishRound(round *syncRound) {
 	}
 	l.checkpointWriting = nil
 	l.advanceSynced(round.endOffset)
-	if l.round != nil || l.failure != nil {
-		// An OnSynced function started a round, or closed the log.
+	if l.round != nil || l.roundDelayed || l.failure != nil {
+		// An OnSynced function started (or delayed) a round, or closed
+		// the log.
 		l.completeDurableWaiters(round.number)
 		return
 	}
 	if l.filesDirty() || (l.checkpointDue(l.endOffset) && !round.checkpointSkipped) {
 		l.completeDurableWaiters(round.number)
-		l.startRound()
+		l.beginRound()
 		return
 	}
 	if l.dirty() {
