@@ -4,10 +4,19 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"sluice/core"
+	"sluice/sim/simdisk"
 )
 
 // Coverage is what one run reached of the fault paths and BUGGIFY sites:
 // counts a sweep sums, so its summary can name what no seed reached.
+//
+// Every workload counts its own: it declares the fault kinds its draw can
+// produce and the sites of the core packages it runs (BuggifySitesIn), and
+// counts what the run applied and reached. A kind or site only another
+// workload can reach is not known to it, so a sweep's "never reached"
+// names only what that workload's own seeds could have reached.
 type Coverage struct {
 	// Known are every fault kind and site the workload can reach, so a
 	// sum can say which ones stayed at zero.
@@ -28,6 +37,71 @@ func NewCoverage(knownFaults, knownSites []string) *Coverage {
 		SitesReached: map[string]uint64{},
 		SitesFired:   map[string]uint64{},
 	}
+}
+
+// The disk's own faults, which simdisk draws at the chances a seed gives
+// it rather than a schedule: writes torn by a crash, reads returning a
+// flipped bit, fsyncs failing. They are named as the scenario's disk
+// settings are.
+const (
+	FaultTornWrite      = "torn-write"
+	FaultReadCorruption = "read-corruption"
+	FaultSyncFailure    = "sync-failure"
+)
+
+// DiskFaults lists the disk's own faults, for a workload that draws their
+// chances.
+func DiskFaults() []string {
+	return []string{FaultReadCorruption, FaultSyncFailure, FaultTornWrite}
+}
+
+// BuggifySitesIn lists core's BUGGIFY sites in the given core packages
+// ("quorum", "log"): the sites a workload running those packages can
+// reach. A site's name starts with its package's (core/buggify_sites.go).
+func BuggifySitesIn(packages ...string) []string {
+	var sites []string
+	for _, site := range core.BuggifySites() {
+		for _, p := range packages {
+			if strings.HasPrefix(site, p+"-") {
+				sites = append(sites, site)
+				break
+			}
+		}
+	}
+	return sites
+}
+
+// CountFault adds n applied faults of a kind. The kind must be one c
+// knows: a workload applying a fault it did not declare would hide it
+// from every "never reached" line, so that is a bug in the workload.
+func (c *Coverage) CountFault(kind string, n int) {
+	if n <= 0 {
+		return
+	}
+	if !slices.Contains(c.KnownFaults, kind) {
+		panic(fmt.Sprintf("sim: coverage counts fault %q, which its workload does not declare (%v)", kind, c.KnownFaults))
+	}
+	c.Faults[kind] += uint64(n)
+}
+
+// CountSites adds what one machine's BUGGIFY sites did. A site reached
+// that c does not know joins the known ones, so a sweep still lists it;
+// each workload's test checks that it declares every site it reaches.
+func (c *Coverage) CountSites(b *core.Buggify) {
+	for _, site := range b.Counts() {
+		if !slices.Contains(c.KnownSites, site.Site) {
+			c.KnownSites = append(c.KnownSites, site.Site)
+		}
+		c.SitesReached[site.Site] += uint64(site.Reached)
+		c.SitesFired[site.Site] += uint64(site.Fired)
+	}
+}
+
+// CountDisk adds the disk's own faults one disk suffered (DiskFaults).
+func (c *Coverage) CountDisk(stats simdisk.Stats) {
+	c.CountFault(FaultTornWrite, int(stats.CrashesTorn))
+	c.CountFault(FaultReadCorruption, int(stats.ReadsCorrupted))
+	c.CountFault(FaultSyncFailure, int(stats.SyncsFailed))
 }
 
 // Add sums another run's coverage into c.

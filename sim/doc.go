@@ -3,8 +3,9 @@
 // broker runs in), the Workload interface every workload implements (a run
 // is a pure function of its seed and options), Result and its one-line
 // form, Sweep (seeds in parallel, each single-threaded), Coverage (fault
-// kinds and BUGGIFY sites reached) and Recording (the structured events a
-// report draws).
+// kinds and BUGGIFY sites reached, each workload counting against what it
+// declares it can reach) and Recording (the structured events a report
+// draws).
 //
 // The pieces below it: sim/kernel (virtual time and the one event queue),
 // sim/simdisk and sim/simnet (the faulty disk and network), sim/simclient

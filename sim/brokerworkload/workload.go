@@ -122,6 +122,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		result.SimTime = time.Duration(k.Now())
 		result.Steps = k.Steps()
 		result.Stats = r.stats()
+		result.Coverage = r.coverage()
 	}()
 	if v := r.simulate(options); v != nil {
 		result.Check, result.Detail = v.check, v.detail

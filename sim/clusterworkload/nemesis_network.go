@@ -16,15 +16,19 @@ import (
 func (m *nemesis) applyNetworkFault(e scenario.Event) bool {
 	r := m.run
 	if e.Kind == scenario.KindHeal {
+		// Counted only when it ended a fault: a heal with nothing to
+		// end reached nothing.
 		r.note("heal the network")
+		ended := false
 		for i := 0; i < len(m.active); {
 			if f := m.active[i]; f.network {
 				m.end(f)
+				ended = true
 				continue
 			}
 			i++
 		}
-		return true
+		return ended
 	}
 	if e.Kind == scenario.KindReset {
 		if e.Target.Role == scenario.RoleAny {

@@ -91,6 +91,8 @@ type run struct {
 
 type counts struct {
 	appends, appendsRefused, reads, syncs, truncations, startMoves, retentions, crashes, halts int
+	// fullDiskWindows counts the full-disk windows opened.
+	fullDiskWindows int
 
 	compactions, segmentsCompacted, recordsCompacted, tombstonesCompacted int
 }
@@ -114,6 +116,7 @@ func (workload) Run(seed uint64, options sim.RunOptions) (result sim.Result) {
 		result.SimTime = time.Duration(k.Now())
 		result.Steps = k.Steps()
 		result.Stats = r.stats()
+		result.Coverage = r.coverage()
 	}()
 	if v := r.simulate(options); v != nil {
 		result.Check, result.Detail = v.check, v.detail
@@ -246,6 +249,7 @@ func (r *run) toggleFullDisk() {
 	r.fullDisk = !r.fullDisk
 	faults.CapacityBytes = 0
 	if r.fullDisk {
+		r.counts.fullDiskWindows++
 		faults.CapacityBytes = r.machine.Disk.Usage() + r.rng.Int64N(fullDiskHeadroomMax)
 	}
 	r.machine.Disk.SetFaults(faults)

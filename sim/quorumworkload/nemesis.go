@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"sluice/sim/scenario"
 	"sluice/sim/simdisk"
 )
 
@@ -76,12 +77,14 @@ func (r *run) pick() *node {
 
 func (r *run) crashOne() {
 	r.counts.crashes++
+	r.applied(scenario.KindCrash)
 	r.pick().crash(r.restartDelay())
 }
 
 // powerLoss crashes every node at once (see powerCycle).
 func (r *run) powerLoss() {
 	r.counts.powerLosses++
+	r.applied(scenario.KindPowerLoss)
 	r.powerCycle()
 }
 
@@ -110,6 +113,7 @@ func (r *run) pause() {
 	n := r.pick()
 	window := r.window()
 	r.counts.pauses++
+	r.applied(scenario.KindPause)
 	r.networkFault = true
 	r.note(fmt.Sprintf("pause %s for %v", n.name, window))
 	others := r.otherNames(n)
@@ -137,14 +141,17 @@ func (r *run) partition() {
 	switch kind := r.nemesisRand.IntN(4); kind {
 	case 0:
 		r.note(fmt.Sprintf("isolate %s for %v", n.name, window))
+		r.applied(scenario.KindIsolate)
 		r.network.Partition([]string{n.name}, others)
 	case 1:
 		r.note(fmt.Sprintf("one-way cut from %s for %v", n.name, window))
+		r.applied(scenario.KindCutFrom)
 		for _, o := range others {
 			r.network.Cut(n.name, o)
 		}
 	case 2:
 		r.note(fmt.Sprintf("one-way cut to %s for %v", n.name, window))
+		r.applied(scenario.KindCutTo)
 		for _, o := range others {
 			r.network.Cut(o, n.name)
 		}
@@ -162,9 +169,11 @@ func (r *run) partition() {
 		}
 		if r.nemesisRand.IntN(2) == 0 {
 			r.note(fmt.Sprintf("bridge %s between [%s] and [%s] for %v", n.name, strings.Join(left, " "), strings.Join(right, " "), window))
+			r.appliedSplit(scenario.KindBridge, left, right)
 		} else {
 			left = append(left, n.name)
 			r.note(fmt.Sprintf("split [%s] | [%s] for %v", strings.Join(left, " "), strings.Join(right, " "), window))
+			r.appliedSplit(scenario.KindPartition, left, right)
 		}
 		r.network.Partition(left, right)
 	}
@@ -190,6 +199,7 @@ func (r *run) clockJump() {
 	n := r.pick()
 	d := time.Duration(r.nemesisRand.Int64N(int64(2*clockJumpMax)+1)) - clockJumpMax
 	r.counts.clockJumps++
+	r.applied(scenario.KindClockJump)
 	n.machine.Clock.Jump(d)
 }
 
@@ -205,6 +215,7 @@ func (r *run) fullDisk() {
 	disk.SetFaults(faults)
 	window := r.window()
 	r.counts.fullDisks++
+	r.applied(scenario.KindFullDisk)
 	r.note(fmt.Sprintf("disk of %s full for %v", n.name, window))
 	r.kernel.Schedule(int64(window), nil, "nemesis.disk-space", func() {
 		faults := disk.Faults()
@@ -223,6 +234,7 @@ func (r *run) slowDisk() {
 	disk.SetFaults(faults)
 	window := r.window()
 	r.counts.slowDisks++
+	r.applied(scenario.KindSlowDisk)
 	r.note(fmt.Sprintf("disk of %s slow (%v) for %v", n.name, faults.SyncLatencyMax, window))
 	r.kernel.Schedule(int64(window), nil, "nemesis.disk-speed", func() {
 		faults := disk.Faults()

@@ -64,6 +64,8 @@ type run struct {
 	// violation is the first check that failed.
 	violation *violation
 	counts    counts
+	// coverage counts the faults applied (see coverage.go).
+	coverage *sim.Coverage
 }
 
 type violation struct{ check, detail string }
@@ -90,6 +92,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		kernel:      k,
 		rng:         kernel.NewRand(seed, "workload"),
 		nemesisRand: kernel.NewRand(seed, "nemesis"),
+		coverage:    newCoverage(),
 	}
 	r.settings = drawSettings(kernel.NewRand(seed, "settings"))
 	if adjust != nil {
@@ -107,6 +110,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		result.SimTime = time.Duration(k.Now())
 		result.Steps = k.Steps()
 		result.Stats = r.stats()
+		result.Coverage = r.finishCoverage()
 	}()
 	r.simulate(core.NewCanaries(options.Canaries...))
 	if r.violation != nil {

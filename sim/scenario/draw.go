@@ -117,6 +117,13 @@ var kindDraws = []kindDraw{
 	// to matter outlasts the broker session, and the other network kinds
 	// already exercise most of what it does.
 	{KindStrand, 0.1, 4 * time.Second, 10 * time.Second},
+	// Added last, after the strand, for the same reason. A partition
+	// splits the nodes its own way (drawSides), so it reaches the shapes
+	// the kinds aimed at one node cannot. A heal is rarer, and drawn only
+	// when some network fault is on: it ends them all before their
+	// windows do, as an operator's fix or a link coming back would.
+	{KindPartition, 0.25, 3 * time.Second, 8 * time.Second},
+	{KindHeal, 0.15, 4 * time.Second, 10 * time.Second},
 }
 
 // Draw makes the scenario of a seed: the swarm's choice of cluster,
@@ -160,13 +167,18 @@ func Draw(seed uint64) Scenario {
 	}
 	for _, d := range kindDraws {
 		if rng.Float64() < d.chance {
-			s.Rates = append(s.Rates, Rate{Kind: d.kind, Mean: roundMilli(between(rng, d.low, d.high))})
+			rate := Rate{Kind: d.kind, Mean: roundMilli(between(rng, d.low, d.high))}
+			if d.kind == KindHeal && !hasNetworkRate(s.Rates) {
+				continue // nothing for it to end
+			}
+			s.Rates = append(s.Rates, rate)
 		}
 	}
 	if len(s.Rates) == 0 {
 		// Every run injects faults: a seed that switched every kind
-		// off gets one kind back.
-		d := kindDraws[rng.IntN(len(kindDraws))]
+		// off gets one kind back: not a heal, which alone does nothing
+		// (it is the last of kindDraws).
+		d := kindDraws[rng.IntN(len(kindDraws)-1)]
 		s.Rates = []Rate{{Kind: d.kind, Mean: roundMilli(between(rng, d.low, d.high))}}
 	}
 	s.Schedule = GenerateSchedule(s)
@@ -204,6 +216,16 @@ func drawLogs(rng random) Logs {
 		l.RetentionCheck = roundMilli(between(rng, drawRetentionCheckMin, drawRetentionCheckMax))
 	}
 	return l
+}
+
+// hasNetworkRate reports whether a network kind is on among rates.
+func hasNetworkRate(rates []Rate) bool {
+	for _, r := range rates {
+		if r.Kind.IsNetwork() {
+			return true
+		}
+	}
+	return false
 }
 
 // expectedSends is how many sends the producers' lanes are expected to
@@ -322,12 +344,35 @@ func GenerateSchedule(s Scenario) []Event {
 			events = append(events, drawEvent(rng, s, r.Kind, roundMilli(at)))
 		}
 	}
-	for len(events) < drawFaultsMin {
-		kind := s.Rates[rng.IntN(len(s.Rates))].Kind
+	// A heal is no fault of its own: the floor counts the others, and
+	// is made up from them (a scenario whose only rate is a heal gets
+	// crashes).
+	faultKinds := make([]Kind, 0, len(s.Rates))
+	for _, r := range s.Rates {
+		if r.Kind != KindHeal {
+			faultKinds = append(faultKinds, r.Kind)
+		}
+	}
+	if len(faultKinds) == 0 {
+		faultKinds = []Kind{KindCrash}
+	}
+	for faults(events) < drawFaultsMin {
+		kind := faultKinds[rng.IntN(len(faultKinds))]
 		events = append(events, drawEvent(rng, s, kind, roundMilli(between(rng, 0, s.Safety-time.Millisecond))))
 	}
 	sortEvents(events)
 	return events
+}
+
+// faults counts the events that are faults of their own: all but heals.
+func faults(events []Event) int {
+	n := 0
+	for _, e := range events {
+		if e.Kind != KindHeal {
+			n++
+		}
+	}
+	return n
 }
 
 // drawEvent draws one event of a kind at a time.
@@ -340,6 +385,8 @@ func drawEvent(rng random, s Scenario, kind Kind, at time.Duration) Event {
 	switch info.target {
 	case targetNode:
 		e.Target = drawTarget(rng, s, kind)
+	case targetSides:
+		e.Sides = drawSides(rng, s.Cluster.Nodes)
 	case targetClient:
 		names := s.ClientNames()
 		e.Client = "any"
@@ -382,6 +429,40 @@ func drawTarget(rng random, s Scenario, kind Kind) Target {
 		return LeaderTarget(topic.Name, int32(rng.IntN(topic.Partitions)))
 	}
 	return NodeTarget(1 + rng.IntN(s.Cluster.Nodes))
+}
+
+// drawSides splits the nodes in two sides, each listed ascending: one
+// node drawn for each side, then every other node on either side, or half
+// the time on neither (a node left out still reaches both sides, as the
+// target of a bridge does). Any split can come out, {n1 n4 | n2 n3 n5} as
+// well as the shapes of a minority, an isolation or a bridge.
+func drawSides(rng random, nodes int) [2][]int {
+	if nodes < 2 {
+		panic(fmt.Sprintf("scenario: a partition of %d node(s) has no two sides", nodes))
+	}
+	left := 1 + rng.IntN(nodes)
+	right := 1 + rng.IntN(nodes-1)
+	if right >= left {
+		right++
+	}
+	places := 2
+	if rng.IntN(2) == 0 {
+		places = 3 // left, right, or neither
+	}
+	var sides [2][]int
+	for id := 1; id <= nodes; id++ {
+		switch {
+		case id == left:
+			sides[0] = append(sides[0], id)
+		case id == right:
+			sides[1] = append(sides[1], id)
+		default:
+			if place := rng.IntN(places); place < 2 {
+				sides[place] = append(sides[place], id)
+			}
+		}
+	}
+	return sides
 }
 
 // sortEvents orders events by time, then by kind, stably.

@@ -34,9 +34,12 @@ const (
 	// KindMinority cuts the target and the nodes after it, a minority,
 	// from the majority; clients still reach both sides.
 	KindMinority Kind = "minority"
-	// KindPartition cuts the nodes of its two sides from each other.
+	// KindPartition cuts the nodes of its two sides from each other;
+	// a node on neither side still reaches both (a partial partition),
+	// and clients reach every node.
 	KindPartition Kind = "partition"
-	// KindHeal ends every network fault: partitions and cuts.
+	// KindHeal ends every network fault in force at once, before its
+	// window ends: partitions, cuts, isolations, strands.
 	KindHeal Kind = "heal"
 	// KindReset breaks every connection of a node, as a middlebox's RST
 	// would; aimed at "any", it breaks one connection of the network.
@@ -101,8 +104,6 @@ var kinds = []kindInfo{
 	{kind: KindCutTo, target: targetNode, window: true, drawn: true, network: true},
 	{kind: KindBridge, target: targetNode, window: true, drawn: true, network: true},
 	{kind: KindMinority, target: targetNode, window: true, drawn: true, network: true},
-	{kind: KindPartition, target: targetSides, window: true, network: true},
-	{kind: KindHeal, target: targetNone},
 	{kind: KindReset, target: targetNode, drawn: true},
 	{kind: KindClockJump, target: targetNode, drawn: true},
 	{kind: KindClockDrift, target: targetNode, window: true, windowRequired: true, drawn: true},
@@ -115,6 +116,10 @@ var kinds = []kindInfo{
 	// drawn in it (kindDraws), so a kind added at the end changed no
 	// older seed's draw.
 	{kind: KindStrand, target: targetNode, window: true, drawn: true, network: true},
+	// Last for the same reason: scenario files had them from the start,
+	// the swarm only later.
+	{kind: KindPartition, target: targetSides, window: true, drawn: true, network: true},
+	{kind: KindHeal, target: targetNone, drawn: true},
 }
 
 // Kinds lists every fault kind, in a stable order.

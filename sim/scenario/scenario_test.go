@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -196,7 +197,7 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"at 2s heal\nat 1s heal":       "time order",
 		"producer p1 topic nowhere":    "does not create",
 		"producer n1":                  "taken",
-		"rate heal 1s":                 "swarm draws",
+		"rate explode 1s":              "swarm draws",
 		"timeouts election 0s":         "election",
 		"disk torn-write 2":            "chance",
 		"expect maybe":                 "expect pass",
@@ -231,5 +232,111 @@ func TestOptionsNameEveryPart(t *testing.T) {
 		if !names[want] {
 			t.Fatalf("no option %s", want)
 		}
+	}
+}
+
+// sweepSeeds is how many drawn scenarios the swarm's fault mix is checked
+// over: enough that every kind comes up in many.
+const sweepSeeds = 3000
+
+func TestSwarmDrawsEveryKind(t *testing.T) {
+	if diff := cmp.Diff(Kinds(), DrawnKinds()); diff != "" {
+		t.Fatalf("kinds the swarm never draws (-every kind +drawn):\n%s", diff)
+	}
+	if last := kindDraws[len(kindDraws)-1].kind; last != KindHeal {
+		t.Fatalf("the last of kindDraws is %s; Draw's fallback leaves out the last, which must be the heal", last)
+	}
+	events := map[Kind]int{}
+	for seed := uint64(1); seed <= sweepSeeds; seed++ {
+		for _, e := range Draw(seed).Schedule {
+			events[e.Kind]++
+		}
+	}
+	for _, kind := range Kinds() {
+		if events[kind] == 0 {
+			t.Errorf("no event of %s in %d seeds", kind, sweepSeeds)
+		}
+	}
+}
+
+// TestDrawnPartitionsSplitTheNodesEveryWay checks the sides the swarm
+// draws: two non-empty sides of distinct nodes of the cluster, each
+// ascending, written in the schedule so a replay cuts the same links; and,
+// over the seeds, splits no kind aimed at one node makes (both sides of
+// two nodes or more, not in id order) and splits leaving nodes out.
+func TestDrawnPartitionsSplitTheNodesEveryWay(t *testing.T) {
+	interleaved, leftOut := 0, 0
+	for seed := uint64(1); seed <= sweepSeeds; seed++ {
+		s := Draw(seed)
+		for _, e := range s.Schedule {
+			if e.Kind != KindPartition {
+				continue
+			}
+			if err := s.validateSides(e.Sides); err != nil {
+				t.Fatalf("seed %d: %v: %+v", seed, err, e)
+			}
+			for _, side := range e.Sides {
+				if !slices.IsSorted(side) {
+					t.Fatalf("seed %d: side %v is not ascending", seed, side)
+				}
+			}
+			if e.For < s.Faults.WindowMin || e.For > s.Faults.WindowMax {
+				t.Fatalf("seed %d: a partition for %v, outside the window %v-%v", seed, e.For, s.Faults.WindowMin, s.Faults.WindowMax)
+			}
+			written := "partition " + formatNodes(e.Sides[0]) + " | " + formatNodes(e.Sides[1])
+			if !strings.Contains(Format(s), written) {
+				t.Fatalf("seed %d: the file does not say %q", seed, written)
+			}
+			left, right := e.Sides[0], e.Sides[1]
+			if len(left) >= 2 && len(right) >= 2 && (left[len(left)-1] > right[0] && right[len(right)-1] > left[0]) {
+				interleaved++
+			}
+			if len(left)+len(right) < s.Cluster.Nodes {
+				leftOut++
+			}
+		}
+	}
+	if interleaved == 0 || leftOut == 0 {
+		t.Fatalf("in %d seeds: %d partitions with interleaved sides of two nodes or more, %d leaving nodes out; want some of each", sweepSeeds, interleaved, leftOut)
+	}
+}
+
+// TestDrawnHealsHaveSomethingToEnd checks that the swarm draws a heal
+// only beside a network fault, and that heals do not count toward the
+// floor of faults.
+func TestDrawnHealsHaveSomethingToEnd(t *testing.T) {
+	heals := 0
+	for seed := uint64(1); seed <= sweepSeeds; seed++ {
+		s := Draw(seed)
+		if s.Rate(KindHeal) == 0 {
+			continue
+		}
+		heals++
+		if !hasNetworkRate(s.Rates) {
+			t.Fatalf("seed %d draws heals and no network fault: rates %+v", seed, s.Rates)
+		}
+		if faults(s.Schedule) < drawFaultsMin {
+			t.Fatalf("seed %d: %d faults besides its heals, want at least %d", seed, faults(s.Schedule), drawFaultsMin)
+		}
+	}
+	if heals == 0 {
+		t.Fatalf("no heal rate in %d seeds", sweepSeeds)
+	}
+	s, err := Parse("seed 5\nrate heal 1s\nsafety 10s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if faults(s.Schedule) < drawFaultsMin {
+		t.Fatalf("a file whose only rate is a heal draws %+v; want the floor of faults made up", s.Schedule)
+	}
+}
+
+func TestValidateRefusesAPartitionRateWithOneNode(t *testing.T) {
+	s := Draw(3)
+	s.Cluster.Nodes = 1
+	s.ClockRates = s.ClockRates[:1]
+	s.Rates = []Rate{{Kind: KindPartition, Mean: time.Second}}
+	if err := s.validateFaults(); err == nil || !strings.Contains(err.Error(), "two sides") {
+		t.Fatalf("validateFaults = %v, want an error about the two sides", err)
 	}
 }

@@ -267,6 +267,8 @@ func (s Scenario) validateFaults() error {
 			return fmt.Errorf("scenario: rate %s every %v; at most every %v", r.Kind, r.Mean, rateMeanMin)
 		case i > 0 && kindOrder(s.Rates[i-1].Kind) >= kindOrder(r.Kind):
 			return fmt.Errorf("scenario: rates out of order or twice at %s", r.Kind)
+		case r.Kind == KindPartition && s.Cluster.Nodes < 2:
+			return fmt.Errorf("scenario: rate partition in a cluster of %d node; a partition needs two sides", s.Cluster.Nodes)
 		}
 	}
 	if len(s.Schedule) > eventsMax {
