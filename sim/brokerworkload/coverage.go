@@ -19,20 +19,21 @@ const (
 
 // coverage counts what the run reached, for a sweep's coverage line: the
 // faults the nemesis applied, named as the cluster's fault kinds are where
-// they are the same, and the disk's own faults its seeds draw chances for.
-// The workload does not switch BUGGIFY on, so it knows no site.
+// they are the same, the disk's own faults its seeds draw chances for, and
+// what the broker's BUGGIFY sites did, of those one broker can reach.
 func (r *run) coverage() *sim.Coverage {
 	faults := []string{
 		string(scenario.KindCrash), faultCrashInRebalance, string(scenario.KindReset),
 		string(scenario.KindClientCrash), string(scenario.KindFullDisk), string(scenario.KindSlowDisk),
 		faultConsumerLeave, faultConsumerStall,
 	}
-	c := sim.NewCoverage(append(faults, sim.DiskFaults()...), nil)
+	c := sim.NewCoverage(append(faults, sim.DiskFaults()...), reachableSites())
 	if r.node != nil {
 		// Every broker crash: the nemesis's, under load or not, and
 		// those in a rebalance.
 		c.CountFault(string(scenario.KindCrash), r.node.crashes)
 		c.CountDisk(r.node.machine.Disk.Stats())
+		c.CountSites(r.node.machine.Buggify())
 	}
 	c.CountFault(faultCrashInRebalance, r.counts.crashesInRebalance)
 	c.CountFault(string(scenario.KindReset), r.counts.resets)

@@ -10,7 +10,8 @@
 // reads, fills and slows its disk, resets connections and crashes clients,
 // and makes consumers leave, stall past their session timeout (zombies)
 // and crash, sometimes crashing the broker while the group rebalances.
-// Each seed draws its own mix.
+// Each seed draws its own mix, and about half the seeds switch on the
+// BUGGIFY sites one broker can reach (buggify.go).
 //
 // A run has three phases: setup (the topic is auto-created through a
 // Metadata request), safety (traffic and faults for 10-20 simulated

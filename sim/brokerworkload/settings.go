@@ -51,6 +51,9 @@ type settings struct {
 	clientRestartMax time.Duration
 
 	group groupSettings
+
+	// buggify is the seed's BUGGIFY chances (see buggify.go).
+	buggify buggifySettings
 }
 
 // producerSettings are one producer's.
@@ -259,7 +262,7 @@ func (s settings) options() []sim.Option {
 		sim.Opt("slow_disk_every", meanText(s.slowDiskMean)),
 		sim.Opt("restart_delay_max", s.restartDelayMax.Round(time.Millisecond)),
 		sim.Opt("crash_under_load", roundChance(s.crashUnderLoad)),
-	}, s.group.options()...)
+	}, append(s.group.options(), s.buggify.option())...)
 }
 
 func partitionList(partitions []int32) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"sluice/core"
 	"sluice/sim"
 	"sluice/sim/scenario"
 )
@@ -14,8 +15,7 @@ const coverageSeeds = 60
 
 // TestCoverageNamesTheFaultsApplied sums a short sweep's coverage: it
 // counts the crashes and the disk's faults the result lines count, only
-// kinds the workload declares, and no BUGGIFY site (the workload switches
-// none on).
+// kinds the workload declares, and only core/log's BUGGIFY sites.
 func TestCoverageNamesTheFaultsApplied(t *testing.T) {
 	sum := sim.NewCoverage(nil, nil)
 	stats := map[string]int64{}
@@ -40,8 +40,9 @@ func TestCoverageNamesTheFaultsApplied(t *testing.T) {
 		}
 	}
 	want := []string{string(scenario.KindCrash), string(scenario.KindFullDisk), sim.FaultReadCorruption, sim.FaultSyncFailure, sim.FaultTornWrite}
-	if !slices.Equal(sum.KnownFaults, want) || len(sum.KnownSites) != 0 {
-		t.Fatalf("known faults %v, sites %v; want %v and none", sum.KnownFaults, sum.KnownSites, want)
+	wantSites := []string{core.BuggifyLogReadSmallChunks, core.BuggifyLogSyncDelayed}
+	if !slices.Equal(sum.KnownFaults, want) || !slices.Equal(sum.KnownSites, wantSites) {
+		t.Fatalf("known faults %v, sites %v; want %v and %v", sum.KnownFaults, sum.KnownSites, want, wantSites)
 	}
 	for stat, kind := range kinds {
 		if got := int64(sum.Faults[kind]); got != stats[stat] || got == 0 {

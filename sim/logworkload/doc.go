@@ -2,6 +2,8 @@
 // partition log (core/log) on a simulated disk, and a seeded stream of
 // appends, reads, syncs, truncations, retention, compaction, crashes and
 // disk faults, each checked against a model of what the log must hold.
+// About half the seeds also switch on core/log's BUGGIFY sites (small-chunk
+// reads, delayed sync rounds; buggify.go), at chances of their own.
 //
 // It owns the model and the checks; it must never reach into the log's
 // internals (it uses the exported API only, as the broker will) and, like

@@ -27,6 +27,10 @@ type settings struct {
 	// compaction is what the seed does with log compaction, if anything
 	// (see compaction.go).
 	compaction compactionSettings
+
+	// buggify is the seed's BUGGIFY chances for core/log's sites (see
+	// buggify.go).
+	buggify buggifySettings
 }
 
 // Bounds of what a seed may draw.
@@ -129,6 +133,7 @@ func (s settings) options() []sim.Option {
 		sim.Opt("delete_retention", s.config.DeleteRetention.Round(time.Millisecond)),
 		sim.Opt("min_compaction_lag", s.config.MinCompactionLag.Round(time.Millisecond)),
 		sim.Opt("dirty_ratio", roundChance(s.config.MinCleanableDirtyRatio)),
+		s.buggify.option(),
 	}
 }
 

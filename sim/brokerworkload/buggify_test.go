@@ -1,0 +1,68 @@
+package brokerworkload
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"sluice/core"
+	"sluice/sim"
+)
+
+// buggifySeedsOn is how many seeds with BUGGIFY drawn on the test sums.
+const buggifySeedsOn = 4
+
+// TestBuggifyReachesAndFiresTheBrokerSites runs a short sweep of seeds
+// that draw BUGGIFY on: their result lines print the chances drawn, and
+// every site one broker can reach is reached and fires, while the seeds
+// that draw it off print 0/0 and count no site.
+func TestBuggifyReachesAndFiresTheBrokerSites(t *testing.T) {
+	on := sim.NewCoverage(nil, nil)
+	seedsOn, seedsOff := 0, 0
+	for seed := uint64(1); seedsOn < buggifySeedsOn; seed++ {
+		b := drawBuggifySettings(seed)
+		if b.enable <= 0 || b.fire <= 0 {
+			// A seed drawn off costs a whole run; the coverage
+			// test runs some of those.
+			seedsOff++
+			continue
+		}
+		if b.enable > buggifyChanceDrawMax || b.fire > buggifyChanceDrawMax {
+			t.Fatalf("seed %d drew chances %v, above %v", seed, b, buggifyChanceDrawMax)
+		}
+		r := New().Run(seed, sim.RunOptions{})
+		if !r.Passed() {
+			t.Fatalf("seed %d failed: %s", seed, r.Line())
+		}
+		if got, want := optionValue(r, "buggify"), fmt.Sprintf("%v/%v", b.enable, b.fire); got != want {
+			t.Fatalf("seed %d prints buggify=%s, drew %s", seed, got, want)
+		}
+		seedsOn++
+		on.Add(r.Coverage)
+	}
+	if seedsOff == 0 {
+		t.Errorf("every seed drew BUGGIFY on; about half should draw it off")
+	}
+	want := []string{
+		core.BuggifyBrokerFetchWaitShort, core.BuggifyGroupSessionShort, core.BuggifyLogReadSmallChunks,
+		core.BuggifyLogSyncDelayed, core.BuggifyQuorumElectionTimeoutShortest,
+	}
+	if !slices.Equal(on.KnownSites, want) {
+		t.Fatalf("sites %v; want %v, the ones one broker can reach", on.KnownSites, want)
+	}
+	for _, site := range want {
+		if on.SitesReached[site] == 0 || on.SitesFired[site] == 0 {
+			t.Errorf("%s reached %d times, fired %d, in %d seeds with BUGGIFY on; want both above zero",
+				site, on.SitesReached[site], on.SitesFired[site], buggifySeedsOn)
+		}
+	}
+}
+
+func optionValue(r sim.Result, name string) string {
+	for _, o := range r.Options {
+		if o.Name == name {
+			return o.Value
+		}
+	}
+	return ""
+}
