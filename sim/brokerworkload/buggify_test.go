@@ -20,21 +20,21 @@ func TestBuggifyReachesAndFiresTheBrokerSites(t *testing.T) {
 	on := sim.NewCoverage(nil, nil)
 	seedsOn, seedsOff := 0, 0
 	for seed := uint64(1); seedsOn < buggifySeedsOn; seed++ {
-		b := drawBuggifySettings(seed)
-		if b.enable <= 0 || b.fire <= 0 {
+		b := sim.DrawBuggifyChances(seed)
+		if b.Enable <= 0 || b.Fire <= 0 {
 			// A seed drawn off costs a whole run; the coverage
 			// test runs some of those.
 			seedsOff++
 			continue
 		}
-		if b.enable > buggifyChanceDrawMax || b.fire > buggifyChanceDrawMax {
-			t.Fatalf("seed %d drew chances %v, above %v", seed, b, buggifyChanceDrawMax)
+		if b.Enable > sim.BuggifyChanceDrawMax || b.Fire > sim.BuggifyChanceDrawMax {
+			t.Fatalf("seed %d drew chances %v, above %v", seed, b, sim.BuggifyChanceDrawMax)
 		}
 		r := New().Run(seed, sim.RunOptions{})
 		if !r.Passed() {
 			t.Fatalf("seed %d failed: %s", seed, r.Line())
 		}
-		if got, want := optionValue(r, "buggify"), fmt.Sprintf("%v/%v", b.enable, b.fire); got != want {
+		if got, want := optionValue(r, "buggify"), fmt.Sprintf("%v/%v", b.Enable, b.Fire); got != want {
 			t.Fatalf("seed %d prints buggify=%s, drew %s", seed, got, want)
 		}
 		seedsOn++

@@ -53,7 +53,7 @@ func newNode(r *run, canaries *core.Canaries) *node {
 	n.config.GroupInitialRebalanceDelay = r.settings.group.initialRebalanceDelay
 	n.machine = sim.NewMachine(r.kernel, r.network, nodeName, sim.MachineOptions{
 		Disk:     r.settings.disk,
-		Buggify:  r.settings.buggify.newBuggify(r.kernel.Seed(), nodeName),
+		Buggify:  r.settings.buggify.New(r.kernel.Seed(), nodeName),
 		Canaries: canaries,
 		OnHalt:   func(*sim.Machine, error) { n.halted() },
 	})

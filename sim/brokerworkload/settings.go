@@ -53,7 +53,7 @@ type settings struct {
 	group groupSettings
 
 	// buggify is the seed's BUGGIFY chances (see buggify.go).
-	buggify buggifySettings
+	buggify sim.BuggifyChances
 }
 
 // producerSettings are one producer's.
@@ -262,7 +262,7 @@ func (s settings) options() []sim.Option {
 		sim.Opt("slow_disk_every", meanText(s.slowDiskMean)),
 		sim.Opt("restart_delay_max", s.restartDelayMax.Round(time.Millisecond)),
 		sim.Opt("crash_under_load", roundChance(s.crashUnderLoad)),
-	}, append(s.group.options(), s.buggify.option())...)
+	}, append(s.group.options(), s.buggify.Option())...)
 }
 
 func partitionList(partitions []int32) string {

@@ -107,7 +107,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		processes:   &simclient.Processes{},
 	}
 	r.settings = drawSettings(kernel.NewRand(seed, "settings"))
-	r.settings.buggify = drawBuggifySettings(seed)
+	r.settings.buggify = sim.DrawBuggifyChances(seed)
 	if adjust != nil {
 		adjust(&r.settings)
 	}

@@ -19,24 +19,24 @@ func TestBuggifyReachesAndFiresTheLogSites(t *testing.T) {
 	on := sim.NewCoverage(nil, nil)
 	seedsOn, seedsOff := 0, 0
 	for seed := uint64(1); seedsOn < buggifySeedsOn; seed++ {
-		b := drawBuggifySettings(seed)
+		b := sim.DrawBuggifyChances(seed)
 		r := New().Run(seed, sim.RunOptions{})
 		if !r.Passed() {
 			t.Fatalf("seed %d failed: %s", seed, r.Line())
 		}
-		want := fmt.Sprintf("%v/%v", b.enable, b.fire)
+		want := fmt.Sprintf("%v/%v", b.Enable, b.Fire)
 		if got := optionValue(r, "buggify"); got != want {
 			t.Fatalf("seed %d prints buggify=%s, drew %s", seed, got, want)
 		}
-		if b.enable <= 0 || b.fire <= 0 {
+		if b.Enable <= 0 || b.Fire <= 0 {
 			seedsOff++
 			if len(r.Coverage.SitesReached) != 0 {
 				t.Fatalf("seed %d drew BUGGIFY off, yet reached %v", seed, r.Coverage.SitesReached)
 			}
 			continue
 		}
-		if b.enable > buggifyChanceDrawMax || b.fire > buggifyChanceDrawMax {
-			t.Fatalf("seed %d drew chances %v, above %v", seed, b, buggifyChanceDrawMax)
+		if b.Enable > sim.BuggifyChanceDrawMax || b.Fire > sim.BuggifyChanceDrawMax {
+			t.Fatalf("seed %d drew chances %v, above %v", seed, b, sim.BuggifyChanceDrawMax)
 		}
 		seedsOn++
 		on.Add(r.Coverage)

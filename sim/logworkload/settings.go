@@ -30,7 +30,7 @@ type settings struct {
 
 	// buggify is the seed's BUGGIFY chances for core/log's sites (see
 	// buggify.go).
-	buggify buggifySettings
+	buggify sim.BuggifyChances
 }
 
 // Bounds of what a seed may draw.
@@ -133,7 +133,7 @@ func (s settings) options() []sim.Option {
 		sim.Opt("delete_retention", s.config.DeleteRetention.Round(time.Millisecond)),
 		sim.Opt("min_compaction_lag", s.config.MinCompactionLag.Round(time.Millisecond)),
 		sim.Opt("dirty_ratio", roundChance(s.config.MinCleanableDirtyRatio)),
-		s.buggify.option(),
+		s.buggify.Option(),
 	}
 }
 

@@ -104,7 +104,7 @@ func (workload) Run(seed uint64, options sim.RunOptions) (result sim.Result) {
 	r := &run{kernel: k, rng: kernel.NewRand(seed, "workload")}
 	r.settings = drawSettings(r.rng)
 	r.settings.compaction = drawCompactionSettings(seed, &r.settings.config)
-	r.settings.buggify = drawBuggifySettings(seed)
+	r.settings.buggify = sim.DrawBuggifyChances(seed)
 	result = sim.Result{Seed: seed, Options: r.settings.options()}
 	defer func() {
 		if !reportPanics {
@@ -128,7 +128,7 @@ func (workload) Run(seed uint64, options sim.RunOptions) (result sim.Result) {
 func (r *run) simulate(options sim.RunOptions) *violation {
 	r.machine = sim.NewMachine(r.kernel, nil, "n1", sim.MachineOptions{
 		Disk:     r.settings.faults,
-		Buggify:  r.settings.buggify.newBuggify(r.kernel.Seed(), "n1"),
+		Buggify:  r.settings.buggify.New(r.kernel.Seed(), "n1"),
 		Canaries: core.NewCanaries(options.Canaries...),
 		OnHalt:   func(*sim.Machine, error) { r.halted = true },
 	})
