@@ -71,6 +71,8 @@ func drawCompactionSettings(seed uint64, config *log.Config) compactionSettings 
 		tombstoneChance: rng.Float64() * tombstoneChanceDrawMax,
 		compactChance:   compactChanceDrawMin + rng.Float64()*(compactChanceDrawMax-compactChanceDrawMin),
 	}
+	// As a replica of a cleanup.policy=compact topic configures it.
+	config.Compacted = true
 	config.DeleteRetention = time.Duration(rng.Int64N(int64(deleteRetentionDrawMax)))
 	config.MinCompactionLag = 0
 	if rng.Float64() < minCompactionLagChance {
