@@ -32,6 +32,7 @@ func (l *Log) cleanGroup(pass *cleanerPass, group []*segment, result *Compaction
 		return err
 	}
 	w := cleanedWriter{segment: newSegment(base, f, &l.reads), indexIntervalBytes: l.config.IndexIntervalBytes}
+	w.segment.mayHaveGaps = true
 	var tally CompactionResult
 	changed := false
 	for _, source := range group {

@@ -151,7 +151,7 @@ func (s *segment) walkBatches(from int64, visit func(h batch.Header, b []byte) (
 	position, next := entry.position, entry.offset
 	failures := 0
 	for {
-		r := newBatchReader(s.file, position, s.bytes, next, scanChunkBytes, s.reads.bytes)
+		r := s.batchReader(position, next, scanChunkBytes, s.reads.bytes)
 		stopped, err := false, error(nil)
 		for !stopped && err == nil && r.next() {
 			if r.header.LastOffset() >= from {

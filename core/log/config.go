@@ -41,6 +41,12 @@ type Config struct {
 	// only to a log whose owner calls Compact, as a replica does for
 	// cleanup.policy=compact.
 
+	// Compacted says the owner compacts this log (cleanup.policy holds
+	// compact), so its segments may hold offset gaps: every batch read
+	// from them has its base offset confirmed by a second read (see
+	// batchReader), as continuity cannot vouch for it there.
+	Compacted bool
+
 	// DeleteRetention is delete.retention.ms: a tombstone (a record with a
 	// null value) stays at least this long after compaction first reaches
 	// it, judged by its segment's largest timestamp, so that consumers

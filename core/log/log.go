@@ -179,6 +179,13 @@ func (l *Log) SetConfig(config Config) error {
 	if err := config.Validate(); err != nil {
 		return err
 	}
+	if config.Compacted && !l.config.Compacted {
+		// Compaction may now rewrite any segment but the active one;
+		// those it writes are marked as it writes them.
+		for _, s := range l.segments {
+			s.mayHaveGaps = true
+		}
+	}
 	l.config = config
 	return nil
 }

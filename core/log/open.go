@@ -128,12 +128,17 @@ func (l *Log) recover(names []string) error {
 		start, recoveryPoint = saved.startOffset, saved.recoveryPoint
 	}
 
+	// Which segments compaction rewrote is not recorded: in a log that is
+	// compacted, or was (a cleaner offset), any may hold gaps.
+	gapsPossible := l.config.Compacted || (saved != nil && saved.cleanerOffset > 0)
 	for _, base := range bases {
 		f, err := l.world.FS.OpenFile(segmentPath(l.dir, base), false)
 		if err != nil {
 			return err
 		}
-		l.segments = append(l.segments, newSegment(base, f, &l.reads))
+		s := newSegment(base, f, &l.reads)
+		s.mayHaveGaps = gapsPossible
+		l.segments = append(l.segments, s)
 	}
 	for len(l.segments) > 1 && l.segments[1].baseOffset <= start {
 		l.deleteSegments(l.segments[:1])

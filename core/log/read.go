@@ -51,7 +51,7 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 		// chunks (a first batch bigger than the chunk, or a long way
 		// from the index entry) is copied together at the end.
 		firstChunkBytes := min(int64(chunkBytes), s.bytes-entry.position)
-		r := newBatchReader(s.file, entry.position, s.bytes, entry.offset, chunkBytes, l.reads.forChunk(firstChunkBytes))
+		r := s.batchReader(entry.position, entry.offset, chunkBytes, l.reads.forChunk(firstChunkBytes))
 		r.handOut = true
 		var runs []run // adjacent batches, one run per chunk
 		total := 0
@@ -178,7 +178,7 @@ func (s *segment) firstBatchSince(timestamp, minOffset int64) (h batch.Header, f
 		}
 	}
 	err = withRereads(func() error {
-		r := newBatchReader(s.file, start.position, s.bytes, start.offset, scanChunkBytes, s.reads.bytes)
+		r := s.batchReader(start.position, start.offset, scanChunkBytes, s.reads.bytes)
 		defer func() { s.reads.keep(r.buffer) }()
 		for r.next() {
 			if r.header.LastOffset() >= minOffset && r.header.MaxTimestamp >= timestamp {
@@ -213,7 +213,7 @@ func (l *Log) MaxTimestamp(upTo int64) (offset, timestamp int64, found bool, err
 			continue
 		}
 		err := withRereads(func() error {
-			r := newBatchReader(s.file, 0, s.bytes, s.baseOffset, scanChunkBytes, nil)
+			r := s.batchReader(0, s.baseOffset, scanChunkBytes, nil)
 			for r.next() {
 				h := r.header
 				if h.BaseOffset >= upTo {

@@ -24,6 +24,11 @@ import (
 //   - its CRC matches (unless verifyCRC is off, which only the
 //     CanaryRecoverySkipsCRC bug does).
 //
+// In a segment that may hold gaps (segment.mayHaveGaps) continuity says
+// nothing: a base offset flipped in flight to exactly where the previous
+// batch ended would pass for the next batch. There every base offset is
+// confirmed by a second read (confirmEveryOffset).
+//
 // It reads the file in chunks of at least chunkBytes, so a run of small
 // batches costs one read, into one buffer it reuses: the current batch's
 // bytes are valid only until the next call to next. A failed check stops
@@ -34,6 +39,9 @@ type batchReader struct {
 	limit      int64
 	chunkBytes int
 	verifyCRC  bool
+	// confirmEveryOffset confirms every base offset with a second read,
+	// not only those after a gap (see above).
+	confirmEveryOffset bool
 
 	position   int64 // where the next batch starts
 	nextOffset int64 // the offset the next batch must start at
@@ -121,8 +129,8 @@ func (r *batchReader) next() bool {
 	case r.verifyCRC && !batch.CheckCRC(b):
 		return r.fail("CRC mismatch")
 	}
-	if h.BaseOffset > r.nextOffset {
-		if err := r.confirmGap(h.BaseOffset); err != nil {
+	if h.BaseOffset > r.nextOffset || r.confirmEveryOffset {
+		if err := r.confirmBaseOffset(h.BaseOffset); err != nil {
 			r.err = err
 			return false
 		}
@@ -133,15 +141,16 @@ func (r *batchReader) next() bool {
 	return true
 }
 
-// confirmGap reads the current batch's base offset again, from the file
-// rather than the chunk, and reports bad data unless it is baseOffset.
-func (r *batchReader) confirmGap(baseOffset int64) error {
+// confirmBaseOffset reads the current batch's base offset again, from the
+// file rather than the chunk, and reports bad data unless it is
+// baseOffset.
+func (r *batchReader) confirmBaseOffset(baseOffset int64) error {
 	var again [8]byte
 	if err := readFull(r.file, again[:], r.position); err != nil {
 		return err
 	}
 	if got := int64(binary.BigEndian.Uint64(again[:])); got != baseOffset {
-		return fmt.Errorf("%w: at position %d: offset gap from %d to %d read as %d the second time", errBadData, r.position, r.nextOffset, baseOffset, got)
+		return fmt.Errorf("%w: at position %d: base offset %d (the previous batch ended at %d) read as %d the second time", errBadData, r.position, baseOffset, r.nextOffset, got)
 	}
 	return nil
 }

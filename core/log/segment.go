@@ -56,6 +56,22 @@ type segment struct {
 	// have not yet replaced, on disk, the segments it was cleaned from
 	// (see compaction_swap.go); its file is then not yet <base>.log.
 	swap *segmentSwap
+
+	// mayHaveGaps: compaction wrote the segment, or may have (it is in a
+	// log that is or was compacted), so its batches need not follow one
+	// another offset by offset. A base offset lies outside the CRC, and
+	// where a gap may be, continuity cannot tell it from a bit flipped in
+	// flight that lands exactly on the previous batch's end: readers then
+	// confirm every base offset with a second read (batchReader).
+	mayHaveGaps bool
+}
+
+// batchReader reads the segment's batches from position, where a batch
+// starting at nextOffset is expected (see newBatchReader).
+func (s *segment) batchReader(position, nextOffset int64, chunkBytes int, buffer []byte) *batchReader {
+	r := newBatchReader(s.file, position, s.bytes, nextOffset, chunkBytes, buffer)
+	r.confirmEveryOffset = s.mayHaveGaps
+	return r
 }
 
 func newSegment(baseOffset int64, file core.File, reads *readBuffer) *segment {
@@ -139,6 +155,7 @@ func (s *segment) readForward(limit int64, indexIntervalBytes int, verifyCRC boo
 	r := newBatchReader(s.file, s.bytes, limit, s.endOffset, scanChunkBytes, s.reads.bytes)
 	defer func() { s.reads.keep(r.buffer) }()
 	r.verifyCRC = verifyCRC
+	r.confirmEveryOffset = s.mayHaveGaps
 	for r.next() {
 		if s.offsets.full() || s.times.full() {
 			return fmt.Errorf("%w: segment %d has more batches than its index holds", errBadData, s.baseOffset)
@@ -193,7 +210,7 @@ func (s *segment) locate(offset int64) (position, baseOffset, previousEnd int64,
 		if entry.position > 0 {
 			entry = s.offsets.lookup(entry.offset - 1)
 		}
-		r := newBatchReader(s.file, entry.position, s.bytes, entry.offset, scanChunkBytes, s.reads.bytes)
+		r := s.batchReader(entry.position, entry.offset, scanChunkBytes, s.reads.bytes)
 		defer func() { s.reads.keep(r.buffer) }()
 		previous := s.baseOffset
 		for r.next() {

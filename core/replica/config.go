@@ -101,6 +101,7 @@ func ConfigFrom(topicConfigs, defaults map[string]string) (Config, error) {
 	c.UncleanLeaderElection = get(metadata.ConfigUncleanLeaderElection) == "true"
 	policy := get(metadata.ConfigCleanupPolicy)
 	c.Compact = containsPolicy(policy, "compact")
+	c.Log.Compacted = c.Compact
 	c.Delete = containsPolicy(policy, "delete")
 	c.Log.DeleteRetention = milliseconds(metadata.ConfigDeleteRetentionMs)
 	c.Log.MinCompactionLag = milliseconds(metadata.ConfigMinCompactionLagMs)
