@@ -87,6 +87,11 @@ const (
 	// before it is written.
 	cleanedWriteChunkBytes = 1 << 20
 
+	// confirmReadsAgreeing is how many further reads of a base offset
+	// must agree with it (or disagree) before it is believed (or refused);
+	// see batchReader.confirmBaseOffset.
+	confirmReadsAgreeing = 2
+
 	// syncDelayBuggifyMin and syncDelayBuggifyMax bound how long the
 	// BUGGIFY site log-sync-delayed defers the start of a sync round: a
 	// few milliseconds, like a group commit that waits for company

@@ -142,17 +142,39 @@ func (r *batchReader) next() bool {
 }
 
 // confirmBaseOffset reads the current batch's base offset again, from the
-// file rather than the chunk, and reports bad data unless it is
-// baseOffset.
+// file rather than the chunk, until two reads agree with it (it stands) or
+// two disagree (bad data, and the caller reads again). One agreeing read
+// would not do: a flip in flight can hit the same bit twice, and under the
+// simulator's heavy read corruption it does; nor would refusing at the
+// first disagreement, since a segment whose every batch is confirmed would
+// then rarely be read whole.
 func (r *batchReader) confirmBaseOffset(baseOffset int64) error {
-	var again [8]byte
-	if err := readFull(r.file, again[:], r.position); err != nil {
-		return err
+	agree, disagree, other := 0, 0, int64(0)
+	for agree < confirmReadsAgreeing && disagree < confirmReadsAgreeing {
+		again, err := r.readBaseOffset()
+		if err != nil {
+			return err
+		}
+		if again == baseOffset {
+			agree++
+		} else {
+			disagree++
+			other = again
+		}
 	}
-	if got := int64(binary.BigEndian.Uint64(again[:])); got != baseOffset {
-		return fmt.Errorf("%w: at position %d: base offset %d (the previous batch ended at %d) read as %d the second time", errBadData, r.position, baseOffset, r.nextOffset, got)
+	if disagree == confirmReadsAgreeing {
+		return fmt.Errorf("%w: at position %d: base offset %d (the previous batch ended at %d) read as %d on later reads", errBadData, r.position, baseOffset, r.nextOffset, other)
 	}
 	return nil
+}
+
+// readBaseOffset reads the current batch's base offset from the file.
+func (r *batchReader) readBaseOffset() (int64, error) {
+	var again [8]byte
+	if err := readFull(r.file, again[:], r.position); err != nil {
+		return 0, err
+	}
+	return int64(binary.BigEndian.Uint64(again[:])), nil
 }
 
 func (r *batchReader) fail(format string, args ...any) bool {
