@@ -17,6 +17,9 @@ type analysis struct {
 	options    Options
 
 	lossPermitted map[history.TopicPartition]bool
+	// logStart is, per partition, the offset below which retention
+	// deleted every record (Options.Deleted); zero elsewhere.
+	logStart map[history.TopicPartition]int64
 
 	// partitions is every partition a send or poll names, sorted.
 	partitions []history.TopicPartition
@@ -86,11 +89,15 @@ func newAnalysis(ops []history.Op, options Options) (*analysis, error) {
 		operations:    operations,
 		options:       options,
 		lossPermitted: map[history.TopicPartition]bool{},
+		logStart:      map[history.TopicPartition]int64{},
 		logs:          map[history.TopicPartition]*partitionLog{},
 		polledBy:      map[string][]int{},
 	}
 	for _, tp := range options.LossPermitted {
 		a.lossPermitted[tp] = true
+	}
+	for _, d := range options.Deleted {
+		a.logStart[d.Partition] = max(a.logStart[d.Partition], d.Offset)
 	}
 	for at, operation := range operations {
 		switch operation.F {
@@ -203,6 +210,22 @@ func (l *partitionLog) knownBetween(low, high int64) (int64, bool) {
 		return l.knownOffsets[at], true
 	}
 	return 0, false
+}
+
+// skipStatus is the status of a read that passed over known offsets
+// (low, high) exclusive: permitted when every one of them lies below the
+// partition's log start (retention deleted them), a failure otherwise.
+func (a *analysis) skipStatus(tp history.TopicPartition, low, high int64) Status {
+	if _, known := a.logs[tp].knownBetween(max(low, a.logStart[tp]-1), high); known {
+		return Failure
+	}
+	return Permitted
+}
+
+// deleted reports whether retention deleted offset of tp: it lies below
+// the partition's log start.
+func (a *analysis) deleted(tp history.TopicPartition, offset int64) bool {
+	return offset != history.OffsetUnknown && offset < a.logStart[tp]
 }
 
 // status is a finding's status in a partition: permitted where the options

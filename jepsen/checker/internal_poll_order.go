@@ -36,7 +36,7 @@ func (a *analysis) internalPollOrder() []Finding {
 				if skipped, known := a.logs[poll.Partition].knownBetween(previous, offset); known {
 					findings = append(findings, Finding{
 						Anomaly:   InternalPollSkip,
-						Status:    Failure,
+						Status:    a.skipStatus(poll.Partition, previous, offset),
 						Partition: poll.Partition,
 						Ops:       opList(operation.Complete),
 						Detail: fmt.Sprintf("op %d received offset %d then offset %d, skipping known offset %d",
@@ -70,7 +70,7 @@ func (a *analysis) judgeFetchPosition(operation history.Operation, poll history.
 	if skipped, known := a.logs[poll.Partition].knownBetween(poll.From-1, first); known {
 		return Finding{
 			Anomaly:   InternalPollSkip,
-			Status:    Failure,
+			Status:    a.skipStatus(poll.Partition, poll.From-1, first),
 			Partition: poll.Partition,
 			Ops:       opList(operation.Complete),
 			Detail: fmt.Sprintf("op %d fetched from offset %d but received offset %d first, skipping known offset %d",

@@ -19,7 +19,7 @@ func (a *analysis) lostWrites() []Finding {
 		if sent.offset != history.OffsetUnknown && sent.offset <= log.maxPolledOffset {
 			findings = append(findings, Finding{
 				Anomaly:   LostWrite,
-				Status:    a.status(LostWrite, sent.partition),
+				Status:    a.lostStatus(LostWrite, sent),
 				Partition: sent.partition,
 				Ops:       opList(sent.operation.Complete, log.maxPolledOp),
 				Detail: fmt.Sprintf("value %q acknowledged at offset %d by op %d was never polled, though op %d polled offset %d",
@@ -29,7 +29,7 @@ func (a *analysis) lostWrites() []Finding {
 		}
 		findings = append(findings, Finding{
 			Anomaly:   Unseen,
-			Status:    a.unseenStatus(sent.partition),
+			Status:    a.unseenStatus(sent),
 			Partition: sent.partition,
 			Ops:       opList(sent.operation.Complete),
 			Detail: fmt.Sprintf("value %q acknowledged at %s by op %d was never polled",
@@ -41,11 +41,20 @@ func (a *analysis) lostWrites() []Finding {
 
 // unseenStatus: without a final drain an unseen value may simply not have
 // been read yet, so it judges nothing.
-func (a *analysis) unseenStatus(tp history.TopicPartition) Status {
+func (a *analysis) unseenStatus(sent sentValue) Status {
 	if !a.options.FinalDrain {
 		return Informational
 	}
-	return a.status(Unseen, tp)
+	return a.lostStatus(Unseen, sent)
+}
+
+// lostStatus judges a value no poll received: permitted where retention
+// deleted its offset before anyone read it, or where loss is.
+func (a *analysis) lostStatus(anomaly Anomaly, sent sentValue) Status {
+	if a.deleted(sent.partition, sent.offset) {
+		return Permitted
+	}
+	return a.status(anomaly, sent.partition)
 }
 
 func describeOffset(offset int64) string {

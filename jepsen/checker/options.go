@@ -22,6 +22,13 @@ type Options struct {
 	// as failures.
 	LossPermitted []history.TopicPartition
 
+	// Deleted lists partitions whose records below an offset retention
+	// deleted (each partition's final log start offset). An acknowledged
+	// value below it that no poll received, and a poll that skipped
+	// records only below it, are reported as permitted: the broker threw
+	// them away on purpose. Anything at or above it is judged as before.
+	Deleted []DeletedBelow
+
 	// FinalDrain says the history ends with polls that read every
 	// partition to its end, so a value still unseen is lost.
 	FinalDrain bool
@@ -42,7 +49,19 @@ func (o Options) validate() error {
 			return fmt.Errorf("checker: loss permitted in invalid partition %q", tp.String())
 		}
 	}
+	for _, d := range o.Deleted {
+		if d.Partition.Topic == "" || d.Partition.Partition < 0 || d.Offset < 0 {
+			return fmt.Errorf("checker: records deleted below offset %d of invalid partition %q", d.Offset, d.Partition.String())
+		}
+	}
 	return nil
+}
+
+// DeletedBelow says that retention deleted every record of Partition
+// below Offset: Offset is the partition's log start offset.
+type DeletedBelow struct {
+	Partition history.TopicPartition
+	Offset    int64
 }
 
 func (o Options) linearizabilityTimeout() time.Duration {

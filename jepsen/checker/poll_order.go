@@ -73,7 +73,7 @@ func (a *analysis) judgePollStart(operation history.Operation, tp history.TopicP
 	if skipped, known := a.logs[tp].knownBetween(previousLast, first); known {
 		return Finding{
 			Anomaly:   PollSkip,
-			Status:    Failure,
+			Status:    a.skipStatus(tp, previousLast, first),
 			Partition: tp,
 			Ops:       opList(previousOp, operation.Complete),
 			Detail: fmt.Sprintf("process %d polled up to offset %d (op %d), then from offset %d (op %d), skipping known offset %d",

@@ -55,6 +55,7 @@ func (r *run) checkHistory(finalDrain bool) {
 	ops := settleUnreadUnknownCommits(withoutEndClaims(r.recorder.History()))
 	options := checker.Options{
 		LossPermitted: r.lossPermitted(),
+		Deleted:       r.deletedByRetention(),
 		FinalDrain:    finalDrain,
 	}
 	r.recordChecked(ops, options)
@@ -185,7 +186,7 @@ func (r *run) checkGroupSawEverything() {
 			ops[i] = r.recorder.Op(index)
 			ops[i].Index = i
 		}
-		report := checker.CheckLostWrites(ops, checker.Options{LossPermitted: r.lossPermitted(), FinalDrain: true})
+		report := checker.CheckLostWrites(ops, checker.Options{LossPermitted: r.lossPermitted(), Deleted: r.deletedByRetention(), FinalDrain: true})
 		if report.Error != "" {
 			r.fail("group-history", report.Error)
 			return

@@ -15,7 +15,9 @@ import (
 
 // Replica agreement: once the cluster has converged, every replica of a
 // partition must hold the same log below the end the final drain found (a
-// high watermark the leader served): the same batches, byte for byte, so
+// high watermark the leader served), from the highest log start among
+// them (retention deletes each one's front on its own schedule; see
+// retention.go): the same batches, byte for byte, so
 // the same offsets, leader epochs, producer ids and records. The workload
 // reads each replica's log from its machine's disk, as an operator would
 // compare segment files: the partition directory's segments (*.log, named
@@ -169,16 +171,19 @@ func (r *run) compareReplicas(tp history.TopicPartition, end int64, logs []repli
 	var compared comparison
 	var reference []storedBatch
 	referenceNode := ""
+	// Retention deletes each replica's oldest segments on its own
+	// schedule: compare from the highest start among them.
+	start, _ := commonStart(logs)
 	for i, id := range r.replicas[tp] {
 		n := r.nodes[id-1]
 		if logs[i].err != nil {
 			return fmt.Sprintf("%s's %s cannot be read: %v", n.name, tp, logs[i].err), compared
 		}
-		committed := below(logs[i].batches, end)
+		committed := from(below(logs[i].batches, end), start)
 		compared.replicas++
 		if referenceNode == "" {
 			reference, referenceNode = committed, n.name
-			if problem := checkContiguous(committed, end); problem != "" {
+			if problem := checkContiguous(committed, start, end); problem != "" {
 				return fmt.Sprintf("%s's %s below its end %d: %s", n.name, tp, end, problem), compared
 			}
 			continue
@@ -260,9 +265,9 @@ func below(log []storedBatch, end int64) []storedBatch {
 	return kept
 }
 
-// checkContiguous requires batches that cover [0, end) without a gap.
-func checkContiguous(log []storedBatch, end int64) string {
-	next := int64(0)
+// checkContiguous requires batches that cover [start, end) without a gap.
+func checkContiguous(log []storedBatch, start, end int64) string {
+	next := start
 	for _, b := range log {
 		if b.header.BaseOffset != next {
 			return fmt.Sprintf("a batch at offset %d where %d was next", b.header.BaseOffset, next)

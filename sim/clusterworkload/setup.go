@@ -77,6 +77,9 @@ func (r *run) createTopicsRequest() *kmsg.CreateTopicsRequest {
 		if segmentBytes := r.scenario.Logs.SegmentBytes; segmentBytes != 0 {
 			configs = append(configs, [2]string{metadata.ConfigSegmentBytes, strconv.Itoa(segmentBytes)})
 		}
+		if retentionBytes := r.scenario.Logs.RetentionBytes; retentionBytes != 0 {
+			configs = append(configs, [2]string{metadata.ConfigRetentionBytes, strconv.Itoa(retentionBytes)})
+		}
 		if t.PageCache {
 			configs = append(configs, [2]string{metadata.ConfigFlushMessages, pageCacheFlushMessages})
 		}

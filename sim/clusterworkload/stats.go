@@ -96,6 +96,10 @@ func (r *run) stats() []sim.Option {
 		// Only when the scenario shrank the logs' settings, as above.
 		stats = append(stats, sim.Opt("segments_max", r.segmentsMax()), sim.Opt("compactions", r.counts.compactions))
 	}
+	if r.scenario.Logs.RetentionBytes != 0 {
+		// Only when retention may delete: proof that it did.
+		stats = append(stats, sim.Opt("log_start_max", r.logStartMax()))
+	}
 	if r.counts.drainsAgain > 0 {
 		// Only when it happened, for the same reason.
 		stats = append(stats, sim.Opt("drains_again", r.counts.drainsAgain))

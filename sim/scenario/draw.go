@@ -53,6 +53,12 @@ const (
 	drawRetentionCheckChance = 0.6
 	drawRetentionCheckMin    = 200 * time.Millisecond
 	drawRetentionCheckMax    = 2 * time.Second
+	// drawRetentionBytesChance of the runs that roll segments and run
+	// retention also delete by size: they keep drawRetentionSegmentsMin
+	// to Max segments' worth of each partition.
+	drawRetentionBytesChance = 0.25
+	drawRetentionSegmentsMin = 2
+	drawRetentionSegmentsMax = 4
 	drawDriftChance          = 0.4
 	drawDriftMax             = 0.02
 	drawBuggifyChance        = 0.5
@@ -202,8 +208,9 @@ func drawMetadataSnapshotEvery(rng random) int {
 // drawLogs draws log settings small enough that a run of seconds rolls
 // segments (so reads, recovery, truncation and replication cross segment
 // boundaries) and compacts __consumer_offsets (so a coordinator that takes
-// over a group loads its offsets from a cleaned log). Each is left at the
-// broker's default in some runs.
+// over a group loads its offsets from a cleaned log), and in some runs
+// deletes by retention (so the log start moves under readers and
+// followers). Each is left at the broker's default in some runs.
 func drawLogs(rng random) Logs {
 	var l Logs
 	if rng.Float64() < drawSegmentsSmallChance {
@@ -214,6 +221,12 @@ func drawLogs(rng random) Logs {
 	}
 	if rng.Float64() < drawRetentionCheckChance {
 		l.RetentionCheck = roundMilli(between(rng, drawRetentionCheckMin, drawRetentionCheckMax))
+	}
+	// Drawn last, so that every seed draws the rest as before. Retention
+	// only deletes whole segments, at a retention check, so it needs both.
+	if l.SegmentBytes != 0 && l.RetentionCheck != 0 && rng.Float64() < drawRetentionBytesChance {
+		segments := drawRetentionSegmentsMin + rng.IntN(drawRetentionSegmentsMax-drawRetentionSegmentsMin+1)
+		l.RetentionBytes = segments * l.SegmentBytes
 	}
 	return l
 }

@@ -23,8 +23,12 @@ const (
 	segmentBytesMax = corelog.SegmentBytesMax
 	// A retention check more often than this would be most of a run's
 	// events.
-	retentionCheckMin     = 10 * time.Millisecond
-	retentionCheckMax     = time.Hour
+	retentionCheckMin = 10 * time.Millisecond
+	retentionCheckMax = time.Hour
+	// retention.bytes keeps at least a segment's worth; above a
+	// gigabyte a run of seconds would never delete anything.
+	retentionBytesMin     = segmentBytesMin
+	retentionBytesMax     = 1 << 30
 	topicsMax             = 4
 	partitionsMax         = 16
 	producersMax          = 8

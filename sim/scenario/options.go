@@ -83,6 +83,7 @@ func (s Scenario) Options() []sim.Option {
 		sim.Opt("segment_bytes", orDefault(s.Logs.SegmentBytes)),
 		sim.Opt("offsets_segment_bytes", orDefault(s.Logs.OffsetsSegmentBytes)),
 		sim.Opt("retention_check", orDefaultDuration(s.Logs.RetentionCheck)),
+		sim.Opt("retention_bytes", orDefault(s.Logs.RetentionBytes)),
 		sim.Opt("clocks", strings.Join(clocks, ",")),
 		sim.Opt("buggify", fmt.Sprintf("%s/%s", formatFloat(s.Buggify.Enable), formatFloat(s.Buggify.Fire))),
 		sim.Opt("safety", formatDuration(s.Safety)),

@@ -40,7 +40,7 @@ import (
 //	timeouts election 150ms quorum-fetch 450ms ...   (see Timeouts)
 //	network latency 100us-2ms
 //	disk sync 1ms-3ms torn-write 0.5 read-corruption 0 sync-failure 0
-//	logs segment-bytes 4096 offsets-segment-bytes 1024 retention-check 500ms   (0: the broker's default)
+//	logs segment-bytes 4096 offsets-segment-bytes 1024 retention-check 500ms retention-bytes 16384   (0: the broker's default)
 //	buggify enable 0.25 fire 0.25
 //	safety 12s
 //	operations 200                       (the fewest client operations the safety phase waits for)
@@ -197,6 +197,7 @@ func (o *overlay) apply(d directive) error {
 			"segment-bytes":         intInto(&s.Logs.SegmentBytes),
 			"offsets-segment-bytes": intInto(&s.Logs.OffsetsSegmentBytes),
 			"retention-check":       durationInto(&s.Logs.RetentionCheck),
+			"retention-bytes":       intInto(&s.Logs.RetentionBytes),
 		})
 	case "buggify":
 		return parsePairs(d, map[string]func(string) error{

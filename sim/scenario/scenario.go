@@ -206,6 +206,11 @@ type Logs struct {
 	// broker runs retention, a step of compaction and the expiry of idle
 	// producers (default 5 minutes).
 	RetentionCheck time.Duration
+	// RetentionBytes is retention.bytes of every topic the run creates:
+	// each replica deletes its oldest segments below the high watermark
+	// while the rest still hold this much (default unlimited), so the
+	// log start moves within a run.
+	RetentionBytes int
 }
 
 // Buggify are the chances of core's BUGGIFY sites: each site is enabled

@@ -186,6 +186,33 @@ func TestSwarmSnapshotsTheMetadataInSomeRuns(t *testing.T) {
 	}
 }
 
+func TestSwarmDeletesByRetentionInSomeRuns(t *testing.T) {
+	drawn := 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		l := Draw(seed).Logs
+		if l.RetentionBytes == 0 {
+			continue
+		}
+		drawn++
+		if l.SegmentBytes == 0 || l.RetentionCheck == 0 {
+			t.Fatalf("seed %d: retention-bytes %d without segment-bytes (%d) and retention-check (%v)", seed, l.RetentionBytes, l.SegmentBytes, l.RetentionCheck)
+		}
+		if segments := l.RetentionBytes / l.SegmentBytes; l.RetentionBytes%l.SegmentBytes != 0 ||
+			segments < drawRetentionSegmentsMin || segments > drawRetentionSegmentsMax {
+			t.Fatalf("seed %d: retention-bytes %d is not %d to %d segments of %d bytes", seed, l.RetentionBytes, drawRetentionSegmentsMin, drawRetentionSegmentsMax, l.SegmentBytes)
+		}
+		back, err := Parse(Format(Draw(seed)))
+		if err != nil || back.Logs != l {
+			t.Fatalf("seed %d: logs %+v came back as %+v (%v)", seed, l, back.Logs, err)
+		}
+	}
+	// 0.5 roll segments, 0.6 of those check retention, 0.25 of those
+	// delete by size: about 7.5%, 30 of 400.
+	if drawn < 10 || drawn > 60 {
+		t.Fatalf("%d of 400 seeds delete by retention; want about 30", drawn)
+	}
+}
+
 func TestParseRefusesBadInput(t *testing.T) {
 	cases := map[string]string{
 		"nodes 0": "nodes",
@@ -208,6 +235,8 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"operations many":              "operations",
 		"metadata-snapshot-every 1":    "metadata-snapshot-every 1",
 		"metadata-snapshot-every -5":   "metadata-snapshot-every -5",
+		"logs retention-bytes 1":       "retention-bytes 1",
+		"logs retention-bytes lots":    "retention-bytes",
 	}
 	for text, want := range cases {
 		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {

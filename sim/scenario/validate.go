@@ -230,6 +230,8 @@ func (s Scenario) validateConditions() error {
 		return fmt.Errorf("scenario: logs offsets-segment-bytes %d; want 0 (the default) or %d to %d", l.OffsetsSegmentBytes, segmentBytesMin, segmentBytesMax)
 	case l.RetentionCheck != 0 && (l.RetentionCheck < retentionCheckMin || l.RetentionCheck > retentionCheckMax):
 		return fmt.Errorf("scenario: logs retention-check %v; want 0 (the default) or %v to %v", l.RetentionCheck, retentionCheckMin, retentionCheckMax)
+	case l.RetentionBytes != 0 && (l.RetentionBytes < retentionBytesMin || l.RetentionBytes > retentionBytesMax):
+		return fmt.Errorf("scenario: logs retention-bytes %d; want 0 (the default) or %d to %d", l.RetentionBytes, retentionBytesMin, retentionBytesMax)
 	case n.LatencyMin < 0 || n.LatencyMax < n.LatencyMin || n.LatencyMax > latencyMax:
 		return fmt.Errorf("scenario: network latency %v-%v; want 0 <= min <= max <= %v", n.LatencyMin, n.LatencyMax, latencyMax)
 	case d.SyncLatencyMin < 0 || d.SyncLatencyMax < d.SyncLatencyMin || d.SyncLatencyMax > syncLatencyMax:

@@ -59,6 +59,9 @@ type Reader struct {
 	poll            *history.Pending
 	drain           *drain
 	stats           ReaderStats
+	// logStarts is, per partition, the highest log start offset any
+	// answer showed (see LogStart).
+	logStarts map[history.TopicPartition]int64
 }
 
 // position is where the reader is in one partition.
@@ -94,6 +97,7 @@ func NewReader(c *Client, config ReaderConfig, recorder *history.Recorder, proce
 	r := &Reader{client: c, config: config.withDefaults(), recorder: recorder, processes: processes}
 	r.process = processes.Next()
 	r.positions = map[history.TopicPartition]*position{}
+	r.logStarts = map[history.TopicPartition]int64{}
 	c.OnCrash(r.crashed)
 	c.OnRestart(r.restarted)
 	return r
@@ -140,6 +144,18 @@ func (r *Reader) Position(tp history.TopicPartition) int64 {
 		return p.offset
 	}
 	return history.OffsetUnknown
+}
+
+// LogStart is the highest log start offset of tp that any answer this
+// reader got showed (fetch answers carry the leader's; ListOffsets
+// earliest is it), or 0: below it, retention deleted the records.
+func (r *Reader) LogStart(tp history.TopicPartition) int64 { return r.logStarts[tp] }
+
+// sawLogStart notes a log start offset an answer showed.
+func (r *Reader) sawLogStart(tp history.TopicPartition, offset int64) {
+	if offset > r.logStarts[tp] {
+		r.logStarts[tp] = offset
+	}
 }
 
 // Drain reads every assigned partition from its position up to the high

@@ -43,6 +43,7 @@ func (r *Reader) listOffsets(tps []history.TopicPartition, timestamp int64) {
 				case timestamp == timestampLatest:
 					p.target = answer.Offset
 				case p.offset == history.OffsetUnknown:
+					r.sawLogStart(history.TopicPartition{Topic: t.Topic, Partition: answer.Partition}, answer.Offset)
 					p.offset = answer.Offset
 					if p.resetting {
 						p.resetting = false
@@ -140,6 +141,7 @@ func (r *Reader) readFetchAnswer(asked []fetched, resp *kmsg.FetchResponse) (pol
 			troubled = true // the broker left it out; ask again
 			continue
 		}
+		r.sawLogStart(a.partition, answer.LogStartOffset)
 		switch answer.ErrorCode {
 		case 0:
 		case kerr.OffsetOutOfRange.Code:

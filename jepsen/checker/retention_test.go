@@ -1,0 +1,110 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// deletedBelow2 says retention deleted t0's records below offset 2.
+var deletedBelow2 = []DeletedBelow{{Partition: t0, Offset: 2}}
+
+func TestRetentionPermitsExactlyTheDeletedRecords(t *testing.T) {
+	t.Run("an unseen write below the log start is deleted, not lost", func(t *testing.T) {
+		s := newScript(t)
+		a := s.send(0, t0, "a", 0)
+		b := s.send(0, t0, "b", 1)
+		s.send(0, t0, "c", 2)
+		s.poll(1, pollOf(t0, 2, records(2, "c")))
+		report := CheckLostWrites(s.ops(), Options{FinalDrain: true, Deleted: deletedBelow2})
+		wantByStatus(t, report, LostWrite, Permitted, []int{a, s.last()}, []int{b, s.last()})
+		wantByStatus(t, report, LostWrite, Failure)
+		if _, _, failed := report.Violation(); failed {
+			t.Fatalf("deleted records failed the check: %s", report.Summary())
+		}
+	})
+	t.Run("an unseen write at the log start is lost", func(t *testing.T) {
+		s := newScript(t)
+		s.send(0, t0, "a", 0) // op 1
+		s.send(0, t0, "b", 1) // op 3
+		c := s.send(0, t0, "c", 2)
+		s.send(0, t0, "d", 3)
+		s.poll(1, pollOf(t0, 3, records(3, "d")))
+		poll := s.last()
+		report := CheckLostWrites(s.ops(), Options{FinalDrain: true, Deleted: deletedBelow2})
+		wantByStatus(t, report, LostWrite, Failure, []int{c, poll})
+		wantByStatus(t, report, LostWrite, Permitted, []int{1, poll}, []int{3, poll})
+	})
+	t.Run("a write polled past below the log start is deleted, not lost", func(t *testing.T) {
+		s := newScript(t)
+		s.send(0, t0, "a", 0)
+		b := s.send(0, t0, "b", 1)
+		s.send(0, t0, "c", 2)
+		poll := s.poll(1, pollOf(t0, 0, records(0, "a", 2, "c")))
+		report := CheckLostWrites(s.ops(), Options{FinalDrain: true, Deleted: deletedBelow2})
+		wantFindings(t, report, LostWrite, Permitted, []int{b, poll})
+	})
+	t.Run("a poll skip inside the deleted range is permitted", func(t *testing.T) {
+		s := newScript(t)
+		s.send(0, t0, "a", 0)
+		s.send(0, t0, "b", 1)
+		s.send(0, t0, "c", 2)
+		first := s.poll(1, pollOf(t0, 0, records(0, "a")))
+		second := s.poll(1, pollOf(t0, 2, records(2, "c")))
+		report := CheckPollOrder(s.ops(), Options{Deleted: deletedBelow2})
+		wantByStatus(t, report, PollSkip, Permitted, []int{first, second})
+		wantByStatus(t, report, PollSkip, Failure)
+		if _, _, failed := report.Violation(); failed {
+			t.Fatalf("a skip of deleted records failed the check: %s", report.Summary())
+		}
+	})
+	t.Run("a poll skip reaching the log start fails", func(t *testing.T) {
+		s := newScript(t)
+		for i, value := range []string{"a", "b", "c", "d"} {
+			s.send(0, t0, value, int64(i))
+		}
+		first := s.poll(1, pollOf(t0, 0, records(0, "a")))
+		second := s.poll(1, pollOf(t0, 3, records(3, "d")))
+		report := CheckPollOrder(s.ops(), Options{Deleted: deletedBelow2})
+		wantFindings(t, report, PollSkip, Failure, []int{first, second})
+	})
+	t.Run("a skip inside one poll: permitted below the log start, failing above", func(t *testing.T) {
+		s := newScript(t)
+		for i, value := range []string{"a", "b", "c", "d", "e"} {
+			s.send(0, t0, value, int64(i))
+		}
+		below := s.poll(1, pollOf(t0, 0, records(0, "a", 2, "c")))
+		above := s.poll(2, pollOf(t0, 2, records(2, "c", 4, "e")))
+		report := CheckInternalPollOrder(s.ops(), Options{Deleted: deletedBelow2})
+		wantByStatus(t, report, InternalPollSkip, Permitted, []int{below})
+		wantByStatus(t, report, InternalPollSkip, Failure, []int{above})
+	})
+	t.Run("a negative log start is refused", func(t *testing.T) {
+		report := Check(nil, Options{Deleted: []DeletedBelow{{Partition: t0, Offset: -1}}})
+		if report.Error == "" {
+			t.Fatal("a negative log start was accepted")
+		}
+	})
+}
+
+// wantByStatus asserts the findings of anomaly with status, by their ops,
+// in the report's order.
+func wantByStatus(t *testing.T, report Report, anomaly Anomaly, status Status, ops ...[]int) {
+	t.Helper()
+	if report.Error != "" {
+		t.Fatalf("report error: %s", report.Error)
+	}
+	class, checked := report.Class(anomaly)
+	if !checked {
+		t.Fatalf("%s was not checked:\n%s", anomaly, report)
+	}
+	var got [][]int
+	for _, example := range class.Examples {
+		if example.Status == status {
+			got = append(got, example.Ops)
+		}
+	}
+	if diff := cmp.Diff(ops, got); diff != "" {
+		t.Fatalf("%s %s findings (-want +got):\n%s\n%s", anomaly, status, diff, report)
+	}
+}

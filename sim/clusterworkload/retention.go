@@ -1,0 +1,96 @@
+package clusterworkload
+
+import (
+	"fmt"
+
+	"sluice/jepsen/checker"
+	"sluice/jepsen/history"
+)
+
+// Retention: a run with retention.bytes set (scenario Logs.RetentionBytes)
+// deletes each partition's oldest segments, below the high watermark, on
+// every replica on its own. A record deleted before any reader reached it
+// is not lost, and a reader sent past it (OFFSET_OUT_OF_RANGE, then the
+// earliest offset) skipped nothing it was owed; the checks are told where
+// each partition's records were deleted (checker.Options.Deleted) and
+// judge everything above that as before.
+
+// deletedByRetention lists, for each partition whose log start has moved,
+// the offset below which retention deleted its records: the highest log
+// start any replica shows, on its disk (its first segment's base offset)
+// or in the answers the final drain got from the leaders. Each replica
+// only deletes below its high watermark, so every record below that was
+// committed and then deleted on purpose. Replicas delete on their own
+// schedule, so one may still hold records another deleted; a record there
+// that no read saw is permitted too, a slight leniency the per-replica
+// start offsets would not allow and the disks do not record. Nil when
+// the run does not set retention.bytes.
+func (r *run) deletedByRetention() []checker.DeletedBelow {
+	if r.scenario.Logs.RetentionBytes == 0 {
+		return nil
+	}
+	var deleted []checker.DeletedBelow
+	for _, tp := range r.allPartitions() {
+		if start := r.logStart(tp); start > 0 {
+			deleted = append(deleted, checker.DeletedBelow{Partition: tp, Offset: start})
+		}
+	}
+	return deleted
+}
+
+// logStart is the highest log start offset of tp that a replica's disk or
+// the final drain shows (see deletedByRetention).
+func (r *run) logStart(tp history.TopicPartition) int64 {
+	start := int64(0)
+	if r.drainer != nil {
+		start = r.drainer.LogStart(tp)
+	}
+	for _, log := range r.replicaLogs(tp) {
+		if log.err == nil {
+			start = max(start, logFirst(log.batches))
+		}
+	}
+	return start
+}
+
+// logStartMax is the largest log start offset of any partition: proof
+// that a scenario with retention deleted records.
+func (r *run) logStartMax() int64 {
+	most := int64(0)
+	for _, d := range r.deletedByRetention() {
+		most = max(most, d.Offset)
+	}
+	return most
+}
+
+// logFirst is the base offset of a log's first batch, or 0 for an empty
+// log.
+func logFirst(log []storedBatch) int64 {
+	if len(log) == 0 {
+		return 0
+	}
+	return log[0].header.BaseOffset
+}
+
+// commonStart is the highest first offset among a partition's replicas'
+// logs: replicas delete old segments on their own schedules, so only
+// what every replica still holds, from there on, can be compared.
+func commonStart(logs []replicaLog) (int64, error) {
+	start := int64(0)
+	for _, log := range logs {
+		if log.err != nil {
+			return 0, fmt.Errorf("a replica's log cannot be read: %w", log.err)
+		}
+		start = max(start, logFirst(log.batches))
+	}
+	return start, nil
+}
+
+// from keeps the batches at or above start; log is left as it is.
+func from(log []storedBatch, start int64) []storedBatch {
+	at := 0
+	for at < len(log) && log[at].header.BaseOffset < start {
+		at++
+	}
+	return log[at:len(log):len(log)]
+}
