@@ -1,9 +1,13 @@
 package catalog
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"sluice/sim"
 	"sluice/sim/scenario"
@@ -85,5 +89,45 @@ func TestClusterRegressionsPinTheirScenario(t *testing.T) {
 	}
 	if cluster == 0 {
 		t.Fatal("no cluster-workload regression files found")
+	}
+}
+
+// TestFullScenarioFilesLeaveNothingToTheDraw holds every regression file
+// written whole (scenario.Format's output, which names every node's clock)
+// to naming every setting: parsed under another seed's draw, it must give
+// the same scenario. A setting the swarm learns to draw later would
+// otherwise slip into old files from their seed and move their runs.
+func TestFullScenarioFilesLeaveNothingToTheDraw(t *testing.T) {
+	files, err := ScenarioFiles(filepath.Join(scenariosRoot, "regressions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := 0
+	for _, file := range files {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(text), "\nclocks ") {
+			continue // a partial file: what it leaves open is its seed's
+		}
+		full++
+		own, err := scenario.Parse(string(text))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		// The last seed line wins: the other seed's draw fills what the
+		// file leaves open; then the file's own seed goes back.
+		other, err := scenario.Parse(string(text) + fmt.Sprintf("\nseed %d\n", own.Seed+1))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		other.Seed = own.Seed
+		if diff := cmp.Diff(own, other); diff != "" {
+			t.Errorf("%s leaves settings to its seed's draw (-own +another seed's):\n%s", file, diff)
+		}
+	}
+	if full == 0 {
+		t.Fatal("no full regression files found")
 	}
 }

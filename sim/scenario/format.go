@@ -55,13 +55,8 @@ func Format(s Scenario) string {
 		formatFloat(s.Disk.TornWrite), formatFloat(s.Disk.ReadCorruption), formatFloat(s.Disk.SyncFailure))
 	// Written even at the defaults, so that a file keeps them when a seed
 	// would draw others.
-	logs := fmt.Sprintf("logs segment-bytes %d offsets-segment-bytes %d retention-check %s",
-		s.Logs.SegmentBytes, s.Logs.OffsetsSegmentBytes, formatDuration(s.Logs.RetentionCheck))
-	if s.Logs.RetentionBytes != 0 {
-		// Only when set: a file written before retention keeps its text.
-		logs += fmt.Sprintf(" retention-bytes %d", s.Logs.RetentionBytes)
-	}
-	line("%s", logs)
+	line("logs segment-bytes %d offsets-segment-bytes %d retention-check %s retention-bytes %d",
+		s.Logs.SegmentBytes, s.Logs.OffsetsSegmentBytes, formatDuration(s.Logs.RetentionCheck), s.Logs.RetentionBytes)
 	line("buggify enable %s fire %s", formatFloat(s.Buggify.Enable), formatFloat(s.Buggify.Fire))
 	line("safety %s", formatDuration(s.Safety))
 	line("operations %d", s.Operations)
