@@ -181,7 +181,11 @@ func (q *Quorum) appendFetched(p *kmsg.FetchResponseTopicPartition) {
 		q.setHighWatermark(hw)
 	}
 	q.maybeApply()
-	q.learnedHighWatermark(p.HighWatermark)
+	if p.HighWatermark >= 0 {
+		// -1: the leader has not yet committed in its epoch, so it does
+		// not know the commit point (see advertisedHighWatermark).
+		q.learnedHighWatermark(p.HighWatermark)
+	}
 	q.maybeFetch()
 }
 

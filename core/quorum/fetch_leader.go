@@ -122,7 +122,7 @@ func (q *Quorum) HandleFetch(req *kmsg.FetchRequest, done func(*kmsg.FetchRespon
 	if followerHighWatermark == highWatermarkNotSent {
 		followerHighWatermark = progress.sentHighWatermark
 	}
-	if p.FetchOffset < q.metadataLog.EndOffset() || q.highWatermark > followerHighWatermark || wait <= 0 {
+	if p.FetchOffset < q.metadataLog.EndOffset() || q.advertisedHighWatermark() > followerHighWatermark || wait <= 0 {
 		q.answerFetch(progress, h)
 		return
 	}
@@ -202,7 +202,7 @@ func (q *Quorum) answerFetch(p *replicaProgress, h *heldFetch) {
 		part.ErrorCode = kerr.KafkaStorageError.Code
 	default:
 		part.RecordBatches = records
-		p.sentHighWatermark = q.highWatermark
+		p.sentHighWatermark = q.advertisedHighWatermark()
 	}
 	h.done(resp)
 }
@@ -219,6 +219,21 @@ func (q *Quorum) fetchBytes(req *kmsg.FetchRequest) int {
 	return int(limit)
 }
 
+// advertisedHighWatermark is the high watermark this node tells fetchers:
+// -1 (unknown) from a leader that has not yet committed a batch of its own
+// epoch. Until then its high watermark is whatever it last knew as a
+// follower, or its snapshot's end after a restart, and records past it may
+// have been committed in earlier epochs: Raft's leader learns the commit
+// point only by committing an entry of its own term (§5.4.2), and KRaft's
+// leader reports no high watermark before that either. A follower that took
+// the stale value as the point to catch up to would act on an old image.
+func (q *Quorum) advertisedHighWatermark() int64 {
+	if l := q.leader; l != nil && (l.epochStartOffset < 0 || q.highWatermark <= l.epochStartOffset) {
+		return -1
+	}
+	return q.highWatermark
+}
+
 // fetchAnswer builds an answer to req for the metadata partition, with the
 // leader, the high watermark and the log start filled in.
 func (q *Quorum) fetchAnswer(req *kmsg.FetchRequest) (*kmsg.FetchResponse, *kmsg.FetchResponseTopicPartition) {
@@ -227,8 +242,8 @@ func (q *Quorum) fetchAnswer(req *kmsg.FetchRequest) (*kmsg.FetchResponse, *kmsg
 	topic.Topic = MetadataTopic
 	topic.TopicID = MetadataTopicID
 	part := kmsg.NewFetchResponseTopicPartition()
-	part.HighWatermark = q.highWatermark
-	part.LastStableOffset = q.highWatermark
+	part.HighWatermark = q.advertisedHighWatermark()
+	part.LastStableOffset = part.HighWatermark
 	part.LogStartOffset = q.metadataLog.StartOffset()
 	part.CurrentLeader.LeaderID = q.knownLeader()
 	part.CurrentLeader.LeaderEpoch = q.epoch
