@@ -87,6 +87,12 @@ const (
 	// before it is written.
 	cleanedWriteChunkBytes = 1 << 20
 
+	// checkpointRetryDelay is how long the log waits before it begins a
+	// round again for a checkpoint a full disk refused, while appends or
+	// durability waiters depend on it: often enough to resume soon after
+	// space returns, rarely enough not to spin on a disk that stays full.
+	checkpointRetryDelay = 200 * time.Millisecond
+
 	// confirmReadsAgreeing is how many further reads of a base offset
 	// must agree with it (or disagree) before it is believed (or refused);
 	// see batchReader.confirmBaseOffset.

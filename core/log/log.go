@@ -45,6 +45,10 @@ type Log struct {
 	// roundDelayed: a round is due but BUGGIFY deferred its start (see
 	// beginRound); until its timer fires no other round begins.
 	roundDelayed bool
+	// checkpointRetryScheduled: a round is to begin after
+	// checkpointRetryDelay because a checkpoint could not be written
+	// (scheduleCheckpointRetry).
+	checkpointRetryScheduled bool
 
 	// Changes since the last sync began, besides dirty segments.
 	directoryDirty bool

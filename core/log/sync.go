@@ -266,6 +266,27 @@ func (l *Log) completeOne(round *syncRound, err error) {
 	}
 }
 
+// scheduleCheckpointRetry begins a round after checkpointRetryDelay when
+// a checkpoint is still due then and something depends on it: appends the
+// log refuses until it is durable (fenced), or WhenDurable callers. Without
+// it, a follower whose truncation's checkpoint met a full disk would hold
+// its records for a round nobody begins, and never fetch again. One retry
+// is scheduled at a time; a round that fails to write the checkpoint
+// again schedules the next.
+func (l *Log) scheduleCheckpointRetry() {
+	if l.checkpointRetryScheduled {
+		return
+	}
+	l.checkpointRetryScheduled = true
+	l.world.Clock.AfterFunc(checkpointRetryDelay, func() {
+		l.checkpointRetryScheduled = false
+		if l.failure != nil || (!l.fenced() && len(l.durableWaiters) == 0) {
+			return
+		}
+		l.Sync()
+	})
+}
+
 // finishRound records a round that completed without error.
 func (l *Log) finishRound(round *syncRound) {
 	l.round = nil
@@ -293,8 +314,10 @@ func (l *Log) finishRound(round *syncRound) {
 	}
 	if l.dirty() {
 		// A checkpoint is due but could not be written (a full disk):
-		// whatever needs it waits for a later round.
+		// whatever needs it waits for a later round, which the log
+		// begins itself after a while if nobody else does.
 		l.completeDurableWaiters(round.number)
+		l.scheduleCheckpointRetry()
 		return
 	}
 	// Nothing is left to sync: every change so far is durable, whatever
