@@ -116,7 +116,12 @@ func (p *Partition) afterTruncation() error {
 	}
 	p.highWatermark = min(max(p.highWatermark, p.log.StartOffset()), p.log.EndOffset())
 	p.leaderHighWatermark = -1
-	p.waitUntilDurable(func() {})
+	// What recovery kept above the cut is gone: the replica is recovered
+	// once what is left is durable. Otherwise a page-cache log, whose
+	// next sync may be far off, would wait for a sync past the cut to
+	// serve anything, and lead without answering.
+	p.recoveredEnd = min(p.recoveredEnd, p.log.EndOffset())
+	p.waitUntilDurable(p.maybeRecovered)
 	return nil
 }
 

@@ -100,6 +100,10 @@ type Partition struct {
 	// which clients retry) rather than expose a watermark that moved
 	// back below what consumers already read.
 	recovered bool
+	// recoveredEnd is the offset a sync must reach for recovered: where
+	// recovery ended, or lower where a truncation since cut the log (what
+	// it cut is no longer there to become durable; see afterTruncation).
+	recoveredEnd int64
 
 	closed bool
 }
@@ -143,19 +147,27 @@ func Open(w core.World, dir string, id Identity, config Config) (*Partition, err
 	// durable: after a power loss it would be, after a process crash it
 	// may sit in the page cache. Until that sync completes this replica
 	// knows no high watermark, so it serves nothing (see recovered).
-	recoveredEnd := l.EndOffset()
-	p.recovered = l.SyncedOffset() >= recoveredEnd
-	l.OnSynced(func(synced int64) {
-		if !p.recovered && synced >= recoveredEnd {
-			p.recovered = true
-			p.logger.Debug("recovered log is durable", "end", recoveredEnd)
-			p.updateHighWatermark()
-			p.leadershipChanged()
-		}
+	p.recoveredEnd = l.EndOffset()
+	p.recovered = l.SyncedOffset() >= p.recoveredEnd
+	l.OnSynced(func(int64) {
+		p.maybeRecovered()
 		p.synced()
 	})
 	l.Sync()
 	return p, nil
+}
+
+// maybeRecovered marks the replica recovered once a sync covers
+// recoveredEnd, and lets it take up its role: it knows its high watermark
+// now.
+func (p *Partition) maybeRecovered() {
+	if p.recovered || p.log.SyncedOffset() < p.recoveredEnd {
+		return
+	}
+	p.recovered = true
+	p.logger.Debug("recovered log is durable", "end", p.recoveredEnd)
+	p.updateHighWatermark()
+	p.leadershipChanged()
 }
 
 // synced runs after every completed sync: the leader's own acknowledged
