@@ -83,6 +83,13 @@ func (p *Partition) truncate(offset int64, reason string) error {
 	if offset >= p.log.EndOffset() {
 		return nil
 	}
+	if offset < p.log.StartOffset() {
+		// Retention deleted what lies below this log's start, so there
+		// is nothing left to keep: empty the log and start again at the
+		// offset, as Kafka's follower does (truncateFullyAndStartAt).
+		// Refusing would leave it asking the leader again, for good.
+		return p.restartLogAt(offset, reason)
+	}
 	p.checkTruncation(offset, reason)
 	p.logger.Info("truncating", "to", offset, "log_end", p.log.EndOffset(), "high_watermark", p.highWatermark, "reason", reason)
 	if err := p.log.TruncateTo(offset); err != nil {
