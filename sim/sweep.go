@@ -180,6 +180,12 @@ func Sweep(w Workload, seeds SeedRange, options SweepOptions) SweepSummary {
 			summary.FirstFailure = &failure
 		}
 		if options.Failures != nil {
+			if options.Progress != nil {
+				// End the progress line, redrawn in place with a
+				// carriage return, so that the failure starts a line
+				// of its own on a terminal and in a log alike.
+				fmt.Fprintln(options.Progress)
+			}
 			fmt.Fprintln(options.Failures, r.Line())
 		}
 		if !options.KeepGoing {
