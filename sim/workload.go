@@ -85,6 +85,17 @@ func (r Result) Stat(name string) (int64, bool) {
 	return 0, false
 }
 
+// Option is one of the result's options (what the seed drew) by name, and
+// whether the result lists it.
+func (r Result) Option(name string) (string, bool) {
+	for _, o := range r.Options {
+		if o.Name == name {
+			return o.Value, true
+		}
+	}
+	return "", false
+}
+
 // Passed reports whether every check held.
 func (r Result) Passed() bool { return r.Check == "" }
 

@@ -7,9 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core"
-	"sluice/sim"
 	"sluice/sim/kernel"
-	"sluice/sim/simdisk"
 )
 
 // TestShortFetchWaitAnswersEarlyAndEmpty switches on the BUGGIFY site
@@ -18,7 +16,8 @@ import (
 // well-formed and empty (no error, no records, the right high
 // watermark). The consumer fetches again and gets what is produced next.
 func TestShortFetchWaitAnswersEarlyAndEmpty(t *testing.T) {
-	n := newBuggifiedTestNode(t, DefaultConfig())
+	// Every site on, firing each time it is reached.
+	n := newTestNodeWith(t, DefaultConfig(), core.NewBuggify(kernel.NewRand(1, "buggify"), 1, 1))
 	c := n.connect()
 	c.createTopic("t", 1)
 	n.run(settleTime)
@@ -75,19 +74,4 @@ func longPoll(topic string, partition int32, offset int64, maxWait time.Duration
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	return req
-}
-
-// newBuggifiedTestNode is newTestNode with every BUGGIFY site on, firing
-// each time it is reached.
-func newBuggifiedTestNode(t *testing.T, config Config) *testNode {
-	t.Helper()
-	k := kernel.NewKernel(1, nil)
-	n := &testNode{t: t, kernel: k, config: config}
-	n.machine = sim.NewMachine(k, nil, "n1", sim.MachineOptions{
-		Disk:    simdisk.Faults{SyncLatencyMin: syncLatencyMin, SyncLatencyMax: syncLatencyMax},
-		Buggify: core.NewBuggify(kernel.NewRand(1, "buggify"), 1, 1),
-		OnHalt:  func(_ *sim.Machine, reason error) { n.halted = reason },
-	})
-	n.start()
-	return n
 }

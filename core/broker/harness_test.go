@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"sluice/core"
 	"sluice/core/batch"
 	"sluice/core/wire"
 	"sluice/sim"
@@ -72,13 +73,21 @@ type testNode struct {
 
 func newTestNode(t *testing.T, config Config) *testNode {
 	t.Helper()
+	return newTestNodeWith(t, config, nil)
+}
+
+// newTestNodeWith is newTestNode with BUGGIFY sites (nil: none, as in
+// production).
+func newTestNodeWith(t *testing.T, config Config, buggify *core.Buggify) *testNode {
+	t.Helper()
 	k := kernel.NewKernel(1, nil)
 	n := &testNode{t: t, kernel: k, config: config}
 	n.machine = sim.NewMachine(k, nil, "n1", sim.MachineOptions{
 		// Syncs take time, so that a crash right after a request can
 		// lose what was not waited for.
-		Disk:   simdisk.Faults{SyncLatencyMin: syncLatencyMin, SyncLatencyMax: syncLatencyMax},
-		OnHalt: func(_ *sim.Machine, reason error) { n.halted = reason },
+		Disk:    simdisk.Faults{SyncLatencyMin: syncLatencyMin, SyncLatencyMax: syncLatencyMax},
+		Buggify: buggify,
+		OnHalt:  func(_ *sim.Machine, reason error) { n.halted = reason },
 	})
 	n.start()
 	return n

@@ -117,13 +117,7 @@ func (s *script) operation(process int, f history.Func, invoke, results history.
 // statuses, and the ops each names, in report order.
 func wantFindings(t *testing.T, report Report, anomaly Anomaly, status Status, ops ...[]int) {
 	t.Helper()
-	if report.Error != "" {
-		t.Fatalf("report error: %s", report.Error)
-	}
-	class, checked := report.Class(anomaly)
-	if !checked {
-		t.Fatalf("%s was not checked:\n%s", anomaly, report)
-	}
+	class := checkedClass(t, report, anomaly)
 	if class.Count != len(ops) {
 		t.Fatalf("%s: %d findings, want %d:\n%s", anomaly, class.Count, len(ops), report)
 	}
@@ -137,6 +131,20 @@ func wantFindings(t *testing.T, report Report, anomaly Anomaly, status Status, o
 	if diff := cmp.Diff(ops, got); diff != "" {
 		t.Fatalf("%s ops (-want +got):\n%s\n%s", anomaly, diff, report)
 	}
+}
+
+// checkedClass is the report's class of anomaly, failing the test if the
+// report has an error or did not check it.
+func checkedClass(t *testing.T, report Report, anomaly Anomaly) Class {
+	t.Helper()
+	if report.Error != "" {
+		t.Fatalf("report error: %s", report.Error)
+	}
+	class, checked := report.Class(anomaly)
+	if !checked {
+		t.Fatalf("%s was not checked:\n%s", anomaly, report)
+	}
+	return class
 }
 
 // wantClean asserts a report found nothing at all and passed.

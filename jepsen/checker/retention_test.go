@@ -91,13 +91,7 @@ func TestRetentionPermitsExactlyTheDeletedRecords(t *testing.T) {
 // in the report's order.
 func wantByStatus(t *testing.T, report Report, anomaly Anomaly, status Status, ops ...[]int) {
 	t.Helper()
-	if report.Error != "" {
-		t.Fatalf("report error: %s", report.Error)
-	}
-	class, checked := report.Class(anomaly)
-	if !checked {
-		t.Fatalf("%s was not checked:\n%s", anomaly, report)
-	}
+	class := checkedClass(t, report, anomaly)
 	var got [][]int
 	for _, example := range class.Examples {
 		if example.Status == status {

@@ -1,7 +1,6 @@
 package logworkload
 
 import (
-	"fmt"
 	"testing"
 
 	"sluice/core"
@@ -17,32 +16,24 @@ const buggifySeedsOn = 20
 // print 0/0 and count no site.
 func TestBuggifyReachesAndFiresTheLogSites(t *testing.T) {
 	on := sim.NewCoverage(nil, nil)
-	seedsOn, seedsOff := 0, 0
+	seedsOn := 0
 	for seed := uint64(1); seedsOn < buggifySeedsOn; seed++ {
 		b := sim.DrawBuggifyChances(seed)
 		r := New().Run(seed, sim.RunOptions{})
 		if !r.Passed() {
 			t.Fatalf("seed %d failed: %s", seed, r.Line())
 		}
-		want := fmt.Sprintf("%v/%v", b.Enable, b.Fire)
-		if got := optionValue(r, "buggify"); got != want {
-			t.Fatalf("seed %d prints buggify=%s, drew %s", seed, got, want)
+		if got, _ := r.Option("buggify"); got != b.Option().Value {
+			t.Fatalf("seed %d prints buggify=%s, drew %s", seed, got, b.Option().Value)
 		}
 		if b.Enable <= 0 || b.Fire <= 0 {
-			seedsOff++
 			if len(r.Coverage.SitesReached) != 0 {
 				t.Fatalf("seed %d drew BUGGIFY off, yet reached %v", seed, r.Coverage.SitesReached)
 			}
 			continue
 		}
-		if b.Enable > sim.BuggifyChanceDrawMax || b.Fire > sim.BuggifyChanceDrawMax {
-			t.Fatalf("seed %d drew chances %v, above %v", seed, b, sim.BuggifyChanceDrawMax)
-		}
 		seedsOn++
 		on.Add(r.Coverage)
-	}
-	if seedsOff == 0 {
-		t.Errorf("every seed drew BUGGIFY on; about half should draw it off")
 	}
 	for _, site := range []string{core.BuggifyLogReadSmallChunks, core.BuggifyLogSyncDelayed} {
 		if on.SitesReached[site] == 0 || on.SitesFired[site] == 0 {
@@ -50,13 +41,4 @@ func TestBuggifyReachesAndFiresTheLogSites(t *testing.T) {
 				site, on.SitesReached[site], on.SitesFired[site], buggifySeedsOn)
 		}
 	}
-}
-
-func optionValue(r sim.Result, name string) string {
-	for _, o := range r.Options {
-		if o.Name == name {
-			return o.Value
-		}
-	}
-	return ""
 }
