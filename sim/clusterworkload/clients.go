@@ -56,6 +56,22 @@ const (
 	consumerRetryBackoff = 250 * time.Millisecond
 )
 
+// groupMetadataMaxAge is the group consumers' metadata.max.age.ms when
+// their topic grows during the run: how soon the group's leader notices.
+// Kafka's five minutes would outlast the run.
+const groupMetadataMaxAge = time.Second
+
+// groupMetadataMaxAge is metadata.max.age.ms for a group on topic:
+// groupMetadataMaxAge if the topic grows, else the client's default
+// (Kafka's), which a run never reaches, so that the leader's refreshes
+// cost nothing where there is nothing for them to find.
+func (r *run) groupMetadataMaxAge(topic string) time.Duration {
+	if t, _ := r.scenario.Topic(topic); t.GrowTo != 0 {
+		return groupMetadataMaxAge
+	}
+	return 0
+}
+
 // newClient attaches a client machine to the network.
 func (r *run) newClient(name string) *simclient.Client {
 	return simclient.New(r.kernel, r.network, simclient.Config{
@@ -119,6 +135,7 @@ func (r *run) startClients() {
 				FetchMaxWait:       t.FetchWait,
 				VerifyCommitChance: verifyCommitChance,
 				RetryBackoff:       consumerRetryBackoff,
+				MetadataMaxAge:     r.groupMetadataMaxAge(gs.Topic),
 			}, r.recorder, r.processes)
 			consumer.Start()
 			g.members = append(g.members, &memberDriver{name: name, client: c, consumer: consumer})

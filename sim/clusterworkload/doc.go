@@ -13,7 +13,8 @@
 //
 // A run has three phases: setup (the admin client creates the topics with
 // CreateTopics and waits for a leader on every partition), safety (the
-// clients run while the nemesis applies the scenario's fault schedule),
+// clients run while the nemesis applies the scenario's fault schedule,
+// and an operator may add partitions to a topic, growth.go),
 // and liveness (every fault ends; within the scenario's bound every
 // producer finishes, a fresh reader drains every partition to its high
 // watermark, every group settles with each partition assigned once and
@@ -47,7 +48,8 @@
 // pauses and cuts them through the simulator.
 //
 // Start reading with RunScenario (workload.go); node.go runs one node,
-// setup.go and admin.go create the topics, clients.go drives the clients
+// setup.go and admin.go create the topics (growth.go adds partitions),
+// clients.go drives the clients
 // (offset_reader.go the lag monitors),
 // nemesis.go and its nemesis_*.go files inject the faults, liveness.go and
 // group_liveness.go are the final phase, check.go and replicas.go judge,

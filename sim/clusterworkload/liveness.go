@@ -31,6 +31,9 @@ func (r *run) converge() bool {
 		d.reader.Stop()
 	}
 	settled := func() bool {
+		if r.growing() {
+			return false
+		}
 		for _, d := range r.producers {
 			if d.producer.InFlight() > 0 {
 				return false
@@ -44,7 +47,7 @@ func (r *run) converge() bool {
 		return true
 	}
 	if !r.runWhile(deadline, func() bool { return !settled() }) {
-		return r.livenessFailed(fmt.Sprintf("producers and readers still busy %v after the heal", s.Liveness))
+		return r.livenessFailed(fmt.Sprintf("producers and readers still busy, or a topic not yet grown, %v after the heal", s.Liveness))
 	}
 	r.runWhile(r.kernel.Now()+int64(settleDelay), func() bool { return true })
 	if r.violation != nil {
@@ -75,6 +78,11 @@ func (r *run) livenessFailed(what string) bool {
 // pending describes what a liveness failure was waiting for.
 func (r *run) pending() string {
 	text := "nodes:" + r.describeNodes() + r.nemesis.describe()
+	for _, g := range r.growths {
+		if !g.learned {
+			text += fmt.Sprintf(" %s growing to %d: grown=%v after %d requests", g.topic.Name, g.topic.GrowTo, g.grown, g.attempts)
+		}
+	}
 	for _, d := range r.producers {
 		if n := d.producer.InFlight(); n > 0 {
 			text += fmt.Sprintf(" %s in flight=%d", d.settings.Name, n)

@@ -27,6 +27,7 @@ import (
 type offsetReaderDriver struct {
 	name       string
 	group      string
+	topic      string
 	client     *simclient.Client
 	partitions []history.TopicPartition
 	// coordinator is the coordinator's "host:port", "" when unknown.
@@ -48,7 +49,7 @@ const offsetReadInterval = time.Second
 func (r *run) startOffsetReaders(gs scenario.Group) {
 	for i := 1; i <= gs.OffsetReaders; i++ {
 		name := gs.OffsetReaderName(i)
-		d := &offsetReaderDriver{name: name, group: gs.Name, client: r.newClient(name), process: r.processes.Next()}
+		d := &offsetReaderDriver{name: name, group: gs.Name, topic: gs.Topic, client: r.newClient(name), process: r.processes.Next()}
 		for _, p := range r.scenario.PartitionsOf(gs.Topic, nil) {
 			d.partitions = append(d.partitions, history.TopicPartition{Topic: gs.Topic, Partition: p})
 		}

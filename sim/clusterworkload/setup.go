@@ -29,9 +29,7 @@ func (r *run) setUp() bool {
 	created, ready := false, false
 	attempt := 0
 	var create, describe func()
-	retry := func(f func()) {
-		r.kernel.Schedule(int64(adminRetryDelay), nil, "workload.admin-retry", f)
-	}
+	retry := r.retryAdmin
 	create = func() {
 		attempt++
 		r.admin.request(clientAddress(1+attempt%len(r.nodes)), r.createTopicsRequest(), func(resp kmsg.Response, err error) {
@@ -149,7 +147,7 @@ func (r *run) learnReplicas(resp *kmsg.MetadataResponse) bool {
 func (r *run) allPartitions() []history.TopicPartition {
 	var all []history.TopicPartition
 	for _, t := range r.scenario.Topics {
-		for p := range int32(t.Partitions) {
+		for p := range int32(r.partitionCount(t)) {
 			all = append(all, history.TopicPartition{Topic: t.Name, Partition: p})
 		}
 	}

@@ -37,6 +37,7 @@ func (r *run) stats() []sim.Option {
 			group.Generations += s.Generations
 			group.Commits, group.CommitsOK = group.Commits+s.Commits, group.CommitsOK+s.CommitsOK
 			group.Fetches, group.Records = group.Fetches+s.Fetches, group.Records+s.Records
+			group.PartitionsGrown += s.PartitionsGrown
 		}
 	}
 	var crashes, halts, restarts int
@@ -99,6 +100,19 @@ func (r *run) stats() []sim.Option {
 	if r.scenario.Logs.RetentionBytes != 0 {
 		// Only when retention may delete: proof that it did.
 		stats = append(stats, sim.Opt("log_start_max", r.logStartMax()))
+	}
+	if len(r.growths) > 0 {
+		// Only when a topic grows: how many requests it took, and how
+		// often a group's leader rebalanced for it.
+		requests, learned := 0, 0
+		for _, g := range r.growths {
+			requests += g.attempts
+			if g.learned {
+				learned++
+			}
+		}
+		stats = append(stats, sim.Opt("topics_grown", learned), sim.Opt("growth_requests", requests),
+			sim.Opt("group_growth_rebalances", group.PartitionsGrown))
 	}
 	if r.counts.drainsAgain > 0 {
 		// Only when it happened, for the same reason.

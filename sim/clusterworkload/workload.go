@@ -96,6 +96,8 @@ type run struct {
 	groups    []*groupDriver
 	// offsetReaders are the groups' lag monitors (offset_reader.go).
 	offsetReaders []*offsetReaderDriver
+	// growths are the topics the run grows (growth.go).
+	growths []*growth
 	// clients are every client machine, in the order the scenario names
 	// them; the nemesis crashes them.
 	clients []*simclient.Client
@@ -252,6 +254,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 	r.recordPhase("safety")
 	r.startClients()
 	r.nemesis.start(r.kernel.Now())
+	r.startGrowth(r.kernel.Now())
 	r.runWhile(r.kernel.Now()+int64(s.Safety), func() bool { return true })
 	r.waitForOperations()
 	if r.violation != nil {

@@ -59,16 +59,24 @@ const (
 	drawRetentionBytesChance = 0.25
 	drawRetentionSegmentsMin = 2
 	drawRetentionSegmentsMax = 4
-	drawDriftChance          = 0.4
-	drawDriftMax             = 0.02
-	drawBuggifyChance        = 0.5
-	drawBuggifyChanceMax     = 0.5
-	drawTornWriteChance      = 0.5
-	drawReadCorruptionMax    = 0.002
-	drawSyncFailureMax       = 0.001
-	drawSafetyMin            = 9 * time.Second
-	drawSafetyMax            = 12 * time.Second
-	drawLiveness             = 40 * time.Second
+	// drawGrowChance of runs add drawGrowMin to Max partitions to one
+	// topic, at a time drawn between drawGrowFromMin and Max of the way
+	// through the safety phase.
+	drawGrowChance        = 0.3
+	drawGrowMin           = 1
+	drawGrowMax           = 2
+	drawGrowFromMin       = 0.15
+	drawGrowFromMax       = 0.75
+	drawDriftChance       = 0.4
+	drawDriftMax          = 0.02
+	drawBuggifyChance     = 0.5
+	drawBuggifyChanceMax  = 0.5
+	drawTornWriteChance   = 0.5
+	drawReadCorruptionMax = 0.002
+	drawSyncFailureMax    = 0.001
+	drawSafetyMin         = 9 * time.Second
+	drawSafetyMax         = 12 * time.Second
+	drawLiveness          = 40 * time.Second
 	// drawOperations is the default scenario's floor of client
 	// operations, which the safety phase waits for.
 	drawOperations = 200
@@ -163,6 +171,7 @@ func Draw(seed uint64) Scenario {
 		s.Buggify = Buggify{Enable: roundChance(rng.Float64() * drawBuggifyChanceMax), Fire: roundChance(rng.Float64() * drawBuggifyChanceMax)}
 	}
 	s.Safety = roundMilli(between(rng, drawSafetyMin, drawSafetyMax))
+	drawGrowth(kernel.NewRand(seed, "scenario/draw-growth"), s.Topics, s.Safety)
 	s.Timeouts.Think = min(s.Timeouts.Think, thinkForSends(s, drawSendsMin))
 	s.Operations = drawOperations
 	s.Liveness = drawLiveness
@@ -229,6 +238,24 @@ func drawLogs(rng random) Logs {
 		l.RetentionBytes = segments * l.SegmentBytes
 	}
 	return l
+}
+
+// drawGrowth has an operator add partitions to one of the topics in some
+// runs, while the clients and the faults go on: CreatePartitions through
+// a controller that may fail over, new replicas on brokers that may be
+// down, producers starting on partitions their metadata may not show
+// yet, and a group whose leader must notice and rebalance.
+func drawGrowth(rng random, topics []Topic, safety time.Duration) {
+	if rng.Float64() >= drawGrowChance {
+		return
+	}
+	t := &topics[rng.IntN(len(topics))]
+	t.GrowTo = min(partitionsMax, t.Partitions+drawGrowMin+rng.IntN(drawGrowMax-drawGrowMin+1))
+	from := drawGrowFromMin + rng.Float64()*(drawGrowFromMax-drawGrowFromMin)
+	t.GrowAt = roundMilli(time.Duration(from * float64(safety)))
+	if t.GrowTo <= t.Partitions {
+		t.GrowTo, t.GrowAt = 0, 0
+	}
 }
 
 // hasNetworkRate reports whether a network kind is on among rates.

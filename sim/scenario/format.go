@@ -38,6 +38,9 @@ func Format(s Scenario) string {
 		if t.Unclean {
 			text += " unclean"
 		}
+		if t.GrowTo != 0 {
+			text += fmt.Sprintf(" grow-to %d grow-at %s", t.GrowTo, formatDuration(t.GrowAt))
+		}
 		line("%s", text)
 	}
 	formatClients(&b, s.Clients)

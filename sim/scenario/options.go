@@ -24,6 +24,9 @@ func (s Scenario) Options() []sim.Option {
 		if t.Unclean {
 			text += "/unclean"
 		}
+		if t.GrowTo != 0 {
+			text += fmt.Sprintf("/grow%d@%s", t.GrowTo, formatDuration(t.GrowAt))
+		}
 		topics = append(topics, text)
 	}
 	for _, p := range s.Clients.Producers {

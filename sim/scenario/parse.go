@@ -33,7 +33,7 @@ import (
 //	offsets-partitions 1
 //	metadata-snapshot-every 40           (0, the default: the broker's own)
 //	clocks 1 1.01 0.99                   (every node's clock rate)
-//	topic orders partitions 3 [replication 3] [min-insync 2] [page-cache] [unclean]
+//	topic orders partitions 3 [replication 3] [min-insync 2] [page-cache] [unclean] [grow-to 5 grow-at 4s]
 //	producer p1 [topic orders] [acks all|1] [idempotent] [partitions 0,2]
 //	reader r1 [topic orders] [partitions 0,2]
 //	group g1 [topic orders] [members 2] [offset-readers 0]
@@ -255,8 +255,17 @@ func (o *overlay) topic(d directive) error {
 		if len(words) < 2 {
 			return d.errorf("%s needs a value", words[0])
 		}
+		if words[0] == "grow-at" {
+			if err := durationInto(&t.GrowAt)(words[1]); err != nil {
+				return d.errorf("grow-at %q: %v", words[1], err)
+			}
+			words = words[2:]
+			continue
+		}
 		var target *int
 		switch words[0] {
+		case "grow-to":
+			target = &t.GrowTo
 		case "partitions":
 			target = &t.Partitions
 		case "replication":

@@ -89,7 +89,20 @@ type Topic struct {
 	PageCache bool
 	// Unclean is unclean.leader.election.enable.
 	Unclean bool
+	// GrowTo, when set, is the partition count an operator raises the
+	// topic to at GrowAt in the safety phase (CreatePartitions), while
+	// the clients write and read and the faults go on: the new
+	// partitions must be created, led and replicated like the first, the
+	// producers that write every partition start on them, and the
+	// group's leader must notice them and rebalance so that they are
+	// consumed too. Zero: the topic keeps Partitions.
+	GrowTo int
+	GrowAt time.Duration
 }
+
+// FinalPartitions is how many partitions the topic has once the run has
+// grown it.
+func (t Topic) FinalPartitions() int { return max(t.Partitions, t.GrowTo) }
 
 // Clients are the simulated Kafka clients, each on a machine of its own.
 type Clients struct {

@@ -213,6 +213,37 @@ func TestSwarmDeletesByRetentionInSomeRuns(t *testing.T) {
 	}
 }
 
+func TestSwarmGrowsATopicInSomeRuns(t *testing.T) {
+	drawn := 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		s := Draw(seed)
+		growing := 0
+		for _, topic := range s.Topics {
+			if topic.GrowTo == 0 {
+				continue
+			}
+			growing++
+			added := topic.GrowTo - topic.Partitions
+			if added < drawGrowMin || added > drawGrowMax ||
+				topic.GrowAt < time.Duration(drawGrowFromMin*float64(s.Safety))-time.Millisecond ||
+				topic.GrowAt > time.Duration(drawGrowFromMax*float64(s.Safety))+time.Millisecond {
+				t.Fatalf("seed %d: %s grows from %d to %d at %v of %v", seed, topic.Name, topic.Partitions, topic.GrowTo, topic.GrowAt, s.Safety)
+			}
+			back, err := Parse(Format(s))
+			if err != nil || !cmp.Equal(back.Topics, s.Topics) {
+				t.Fatalf("seed %d: topics %+v came back as %+v (%v)", seed, s.Topics, back.Topics, err)
+			}
+		}
+		if growing > 1 {
+			t.Fatalf("seed %d grows %d topics, want at most one", seed, growing)
+		}
+		drawn += growing
+	}
+	if drawn < 80 || drawn > 160 {
+		t.Fatalf("%d of 400 seeds grow a topic; want about 120", drawn)
+	}
+}
+
 func TestParseRefusesBadInput(t *testing.T) {
 	cases := map[string]string{
 		"nodes 0": "nodes",
@@ -237,6 +268,11 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"metadata-snapshot-every -5":   "metadata-snapshot-every -5",
 		"logs retention-bytes 1":       "retention-bytes 1",
 		"logs retention-bytes lots":    "retention-bytes",
+		"safety 10s\ntopic orders partitions 3 grow-to 3 grow-at 1s":  "grows from 3 to 3",
+		"safety 10s\ntopic orders partitions 3 grow-to 17 grow-at 1s": "at most 16",
+		"safety 10s\ntopic orders partitions 3 grow-to 5 grow-at 10s": "within the safety phase",
+		"topic orders partitions 3 grow-at 1s":                        "grow-at without grow-to",
+		"topic orders partitions 3 grow-to 5 grow-at soon":            "grow-at",
 	}
 	for text, want := range cases {
 		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {

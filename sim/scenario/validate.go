@@ -98,6 +98,12 @@ func (s Scenario) validateTopics() error {
 			return fmt.Errorf("scenario: topic %s has replication %d with %d nodes", t.Name, t.Replication, s.Cluster.Nodes)
 		case t.MinInsync < 1 || t.MinInsync > t.Replication:
 			return fmt.Errorf("scenario: topic %s has min-insync %d with replication %d", t.Name, t.MinInsync, t.Replication)
+		case t.GrowTo == 0 && t.GrowAt != 0:
+			return fmt.Errorf("scenario: topic %s has grow-at without grow-to", t.Name)
+		case t.GrowTo != 0 && (t.GrowTo <= t.Partitions || t.GrowTo > partitionsMax):
+			return fmt.Errorf("scenario: topic %s grows from %d to %d partitions; want more, and at most %d", t.Name, t.Partitions, t.GrowTo, partitionsMax)
+		case t.GrowTo != 0 && (t.GrowAt < 0 || t.GrowAt >= s.Safety):
+			return fmt.Errorf("scenario: topic %s grows at %v; want within the safety phase (%v)", t.Name, t.GrowAt, s.Safety)
 		}
 		seen[t.Name] = true
 	}

@@ -94,6 +94,9 @@ func Size(s scenario.Scenario) int {
 	}
 	for _, t := range s.Topics {
 		size += t.Partitions + t.Replication
+		if t.GrowTo != 0 {
+			size++
+		}
 	}
 	return size
 }

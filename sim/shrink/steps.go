@@ -26,6 +26,7 @@ var steps = []step{
 	{noOperationsFloor},
 	{noMetadataSnapshots},
 	{defaultLogs},
+	{noGrowth},
 	{dropEvents},
 	{dropClients},
 	{fewerNodes},
@@ -58,7 +59,8 @@ func dropRates(s scenario.Scenario) []candidate {
 }
 
 // shorterSafety halves the safety phase, or takes a second off it,
-// dropping the events that no longer fit.
+// dropping the events that no longer fit; a topic that grew too late for
+// it grows no more.
 func shorterSafety(s scenario.Scenario) []candidate {
 	var out []candidate
 	for _, safety := range []time.Duration{s.Safety / 2, s.Safety - time.Second} {
@@ -69,6 +71,11 @@ func shorterSafety(s scenario.Scenario) []candidate {
 		c := clone(s)
 		c.Safety = safety
 		c.Schedule = slices.DeleteFunc(c.Schedule, func(e scenario.Event) bool { return e.At >= safety })
+		for i := range c.Topics {
+			if c.Topics[i].GrowTo != 0 && c.Topics[i].GrowAt >= safety {
+				c.Topics[i].GrowTo, c.Topics[i].GrowAt = 0, 0
+			}
+		}
 		out = append(out, candidate{fmt.Sprintf("safety %v", safety), c})
 	}
 	return out
@@ -113,6 +120,21 @@ func defaultLogs(s scenario.Scenario) []candidate {
 		if setting.unset(&c.Logs) {
 			out = append(out, candidate{"default " + setting.name, c})
 		}
+	}
+	return out
+}
+
+// noGrowth keeps each growing topic at its first partition count, one
+// topic at a time.
+func noGrowth(s scenario.Scenario) []candidate {
+	var out []candidate
+	for i, t := range s.Topics {
+		if t.GrowTo == 0 {
+			continue
+		}
+		c := clone(s)
+		c.Topics[i].GrowTo, c.Topics[i].GrowAt = 0, 0
+		out = append(out, candidate{fmt.Sprintf("topic %s does not grow", t.Name), c})
 	}
 	return out
 }

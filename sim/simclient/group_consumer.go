@@ -32,6 +32,10 @@ type GroupConsumerConfig struct {
 	FetchMaxBytes     int32         // fetch.max.bytes
 	PartitionMaxBytes int32         // max.partition.fetch.bytes
 	RetryBackoff      time.Duration // retry.backoff.ms
+	// MetadataMaxAge is metadata.max.age.ms: how often the group's
+	// leader refreshes its metadata to notice new partitions (see
+	// group_partition_watch.go).
+	MetadataMaxAge time.Duration
 
 	// VerifyCommitChance is the chance that, once a commit is
 	// acknowledged, the consumer reads its committed offsets back
@@ -77,6 +81,9 @@ func (c GroupConsumerConfig) withDefaults() GroupConsumerConfig {
 	}
 	if c.RetryBackoff <= 0 {
 		c.RetryBackoff = retryBackoffDefault
+	}
+	if c.MetadataMaxAge <= 0 {
+		c.MetadataMaxAge = metadataMaxAgeDefault
 	}
 	return c
 }
@@ -151,6 +158,14 @@ type groupMembership struct {
 	// generation is the generation joined, -1 outside one.
 	generation int32
 	protocol   string
+	// leadPartitions is how many partitions of the topic the assignment
+	// covered, when this consumer computed it as the leader; 0 when
+	// another member leads. watchDue is when the leader next looks at
+	// the metadata for more (group_partition_watch.go), watching set
+	// while it looks.
+	leadPartitions int32
+	watchDue       int64
+	watching       bool
 	// joined is set once SyncGroup handed out this generation's
 	// assignment, until the consumer rejoins or leaves.
 	joined bool
@@ -194,6 +209,9 @@ type GroupConsumerStats struct {
 	FetchCommitted, Fetches, FetchesFailed, Records int64
 	PollsEmpty, OutOfRange, Seeks, CorruptAnswers   int64
 	Leaves, Stalls, LostToCrash, Errors             int64
+	// PartitionsGrown counts the rebalances this consumer asked for as
+	// leader because the topic gained partitions.
+	PartitionsGrown int64
 }
 
 // GroupMembership is a consumer's view of its membership, for a workload
@@ -337,6 +355,7 @@ func (g *GroupConsumer) revoke() {
 	m.epoch++
 	m.joined, m.rejoinNeeded, m.finalCommitTried = false, false, false
 	m.generation = -1
+	m.leadPartitions, m.watchDue, m.watching = 0, 0, false
 	m.assigned = nil
 	m.positions = map[history.TopicPartition]*groupPosition{}
 	m.committedKnown, m.verifyPending = false, false
@@ -376,6 +395,7 @@ func (g *GroupConsumer) step() {
 		g.schedule(left)
 		return
 	}
+	g.maybeWatchPartitions()
 	m := &g.membership
 	switch {
 	case g.leaving:

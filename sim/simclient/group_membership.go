@@ -166,6 +166,7 @@ func (g *GroupConsumer) joinAnswered(answer *kmsg.JoinGroupResponse) {
 			return
 		}
 		m.memberID, m.generation, m.protocol = answer.MemberID, answer.Generation, *answer.Protocol
+		m.leadPartitions = 0 // until lead computes this generation's assignment
 		g.client.note(fmt.Sprintf("joined group %s generation %d as %s (leader %s)", g.config.Group, m.generation, m.memberID, answer.LeaderID))
 		if answer.LeaderID == answer.MemberID {
 			g.lead(answer.Members, 0)
@@ -225,6 +226,7 @@ func (g *GroupConsumer) lead(members []kmsg.JoinGroupResponseMember, attempts in
 		return
 	}
 	assigned := assignPartitions(g.membership.protocol, subscribers, partitions)
+	g.membership.leadPartitions = partitions[g.config.Topic]
 	var assignments []kmsg.SyncGroupRequestGroupAssignment
 	for _, s := range subscribers {
 		a := kmsg.NewSyncGroupRequestGroupAssignment()
@@ -304,6 +306,7 @@ func (g *GroupConsumer) joined(assigned []history.TopicPartition) {
 	g.subscribe = nil
 	g.client.note(fmt.Sprintf("group %s generation %d assigned %v", g.config.Group, m.generation, assigned))
 	g.scheduleHeartbeat(g.config.HeartbeatInterval)
+	m.watchDue = g.client.Now() + int64(g.config.MetadataMaxAge)
 	g.schedule(0)
 }
 

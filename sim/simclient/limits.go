@@ -65,6 +65,9 @@ const (
 	// which Kafka's consumer sends as its JoinGroup rebalance timeout:
 	// how long a rebalance waits for the member to rejoin.
 	rebalanceTimeoutDefault = 5 * time.Second
+	// metadataMaxAgeDefault is metadata.max.age.ms (Kafka: 5 min), the
+	// group leader's watch for new partitions.
+	metadataMaxAgeDefault = 5 * time.Minute
 	// heartbeatsPerSession is how many heartbeats fit in a session
 	// timeout when heartbeat.interval.ms is left zero (Kafka: 3 s of
 	// 45 s, and its guidance is no more than a third).
