@@ -126,8 +126,13 @@ func (r *run) startClients() {
 			if i%2 == 0 {
 				assignors[0], assignors[1] = assignors[1], assignors[0]
 			}
+			instance := ""
+			if gs.Static {
+				instance = name
+			}
 			consumer := simclient.NewGroupConsumer(c, simclient.GroupConsumerConfig{
 				Group:              gs.Name,
+				InstanceID:         instance,
 				Topic:              gs.Topic,
 				Assignors:          assignors,
 				SessionTimeout:     t.GroupSession,

@@ -62,7 +62,9 @@ const (
 	// drawGrowChance of runs add drawGrowMin to Max partitions to one
 	// topic, at a time drawn between drawGrowFromMin and Max of the way
 	// through the safety phase.
-	drawGrowChance        = 0.3
+	drawGrowChance = 0.3
+	// drawStaticGroupChance of runs make their group's members static.
+	drawStaticGroupChance = 0.3
 	drawGrowMin           = 1
 	drawGrowMax           = 2
 	drawGrowFromMin       = 0.15
@@ -153,6 +155,9 @@ func Draw(seed uint64) Scenario {
 	// else any seed draws.
 	if kernel.NewRand(seed, "scenario/draw-offset-readers").Float64() < drawOffsetReaderChance {
 		s.Clients.Groups[0].OffsetReaders = 1
+	}
+	if kernel.NewRand(seed, "scenario/draw-static-groups").Float64() < drawStaticGroupChance {
+		s.Clients.Groups[0].Static = true
 	}
 	s.Cluster.MetadataSnapshotEvery = drawMetadataSnapshotEvery(kernel.NewRand(seed, "scenario/draw-metadata-snapshots"))
 	s.Logs = drawLogs(kernel.NewRand(seed, "scenario/draw-logs"))

@@ -117,6 +117,9 @@ func formatClients(b *strings.Builder, c Clients) {
 		if g.OffsetReaders > 0 {
 			fmt.Fprintf(b, " offset-readers %d", g.OffsetReaders)
 		}
+		if g.Static {
+			b.WriteString(" static")
+		}
 		b.WriteByte('\n')
 	}
 }

@@ -44,7 +44,11 @@ func (s Scenario) Options() []sim.Option {
 		readers = append(readers, fmt.Sprintf("%s:%s%s", r.Name, r.Topic, partitionSuffix(r.Partitions)))
 	}
 	for _, g := range s.Clients.Groups {
-		groups = append(groups, fmt.Sprintf("%s:%s/%d", g.Name, g.Topic, g.Members))
+		text := fmt.Sprintf("%s:%s/%d", g.Name, g.Topic, g.Members)
+		if g.Static {
+			text += "/static"
+		}
+		groups = append(groups, text)
 	}
 	for _, r := range s.Rates {
 		rates = append(rates, fmt.Sprintf("%s=%s", r.Kind, formatDuration(r.Mean)))

@@ -36,7 +36,7 @@ import (
 //	topic orders partitions 3 [replication 3] [min-insync 2] [page-cache] [unclean] [grow-to 5 grow-at 4s]
 //	producer p1 [topic orders] [acks all|1] [idempotent] [partitions 0,2]
 //	reader r1 [topic orders] [partitions 0,2]
-//	group g1 [topic orders] [members 2] [offset-readers 0]
+//	group g1 [topic orders] [members 2] [offset-readers 0] [static]
 //	timeouts election 150ms quorum-fetch 450ms ...   (see Timeouts)
 //	network latency 100us-2ms
 //	disk sync 1ms-3ms torn-write 0.5 read-corruption 0 sync-failure 0
@@ -363,7 +363,15 @@ func (o *overlay) group(d directive) error {
 		o.groups, o.s.Clients.Groups = true, nil
 	}
 	g := Group{Name: d.words[1], Members: 2}
-	err := parsePairs(directive{line: d.line, words: d.words[1:]}, map[string]func(string) error{
+	words := []string{d.words[1]}
+	for _, word := range d.words[2:] {
+		if word == "static" {
+			g.Static = true
+			continue
+		}
+		words = append(words, word)
+	}
+	err := parsePairs(directive{line: d.line, words: words}, map[string]func(string) error{
 		"topic":          func(v string) error { g.Topic = v; return nil },
 		"members":        func(v string) error { return parseInt(v, &g.Members) },
 		"offset-readers": func(v string) error { return parseInt(v, &g.OffsetReaders) },

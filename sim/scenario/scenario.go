@@ -145,6 +145,12 @@ type Group struct {
 	// coordinator afresh whenever a commit fails, so only a monitor
 	// keeps asking a coordinator its peers have replaced.
 	OffsetReaders int
+	// Static makes every member a static member (KIP-345): its
+	// group.instance.id is its client name, so a member that crashes
+	// and restarts rejoins as the same instance, keeping its partitions
+	// without a rebalance, and a zombie of it is fenced
+	// (FENCED_INSTANCE_ID) rather than told to rejoin.
+	Static bool
 }
 
 // MemberName is the client name of a group's member i (from 1).

@@ -244,6 +244,24 @@ func TestSwarmGrowsATopicInSomeRuns(t *testing.T) {
 	}
 }
 
+func TestSwarmMakesSomeGroupsStatic(t *testing.T) {
+	static := 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		s := Draw(seed)
+		if !s.Clients.Groups[0].Static {
+			continue
+		}
+		static++
+		back, err := Parse(Format(s))
+		if err != nil || !cmp.Equal(back.Clients.Groups, s.Clients.Groups) {
+			t.Fatalf("seed %d: groups %+v came back as %+v (%v)", seed, s.Clients.Groups, back.Clients.Groups, err)
+		}
+	}
+	if static < 80 || static > 160 {
+		t.Fatalf("%d of 400 seeds have a static group; want about 120", static)
+	}
+}
+
 func TestParseRefusesBadInput(t *testing.T) {
 	cases := map[string]string{
 		"nodes 0": "nodes",
