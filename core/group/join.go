@@ -14,7 +14,7 @@ type Client struct {
 	Host string
 }
 
-// JoinGroup handles a JoinGroup request (versions 0-7), answering through
+// JoinGroup handles a JoinGroup request (versions 0-9), answering through
 // done now or once the rebalance it starts or joins completes.
 //
 // A member without a member id is new: from v4 (KIP-394) it is handed a
@@ -260,7 +260,7 @@ func (c *Coordinator) addMemberAndRebalance(g *group, memberID string, j *joinRe
 	}
 	g.add(m, j.done)
 	c.scheduleSession(g, m, newMemberJoinTimeout)
-	c.maybePrepareRebalance(g, "member "+memberID+" joined")
+	c.maybePrepareRebalance(g, j.withClientReason("member "+memberID+" joined"))
 }
 
 // updateMemberAndRebalance takes a known member's rejoin and starts a
@@ -268,7 +268,16 @@ func (c *Coordinator) addMemberAndRebalance(g *group, memberID string, j *joinRe
 func (c *Coordinator) updateMemberAndRebalance(g *group, m *member, j *joinRequest, reason string) {
 	c.answerJoinError(g, m, m.id, kerr.RebalanceInProgress) // an earlier join it gave up on
 	g.updateMember(m, j.protocols, j.rebalanceTimeoutMs, j.sessionTimeoutMs, j.done)
-	c.maybePrepareRebalance(g, reason)
+	c.maybePrepareRebalance(g, j.withClientReason(reason))
+}
+
+// withClientReason adds the reason a v8+ client gave for joining to the
+// rebalance's reason, which the log line that starts it names.
+func (j *joinRequest) withClientReason(reason string) string {
+	if r := j.request.Reason; r != nil && *r != "" {
+		return reason + " (client: " + *r + ")"
+	}
+	return reason
 }
 
 // replaceStaticMember handles a static member that joins without a member
@@ -276,9 +285,14 @@ func (c *Coordinator) updateMemberAndRebalance(g *group, m *member, j *joinReque
 // takes over the member, with a new id and the old assignment; the old
 // id is fenced. A stable group does not rebalance for it (the point of
 // static membership) unless its protocols change the group's choice: the
-// new id is persisted and the member is told the current generation, with
-// the old leader id, so that even if it is the leader it does not compute
-// an assignment a stable group would never hand out.
+// new id is persisted and the member is told the current generation.
+//
+// If the member is the group's leader, it must not compute an assignment
+// a stable group would never hand out, yet it is the member that watches
+// the subscribed topics for new partitions. Before v9 it is told the old
+// leader id, so it takes itself for a follower, and until the next
+// rebalance nobody watches. From v9 (KIP-814) it is told that it leads,
+// with the members, and SkipAssignment: lead, but do not assign.
 func (c *Coordinator) replaceStaticMember(g *group, oldID, newID string, j *joinRequest) {
 	instanceID := *j.request.InstanceID
 	currentLeader := g.leaderID
@@ -317,7 +331,7 @@ func (c *Coordinator) replaceStaticMember(g *group, oldID, newID string, j *join
 				joinDone(resp)
 				return
 			}
-			c.answerJoin(g, m, g.joinResponse(m, nil, currentLeader))
+			c.answerJoin(g, m, staticRejoinResponse(g, m, currentLeader, j.request.Version))
 		})
 	case stateCompletingRebalance:
 		// The leader may already be assigning to the old id; start
@@ -329,6 +343,21 @@ func (c *Coordinator) replaceStaticMember(g *group, oldID, newID string, j *join
 		panic("group: static member " + instanceID + " known in a group in state " + g.state.String())
 	}
 }
+
+// staticRejoinResponse answers a static member that replaced its old id in
+// a stable group (see replaceStaticMember).
+func staticRejoinResponse(g *group, m *member, previousLeader string, version int16) *kmsg.JoinGroupResponse {
+	if version >= skipAssignmentVersion && g.isLeader(m.id) {
+		resp := g.joinResponse(m, g.currentMemberMetadata(), m.id)
+		resp.SkipAssignment = true
+		return resp
+	}
+	return g.joinResponse(m, nil, previousLeader)
+}
+
+// skipAssignmentVersion is the JoinGroup version from which a returning
+// static leader is told it leads, with SkipAssignment (KIP-814).
+const skipAssignmentVersion = 9
 
 // joinResponse is a successful JoinGroup answer for m: the generation, its
 // protocol, the leader, and (for the leader) the members.

@@ -124,3 +124,42 @@ func TestStaticMemberStaysThroughRebalanceUntilSessionTimeout(t *testing.T) {
 		t.Fatalf("generation %d, members %v", a.generation, memberIDs(a.members))
 	}
 }
+
+// A static leader that restarts rejoins a stable group without a
+// rebalance. Before v9 it is told the old leader id, so it takes itself
+// for a follower; from v9 (KIP-814) it is told it leads, with every
+// member, and to skip the assignment: its SyncGroup hands out nothing new,
+// and each member keeps what it had.
+func TestStaticLeaderRestartSkipsTheAssignmentFromV9(t *testing.T) {
+	for _, version := range []int16{7, 9} {
+		tc := newTestCoordinator(t, testConfig())
+		members := tc.staticGroup("g", 10*time.Second, "a", "b")
+		oldA, b := members[0], members[1]
+
+		join := tc.join(joinSpec{group: "g", clientID: "a", instanceID: "i-a", version: version})
+		tc.settle()
+		resp := join.require(t, "a's rejoin")
+		requireCode(t, "a's rejoin", resp.ErrorCode, nil)
+		if resp.MemberID == oldA.id || resp.Generation != 1 {
+			t.Fatalf("v%d: rejoin answer %+v (old id %s), want a new id in generation 1", version, resp, oldA.id)
+		}
+		switch {
+		case version < 9 && (resp.LeaderID != oldA.id || len(resp.Members) != 0 || resp.SkipAssignment):
+			t.Fatalf("v%d: rejoin answer %+v, want the old leader id %s and no members", version, resp, oldA.id)
+		case version >= 9 && (resp.LeaderID != resp.MemberID || len(resp.Members) != 2 || !resp.SkipAssignment):
+			t.Fatalf("v%d: rejoin answer %+v, want to lead with both members and SkipAssignment", version, resp)
+		}
+		tc.requireState("g", stateStable)
+
+		newA := &testMember{group: "g", clientID: "a", instanceID: "i-a"}
+		newA.joined(t, resp)
+		newA.synced(t, tc.sync(newA, map[string]string{newA.id: "ignored", b.id: "ignored"}).require(t, "sync of the new a"))
+		if string(newA.assignment) != "assignment-a" {
+			t.Fatalf("v%d: the restarted leader got %q, want its old assignment", version, newA.assignment)
+		}
+		b.synced(t, tc.sync(b, nil).require(t, "b's sync"))
+		if string(b.assignment) != "assignment-b" || b.generation != 1 {
+			t.Fatalf("v%d: b has %q in generation %d, want its old assignment in generation 1", version, b.assignment, b.generation)
+		}
+	}
+}

@@ -168,6 +168,14 @@ func (g *GroupConsumer) joinAnswered(answer *kmsg.JoinGroupResponse) {
 		m.memberID, m.generation, m.protocol = answer.MemberID, answer.Generation, *answer.Protocol
 		m.leadPartitions = 0 // until lead computes this generation's assignment
 		g.client.note(fmt.Sprintf("joined group %s generation %d as %s (leader %s)", g.config.Group, m.generation, m.memberID, answer.LeaderID))
+		if answer.LeaderID == answer.MemberID && answer.SkipAssignment {
+			// A static leader back in a stable group (KIP-814): it
+			// leads, but the assignment stands. What it covers is
+			// unknown to this new process; the watch asks.
+			m.leadPartitions = coverageUnknown
+			g.sync(nil)
+			return
+		}
 		if answer.LeaderID == answer.MemberID {
 			g.lead(answer.Members, 0)
 			return
@@ -335,6 +343,9 @@ func (g *GroupConsumer) heartbeat() {
 		g.scheduleHeartbeat(left)
 		return
 	}
+	// A leader with no partitions of its own has a loop that idles; its
+	// watch for new partitions must not.
+	g.maybeWatchPartitions()
 	if m.coordinator == "" || g.heartbeatInFlight {
 		g.scheduleHeartbeat(g.config.HeartbeatInterval)
 		return

@@ -26,20 +26,7 @@ func TestGroupLeaderRebalancesWhenTheTopicGainsPartitions(t *testing.T) {
 	c.sendAll(producer, 0, "a", 3)
 	generation := first.Membership().Generation
 
-	admin := c.client("admin")
-	req := kmsg.NewPtrCreatePartitionsRequest()
-	topic := kmsg.NewCreatePartitionsRequestTopic()
-	topic.Topic, topic.Count = testTopic, testPartitions+1
-	req.Topics = append(req.Topics, topic)
-	req.TimeoutMillis = 5000
-	created := false
-	admin.RequestAny(req, func(resp kmsg.Response, err error) {
-		if err != nil || resp.(*kmsg.CreatePartitionsResponse).Topics[0].ErrorCode != 0 {
-			t.Errorf("CreatePartitions: %v %+v", err, resp)
-		}
-		created = true
-	})
-	c.runUntil(10*time.Second, "the partition created", func() bool { return created })
+	c.growTopic(testPartitions + 1)
 	c.sendAll(producer, testPartitions, "c", 4)
 	grown := tp(testPartitions)
 	c.runUntil(30*time.Second, "the new partition committed at 4", func() bool { return groupCommitted(grown, first, second) == 4 })
@@ -61,5 +48,68 @@ func TestGroupLeaderRebalancesWhenTheTopicGainsPartitions(t *testing.T) {
 	}
 	if values := polledValues(c.recorder.History(), grown); !slices.Equal(values, []string{"c-0", "c-1", "c-2", "c-3"}) {
 		t.Fatalf("group polled %v from the new partition, want c-0..c-3 in order", values)
+	}
+}
+
+// growTopic raises the test topic to count partitions with
+// CreatePartitions, as an operator would.
+func (c *cluster) growTopic(count int32) {
+	c.t.Helper()
+	req := kmsg.NewPtrCreatePartitionsRequest()
+	topic := kmsg.NewCreatePartitionsRequestTopic()
+	topic.Topic, topic.Count = testTopic, count
+	req.Topics = append(req.Topics, topic)
+	req.TimeoutMillis = 5000
+	created := false
+	c.client("admin").RequestAny(req, func(resp kmsg.Response, err error) {
+		if err != nil || resp.(*kmsg.CreatePartitionsResponse).Topics[0].ErrorCode != 0 {
+			c.t.Errorf("CreatePartitions: %v %+v", err, resp)
+		}
+		created = true
+	})
+	c.runUntil(10*time.Second, "the partition created", func() bool { return created })
+}
+
+// A static leader's process restarts and rejoins the stable group: no
+// rebalance, and it is told to lead but skip the assignment (JoinGroup v9,
+// KIP-814). It must still notice the topic grow: it learns what the
+// standing assignment covers from the coordinator, then watches.
+func TestReturningStaticLeaderStillNoticesNewPartitions(t *testing.T) {
+	c := newCluster(t, 14, simdisk.Faults{}, withBrokerConfig(groupBroker))
+	producer := NewProducer(c.client("p1"), ProducerConfig{Acks: -1}, c.recorder, c.processes)
+	static := func(instance string) func(*GroupConsumerConfig) {
+		return func(config *GroupConsumerConfig) {
+			config.InstanceID, config.MetadataMaxAge = instance, 500*time.Millisecond
+		}
+	}
+	first, second := c.groupConsumer("c1", static("static-1")), c.groupConsumer("c2", static("static-2"))
+	first.Start()
+	second.Start()
+	c.runUntil(30*time.Second, "the group settling", func() bool { return settled(first, second) })
+	leader, other := first, second
+	if second.membership.leadPartitions > 0 {
+		leader, other = second, first
+	}
+	before := leader.Membership()
+	leader.client.Crash()
+	leader.client.Restart()
+	c.runUntil(30*time.Second, "the static leader back", func() bool { return settled(first, second) })
+	if after := leader.Membership(); after.Generation != before.Generation || !slices.Equal(after.Assigned, before.Assigned) {
+		t.Fatalf("the static leader came back as %+v, was %+v: want the same generation and partitions", after, before)
+	}
+	if leader.membership.leadPartitions != coverageUnknown || other.membership.leadPartitions != 0 {
+		t.Fatalf("after the restart leadPartitions are %d (leader) and %d, want the leader to lead with its coverage unknown",
+			leader.membership.leadPartitions, other.membership.leadPartitions)
+	}
+
+	c.growTopic(testPartitions + 1)
+	c.sendAll(producer, testPartitions, "c", 3)
+	grown := tp(testPartitions)
+	c.runUntil(30*time.Second, "the new partition committed at 3", func() bool { return groupCommitted(grown, first, second) == 3 })
+	if after := leader.Membership(); after.Generation <= before.Generation {
+		t.Fatalf("leader in generation %d, want a rebalance after the growth", after.Generation)
+	}
+	if grew := leader.Stats().PartitionsGrown; grew != 1 {
+		t.Fatalf("the leader asked for %d rebalances on growth, want 1", grew)
 	}
 }

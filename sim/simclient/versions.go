@@ -15,10 +15,11 @@ var pinnedVersions = map[int16]int16{
 	8:  8,  // OffsetCommit
 	9:  8,  // OffsetFetch
 	10: 4,  // FindCoordinator
-	11: 7,  // JoinGroup (Sluice serves up to 7; 8 adds only a reason)
+	11: 9,  // JoinGroup (9: a returning static leader may be told to skip the assignment, KIP-814)
 	12: 4,  // Heartbeat
 	13: 5,  // LeaveGroup
 	14: 5,  // SyncGroup
+	15: 5,  // DescribeGroups (a returning static leader learns what the assignment covers)
 	18: 3,  // ApiVersions
 	22: 4,  // InitProducerId
 	37: 3,  // CreatePartitions (an operator's, as tests grow a topic)
