@@ -172,10 +172,10 @@ type kgoMember struct {
 // synchronously, tells the ledger, and only then allows a rebalance. The
 // member lives until close, or until lifetime (the whole test, not the
 // step that started it) ends; t is the step, which a failure fails.
-func startKgoMember(t *testing.T, lifetime testing.TB, address, group, topic string, balancer kgo.GroupBalancer, name string, ledger *groupLedger) *kgoMember {
+func startKgoMember(t *testing.T, lifetime testing.TB, address, group, topic string, balancer kgo.GroupBalancer, name string, ledger *groupLedger, extra ...kgo.Opt) *kgoMember {
 	t.Helper()
 	m := &kgoMember{name: name, done: make(chan struct{})}
-	client, err := kgo.NewClient(
+	options := append([]kgo.Opt{
 		kgo.SeedBrokers(address),
 		kgo.ClientID(name),
 		kgo.ConsumerGroup(group),
@@ -199,7 +199,8 @@ func startKgoMember(t *testing.T, lifetime testing.TB, address, group, topic str
 			}
 			ledger.revoked(name, lost[topic])
 		}),
-	)
+	}, extra...)
+	client, err := kgo.NewClient(options...)
 	if err != nil {
 		t.Fatalf("kgo.NewClient for member %s: %v", name, err)
 	}
