@@ -97,8 +97,9 @@ func (r *run) stats() []sim.Option {
 		// Only when the scenario shrank the logs' settings, as above.
 		stats = append(stats, sim.Opt("segments_max", r.segmentsMax()), sim.Opt("compactions", r.counts.compactions))
 	}
-	if r.scenario.Logs.RetentionBytes != 0 {
-		// Only when retention may delete: proof that it did.
+	if r.scenario.Logs.RetentionBytes != 0 || r.counts.deletesSent > 0 {
+		// Only when retention or the operator may delete: proof that
+		// it did.
 		stats = append(stats, sim.Opt("log_start_max", r.logStartMax()))
 	}
 	if len(r.growths) > 0 {
@@ -113,6 +114,10 @@ func (r *run) stats() []sim.Option {
 		}
 		stats = append(stats, sim.Opt("topics_grown", learned), sim.Opt("growth_requests", requests),
 			sim.Opt("group_growth_rebalances", group.PartitionsGrown))
+	}
+	if r.counts.deletesSent > 0 {
+		// Only when the operator deleted records: rounds, answers.
+		stats = append(stats, sim.Opt("deletes", r.counts.deletesSent), sim.Opt("deletes_ok", len(r.deletions)))
 	}
 	if r.counts.drainsAgain > 0 {
 		// Only when it happened, for the same reason.

@@ -98,6 +98,8 @@ type run struct {
 	offsetReaders []*offsetReaderDriver
 	// growths are the topics the run grows (growth.go).
 	growths []*growth
+	// deletions are the DeleteRecords a leader answered (deletes.go).
+	deletions []deletion
 	// clients are every client machine, in the order the scenario names
 	// them; the nemesis crashes them.
 	clients []*simclient.Client
@@ -130,6 +132,8 @@ type counts struct {
 	operationsWait time.Duration
 	// drainsAgain counts the final drain's extra rounds (final_drain.go).
 	drainsAgain int
+	// deletesSent counts the operator's DeleteRecords rounds.
+	deletesSent int
 	// The quorum members' metadata snapshots (observer.snapshotLine).
 	metadataSnapshotsTaken, metadataSnapshotDownloads, metadataSnapshotsRestored int
 	// compactions counts the compaction steps that removed records, of
@@ -255,6 +259,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 	r.startClients()
 	r.nemesis.start(r.kernel.Now())
 	r.startGrowth(r.kernel.Now())
+	r.startDeletes()
 	r.runWhile(r.kernel.Now()+int64(s.Safety), func() bool { return true })
 	r.waitForOperations()
 	if r.violation != nil {
@@ -280,6 +285,9 @@ func (r *run) simulate(canaries *core.Canaries) {
 		return
 	}
 	r.checkHistory(true)
+	if r.violation == nil {
+		r.checkDeletionsHeld(r.recorder.History())
+	}
 	if r.violation == nil {
 		r.checkGroupSawEverything()
 	}

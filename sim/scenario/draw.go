@@ -65,6 +65,11 @@ const (
 	drawGrowChance = 0.3
 	// drawStaticGroupChance of runs make their group's members static.
 	drawStaticGroupChance = 0.3
+	// drawDeleteChance of runs have an operator delete what the group
+	// consumed, every drawDeleteEveryMin to Max.
+	drawDeleteChance      = 0.25
+	drawDeleteEveryMin    = 300 * time.Millisecond
+	drawDeleteEveryMax    = 3 * time.Second
 	drawGrowMin           = 1
 	drawGrowMax           = 2
 	drawGrowFromMin       = 0.15
@@ -177,6 +182,7 @@ func Draw(seed uint64) Scenario {
 	}
 	s.Safety = roundMilli(between(rng, drawSafetyMin, drawSafetyMax))
 	drawGrowth(kernel.NewRand(seed, "scenario/draw-growth"), s.Topics, s.Safety)
+	drawDeletes(kernel.NewRand(seed, "scenario/draw-deletes"), &s)
 	s.Timeouts.Think = min(s.Timeouts.Think, thinkForSends(s, drawSendsMin))
 	s.Operations = drawOperations
 	s.Liveness = drawLiveness
@@ -260,6 +266,21 @@ func drawGrowth(rng random, topics []Topic, safety time.Duration) {
 	t.GrowAt = roundMilli(time.Duration(from * float64(safety)))
 	if t.GrowTo <= t.Partitions {
 		t.GrowTo, t.GrowAt = 0, 0
+	}
+}
+
+// drawDeletes has an operator delete consumed records (DeleteRecords) in
+// some runs, from the topic the first group reads: the log start moves
+// under readers, followers and leaders while the faults go on, and what
+// was deleted must stay deleted through crashes and leader changes.
+func drawDeletes(rng random, s *Scenario) {
+	if rng.Float64() >= drawDeleteChance || len(s.Clients.Groups) == 0 {
+		return
+	}
+	for i := range s.Topics {
+		if s.Topics[i].Name == s.Clients.Groups[0].Topic {
+			s.Topics[i].DeleteEvery = roundMilli(between(rng, drawDeleteEveryMin, drawDeleteEveryMax))
+		}
 	}
 }
 

@@ -41,6 +41,9 @@ func Format(s Scenario) string {
 		if t.GrowTo != 0 {
 			text += fmt.Sprintf(" grow-to %d grow-at %s", t.GrowTo, formatDuration(t.GrowAt))
 		}
+		if t.DeleteEvery != 0 {
+			text += " delete-every " + formatDuration(t.DeleteEvery)
+		}
 		line("%s", text)
 	}
 	formatClients(&b, s.Clients)

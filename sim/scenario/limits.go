@@ -27,10 +27,13 @@ const (
 	retentionCheckMax = time.Hour
 	// retention.bytes keeps at least a segment's worth; above a
 	// gigabyte a run of seconds would never delete anything.
-	retentionBytesMin     = segmentBytesMin
-	retentionBytesMax     = 1 << 30
-	topicsMax             = 4
-	partitionsMax         = 16
+	retentionBytesMin = segmentBytesMin
+	retentionBytesMax = 1 << 30
+	topicsMax         = 4
+	partitionsMax     = 16
+	// deleteEveryMin bounds how often an operator deletes records
+	// (Topic.DeleteEvery), so a run sends a bounded number of requests.
+	deleteEveryMin        = 100 * time.Millisecond
 	producersMax          = 8
 	readersMax            = 4
 	groupsMax             = 2

@@ -27,6 +27,9 @@ func (s Scenario) Options() []sim.Option {
 		if t.GrowTo != 0 {
 			text += fmt.Sprintf("/grow%d@%s", t.GrowTo, formatDuration(t.GrowAt))
 		}
+		if t.DeleteEvery != 0 {
+			text += "/delete-every" + formatDuration(t.DeleteEvery)
+		}
 		topics = append(topics, text)
 	}
 	for _, p := range s.Clients.Producers {

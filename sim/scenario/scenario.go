@@ -98,6 +98,13 @@ type Topic struct {
 	// consumed too. Zero: the topic keeps Partitions.
 	GrowTo int
 	GrowAt time.Duration
+	// DeleteEvery, when set, has an operator delete the records a group
+	// has consumed every DeleteEvery in the safety phase: DeleteRecords
+	// up to the group's committed offset of one of the topic's
+	// partitions, sent to its leader. Deleted records must stay deleted:
+	// no read after the answer may return one. Only a topic a group
+	// reads has records to delete. Zero: nothing is deleted this way.
+	DeleteEvery time.Duration
 }
 
 // FinalPartitions is how many partitions the topic has once the run has

@@ -244,6 +244,29 @@ func TestSwarmGrowsATopicInSomeRuns(t *testing.T) {
 	}
 }
 
+func TestSwarmDeletesConsumedRecordsInSomeRuns(t *testing.T) {
+	drawn := 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		s := Draw(seed)
+		for _, topic := range s.Topics {
+			if topic.DeleteEvery == 0 {
+				continue
+			}
+			drawn++
+			if topic.Name != s.Clients.Groups[0].Topic || topic.DeleteEvery < drawDeleteEveryMin || topic.DeleteEvery > drawDeleteEveryMax {
+				t.Fatalf("seed %d: %s deletes every %v; want the group's topic, every %v to %v", seed, topic.Name, topic.DeleteEvery, drawDeleteEveryMin, drawDeleteEveryMax)
+			}
+			back, err := Parse(Format(s))
+			if err != nil || !cmp.Equal(back.Topics, s.Topics) {
+				t.Fatalf("seed %d: topics %+v came back as %+v (%v)", seed, s.Topics, back.Topics, err)
+			}
+		}
+	}
+	if drawn < 60 || drawn > 140 {
+		t.Fatalf("%d of 400 seeds delete records; want about 100", drawn)
+	}
+}
+
 func TestSwarmMakesSomeGroupsStatic(t *testing.T) {
 	static := 0
 	for seed := uint64(1); seed <= 400; seed++ {

@@ -98,6 +98,8 @@ func (s Scenario) validateTopics() error {
 			return fmt.Errorf("scenario: topic %s has replication %d with %d nodes", t.Name, t.Replication, s.Cluster.Nodes)
 		case t.MinInsync < 1 || t.MinInsync > t.Replication:
 			return fmt.Errorf("scenario: topic %s has min-insync %d with replication %d", t.Name, t.MinInsync, t.Replication)
+		case t.DeleteEvery != 0 && (t.DeleteEvery < deleteEveryMin || t.DeleteEvery > s.Safety):
+			return fmt.Errorf("scenario: topic %s deletes every %v; want %v to the safety phase (%v)", t.Name, t.DeleteEvery, deleteEveryMin, s.Safety)
 		case t.GrowTo == 0 && t.GrowAt != 0:
 			return fmt.Errorf("scenario: topic %s has grow-at without grow-to", t.Name)
 		case t.GrowTo != 0 && (t.GrowTo <= t.Partitions || t.GrowTo > partitionsMax):

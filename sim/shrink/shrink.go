@@ -97,6 +97,9 @@ func Size(s scenario.Scenario) int {
 		if t.GrowTo != 0 {
 			size++
 		}
+		if t.DeleteEvery != 0 {
+			size++
+		}
 	}
 	return size
 }

@@ -27,6 +27,7 @@ var steps = []step{
 	{noMetadataSnapshots},
 	{defaultLogs},
 	{noGrowth},
+	{noDeletes},
 	{dropEvents},
 	{dropClients},
 	{fewerNodes},
@@ -60,7 +61,7 @@ func dropRates(s scenario.Scenario) []candidate {
 
 // shorterSafety halves the safety phase, or takes a second off it,
 // dropping the events that no longer fit; a topic that grew too late for
-// it grows no more.
+// it grows no more, and deletions come at most once per safety phase.
 func shorterSafety(s scenario.Scenario) []candidate {
 	var out []candidate
 	for _, safety := range []time.Duration{s.Safety / 2, s.Safety - time.Second} {
@@ -75,6 +76,7 @@ func shorterSafety(s scenario.Scenario) []candidate {
 			if c.Topics[i].GrowTo != 0 && c.Topics[i].GrowAt >= safety {
 				c.Topics[i].GrowTo, c.Topics[i].GrowAt = 0, 0
 			}
+			c.Topics[i].DeleteEvery = min(c.Topics[i].DeleteEvery, safety)
 		}
 		out = append(out, candidate{fmt.Sprintf("safety %v", safety), c})
 	}
@@ -135,6 +137,21 @@ func noGrowth(s scenario.Scenario) []candidate {
 		c := clone(s)
 		c.Topics[i].GrowTo, c.Topics[i].GrowAt = 0, 0
 		out = append(out, candidate{fmt.Sprintf("topic %s does not grow", t.Name), c})
+	}
+	return out
+}
+
+// noDeletes stops the operator deleting records from a topic, one topic
+// at a time.
+func noDeletes(s scenario.Scenario) []candidate {
+	var out []candidate
+	for i, t := range s.Topics {
+		if t.DeleteEvery == 0 {
+			continue
+		}
+		c := clone(s)
+		c.Topics[i].DeleteEvery = 0
+		out = append(out, candidate{fmt.Sprintf("nothing deleted from topic %s", t.Name), c})
 	}
 	return out
 }

@@ -1,0 +1,162 @@
+package clusterworkload
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/jepsen/history"
+	"sluice/sim/kernel"
+	"sluice/sim/scenario"
+)
+
+// Deleting consumed records (scenario.Topic's DeleteEvery): every
+// DeleteEvery in the safety phase an operator picks one of the topic's
+// partitions and deletes the records the group has consumed there, with
+// DeleteRecords up to the highest offset a member knows the group
+// committed. The request goes to one replica after another until the
+// leader answers: with the new log start (the low watermark), or an
+// error, and after deleteAttemptsMax tries the round gives up.
+//
+// An answer with a low watermark is a promise: nothing below it is
+// readable any more, whatever crashes or leader changes follow. The
+// check (checkDeletionsHeld) holds the history to it: no poll invoked
+// after the answer returns a record below it. Records deleted this way
+// are not lost (deletedBelow tells the checks where each partition's
+// records were deleted, as for retention), and the group had read them.
+
+// deleteAttemptsMax bounds the replicas one round asks.
+const deleteAttemptsMax = 6
+
+// deleteRecordsVersion is the newest DeleteRecords Sluice serves.
+const deleteRecordsVersion = 2
+
+// deletion is one DeleteRecords a leader answered.
+type deletion struct {
+	partition history.TopicPartition
+	// lowWatermark is the log start the leader answered; at when.
+	lowWatermark int64
+	at           int64
+}
+
+// deleter is one topic's operator.
+type deleter struct {
+	topic scenario.Topic
+	rng   *rand.Rand
+}
+
+// startDeletes sets every deleting topic's operator going.
+func (r *run) startDeletes() {
+	for _, t := range r.scenario.Topics {
+		if t.DeleteEvery == 0 {
+			continue
+		}
+		d := &deleter{topic: t, rng: kernel.NewRand(r.scenario.Seed, "workload/deletes/"+t.Name)}
+		r.kernel.Schedule(int64(t.DeleteEvery), nil, "workload.delete-records", func() { r.deleteRound(d) })
+	}
+}
+
+// deleteRound deletes what the group consumed from one partition, and
+// schedules the next round, until the liveness phase.
+func (r *run) deleteRound(d *deleter) {
+	if r.stopSending || r.violation != nil {
+		return
+	}
+	r.kernel.Schedule(int64(d.topic.DeleteEvery), nil, "workload.delete-records", func() { r.deleteRound(d) })
+	tp := history.TopicPartition{Topic: d.topic.Name, Partition: int32(d.rng.IntN(r.partitionCount(d.topic)))}
+	offset := r.groupCommitted(tp)
+	if offset <= 0 || len(r.replicas[tp]) == 0 {
+		return
+	}
+	r.counts.deletesSent++
+	r.deleteRecords(tp, offset, d.rng.IntN(len(r.replicas[tp])), 0)
+}
+
+// groupCommitted is the highest offset of tp a member of a group on its
+// topic knows the group committed, or 0.
+func (r *run) groupCommitted(tp history.TopicPartition) int64 {
+	committed := int64(0)
+	for _, g := range r.groups {
+		if g.settings.Topic != tp.Topic {
+			continue
+		}
+		for _, m := range g.members {
+			committed = max(committed, m.consumer.Committed(tp))
+		}
+	}
+	return committed
+}
+
+// deleteRecords asks replica number next of tp to delete below offset,
+// and the following replica after a refusal.
+func (r *run) deleteRecords(tp history.TopicPartition, offset int64, next, attempt int) {
+	replicas := r.replicas[tp]
+	node := replicas[next%len(replicas)]
+	req := kmsg.NewPtrDeleteRecordsRequest()
+	req.Version = deleteRecordsVersion
+	req.TimeoutMillis = int32(adminTimeout.Milliseconds())
+	topic := kmsg.NewDeleteRecordsRequestTopic()
+	topic.Topic = tp.Topic
+	partition := kmsg.NewDeleteRecordsRequestTopicPartition()
+	partition.Partition, partition.Offset = tp.Partition, offset
+	topic.Partitions = append(topic.Partitions, partition)
+	req.Topics = append(req.Topics, topic)
+	r.admin.request(clientAddress(int(node)), req, func(resp kmsg.Response, err error) {
+		code, lowWatermark := kerr.UnknownServerError.Code, int64(-1)
+		if err == nil {
+			if ts := resp.(*kmsg.DeleteRecordsResponse).Topics; len(ts) == 1 && len(ts[0].Partitions) == 1 {
+				code, lowWatermark = ts[0].Partitions[0].ErrorCode, ts[0].Partitions[0].LowWatermark
+			}
+		}
+		if code == 0 {
+			r.deletions = append(r.deletions, deletion{partition: tp, lowWatermark: lowWatermark, at: r.kernel.Now()})
+			r.note(fmt.Sprintf("n%d deleted %s below %d (asked %d)", node, tp, lowWatermark, offset))
+			return
+		}
+		if attempt+1 < deleteAttemptsMax && !r.stopSending {
+			r.retryAdmin(func() { r.deleteRecords(tp, offset, next+1, attempt+1) })
+		}
+	})
+}
+
+// checkDeletionsHeld fails the run if a poll invoked after a leader
+// answered a DeleteRecords returned a record below the low watermark it
+// answered: deleted records came back.
+func (r *run) checkDeletionsHeld(ops []history.Op) {
+	if len(r.deletions) == 0 {
+		return
+	}
+	deletions := slices.Clone(r.deletions)
+	slices.SortStableFunc(deletions, func(a, b deletion) int { return int(a.at - b.at) })
+	invoked := map[int]int64{} // process → when its open op was invoked
+	for _, op := range ops {
+		if op.Type == history.Invoke {
+			invoked[op.Process] = op.Time
+			continue
+		}
+		if op.Type != history.OK || op.F != history.FuncPoll {
+			continue
+		}
+		at := invoked[op.Process]
+		for _, poll := range op.Polls {
+			below := int64(0) // the highest low watermark answered before the poll
+			for _, d := range deletions {
+				if d.at < at && d.partition == poll.Partition {
+					below = max(below, d.lowWatermark)
+				}
+			}
+			for _, record := range poll.Records {
+				if record.Offset < below {
+					r.fail("deleted-records-served", fmt.Sprintf(
+						"op %d, a poll invoked at %v, read %s offset %d (%q), below %d, where a leader had answered that the records were deleted",
+						op.Index, time.Duration(at), poll.Partition, record.Offset, record.Value, below))
+					return
+				}
+			}
+		}
+	}
+}
