@@ -8,11 +8,12 @@ package broker
 // offset above the high watermark is OFFSET_OUT_OF_RANGE (uncommitted
 // records cannot be deleted); a compact-only topic refuses with
 // POLICY_VIOLATION. Each partition answers its new log start offset as
-// LowWatermark once the move is durable, so that no crash brings the
-// deleted records back; one not durable within TimeoutMillis answers
-// REQUEST_TIMED_OUT. Kafka also waits (for the followers' start offsets),
-// but not for the disk: its start offset checkpoint is written once a
-// minute.
+// LowWatermark once the move holds: it is durable on the leader, and every
+// other ISR member has followed it (its fetches say so), so that neither a
+// crash nor a new leader brings the deleted records back. One that does
+// not hold within TimeoutMillis answers REQUEST_TIMED_OUT. Kafka waits for
+// the followers too, but not for the disk: its start offset checkpoint is
+// written once a minute.
 //
 // Version notes: v1 is v0 with throttling; v2 is flexible.
 

@@ -31,6 +31,7 @@ func (f *pendingFetch) readForFollower(topic string, rp *kmsg.FetchRequestTopicP
 		CurrentLeaderEpoch: rp.CurrentLeaderEpoch,
 		FetchOffset:        rp.FetchOffset,
 		LastFetchedEpoch:   rp.LastFetchedEpoch,
+		LogStartOffset:     rp.LogStartOffset,
 		MaxBytes:           limit,
 		AtLeastOne:         atLeastOne,
 	})

@@ -235,7 +235,7 @@ func (h *harness) pump() {
 		result, err := leader.partition.ServeFollowerFetch(FollowerFetch{
 			ReplicaID: id, BrokerEpoch: node.brokerEpoch, CurrentLeaderEpoch: position.CurrentLeaderEpoch,
 			FetchOffset: position.FetchOffset, LastFetchedEpoch: position.LastFetchedEpoch,
-			MaxBytes: harnessFetchBytes, AtLeastOne: true,
+			LogStartOffset: position.LogStartOffset, MaxBytes: harnessFetchBytes, AtLeastOne: true,
 		})
 		node.partition.HandleFetchAnswer(position, FetchAnswer{
 			Error: err, Records: result.Records, HighWatermark: result.HighWatermark, LogStartOffset: result.LogStartOffset,

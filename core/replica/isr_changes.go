@@ -102,6 +102,13 @@ func (p *Partition) maybeExpandISR(f *followerState) {
 	if f.logEndOffset < p.highWatermark || f.logEndOffset < p.epochStartOffset || !p.eligibleForISR(f) {
 		return
 	}
+	if f.logStartOffset < p.log.StartOffset() {
+		// Not before it has followed the leader's log start (it does
+		// when an answer shows it, so at its next fetch): a DeleteRecords
+		// answered before it joined did not wait for it, and as a leader
+		// it would serve the records deleted there again.
+		return
+	}
 	isr := append(slices.Clone(p.isr), f.id)
 	p.logger.Info("expanding the ISR", "isr", p.isr, "adding", f.id, "follower_end", f.logEndOffset,
 		"high_watermark", p.highWatermark, "epoch_start", p.epochStartOffset)

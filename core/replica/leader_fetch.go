@@ -20,6 +20,8 @@ type FollowerFetch struct {
 	// its log is empty): the leader checks the follower's log against
 	// its own with it (KIP-279).
 	LastFetchedEpoch int32
+	// LogStartOffset is the follower's log start (Fetch v5+).
+	LogStartOffset int64
 	// MaxBytes bounds the records read, except that with AtLeastOne the
 	// first batch is read whatever its size (KIP-74), as for the first
 	// partition of an answer.
@@ -82,6 +84,13 @@ func (p *Partition) ServeFollowerFetch(fetch FollowerFetch) (FollowerFetchResult
 	if p.staleBrokerEpoch(f, fetch.BrokerEpoch) {
 		p.logger.Debug("fetch from a restarted follower's old process", "follower", f.id, "broker_epoch", fetch.BrokerEpoch)
 		return result, kerr.NotLeaderForPartition
+	}
+	// The follower's start as it is now: it may have gone down, after a
+	// restart that lost a move its disk had not synced.
+	moved := fetch.LogStartOffset > f.logStartOffset
+	f.logStartOffset = fetch.LogStartOffset
+	if moved {
+		p.completeDeletes()
 	}
 	start, leaderEnd := p.log.StartOffset(), p.log.EndOffset()
 	if fetch.LastFetchedEpoch >= 0 {

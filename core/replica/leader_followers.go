@@ -15,6 +15,10 @@ type followerState struct {
 	// follower fetches only from a synced end). -1 until its first fetch
 	// in this leadership.
 	logEndOffset int64
+	// logStartOffset is the log start its last fetch reported, -1
+	// until its first fetch in this leadership: a DeleteRecords is
+	// answered once every ISR member's has reached the new start.
+	logStartOffset int64
 	// brokerEpoch is the broker epoch its last fetch carried (KIP-903),
 	// -1 when unknown.
 	brokerEpoch int64
@@ -43,7 +47,7 @@ func (p *Partition) trackFollowers() {
 		}
 		f := p.follower(id)
 		if f == nil {
-			f = &followerState{id: id, logEndOffset: -1, brokerEpoch: -1, lastFetchLeaderEnd: -1}
+			f = &followerState{id: id, logEndOffset: -1, logStartOffset: -1, brokerEpoch: -1, lastFetchLeaderEnd: -1}
 			if contains(p.isr, id) {
 				f.caughtUp, f.lastCaughtUp = true, now
 			}

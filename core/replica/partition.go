@@ -83,6 +83,9 @@ type Partition struct {
 	// ackWaiters are acks=all produces waiting for the high watermark,
 	// in offset order.
 	ackWaiters []*AckWaiter
+	// pendingDeletes are DeleteRecords waiting for their move to hold
+	// (delete_records.go).
+	pendingDeletes []*pendingDelete
 	// highWatermarkListeners run after the high watermark moves (fetch
 	// long-polls wake up).
 	highWatermarkListeners []func()

@@ -47,6 +47,7 @@ func (p *Partition) BecomeLeader(leaderEpoch, partitionEpoch int32, replicas, is
 	p.replicas, p.isr = keptCopy(p.replicas, replicas), keptCopy(p.isr, isr)
 	if continuing {
 		p.leaderMetadataChanged()
+		p.completeDeletes() // a follower out of the ISR holds no delete up
 		return
 	}
 	p.stopFollowing()
@@ -136,6 +137,7 @@ func (p *Partition) stopLeading() {
 	p.followers = nil
 	p.proposal = nil
 	p.failAckWaiters(kerr.NotLeaderForPartition)
+	p.completeDeletes()
 }
 
 // stopFollowing ends a following, if this replica had one: records held

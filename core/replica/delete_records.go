@@ -1,0 +1,130 @@
+package replica
+
+import (
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// DeleteRecordsHighWatermark asks DeleteRecords to delete everything below
+// the high watermark, as Kafka's -1 does.
+const DeleteRecordsHighWatermark = -1
+
+// pendingDeletesMax bounds the DeleteRecords one partition holds while they
+// wait; beyond it a request is answered at once with REQUEST_TIMED_OUT.
+const pendingDeletesMax = 1000
+
+// pendingDelete is a DeleteRecords waiting for its move to hold.
+type pendingDelete struct {
+	offset   int64
+	durable  bool // the leader's own move is on disk
+	finished bool
+	stop     func() bool
+	done     func(lowWatermark int64, err error)
+}
+
+func (d *pendingDelete) finish(lowWatermark int64, err error) {
+	if d.finished {
+		return
+	}
+	d.finished = true
+	d.stop()
+	d.done(lowWatermark, err)
+}
+
+// DeleteRecords moves the log start offset up to offset (Kafka's
+// DeleteRecords; DeleteRecordsHighWatermark means the high watermark) and
+// calls done with the new start once the move holds: it is durable here,
+// and every other member of the ISR has said, in its fetches, that its own
+// log start is there too. A leader that answered sooner could crash, and a
+// follower from the ISR take over still serving the records it was told
+// were deleted, for good: nothing moves a leader's log start back up.
+// Kafka's DelayedDeleteRecords waits the same way, for every live
+// replica's log start (Partition.lowWatermarkIfLeader); a follower moves
+// its start when a fetch answer shows the leader's (follower_fetch.go).
+//
+// An offset above the high watermark, or negative, is
+// OFFSET_OUT_OF_RANGE: records not yet committed may not be deleted. An
+// offset at or below the start deletes nothing and answers once the start
+// holds. A topic whose cleanup.policy lacks delete (compact only) refuses
+// with POLICY_VIOLATION, as in Kafka. If the move does not hold within
+// timeout, done gets REQUEST_TIMED_OUT (the move stays, and holds later);
+// if this replica stops leading first, NOT_LEADER_OR_FOLLOWER.
+//
+// done may be called before DeleteRecords returns.
+func (p *Partition) DeleteRecords(offset int64, timeout time.Duration, done func(lowWatermark int64, err error)) {
+	if !p.IsLeader() {
+		done(-1, kerr.NotLeaderForPartition)
+		return
+	}
+	if offset == DeleteRecordsHighWatermark {
+		offset = p.highWatermark
+	}
+	switch {
+	case offset < 0 || offset > p.highWatermark:
+		done(-1, kerr.OffsetOutOfRange)
+		return
+	case !p.config.Delete:
+		done(-1, kerr.PolicyViolation)
+		return
+	case len(p.pendingDeletes) >= pendingDeletesMax:
+		done(-1, kerr.RequestTimedOut)
+		return
+	}
+	if offset > p.log.StartOffset() {
+		if err := p.log.AdvanceStartOffset(offset); err != nil {
+			done(-1, kafkaError(err))
+			return
+		}
+		p.logger.Info("records deleted", "start", offset)
+	}
+	d := &pendingDelete{offset: max(offset, p.log.StartOffset()), done: done}
+	timer := p.w.Clock.AfterFunc(timeout, func() {
+		d.finish(-1, kerr.RequestTimedOut)
+		p.forgetFinishedDeletes()
+	})
+	d.stop = timer.Stop
+	p.pendingDeletes = append(p.pendingDeletes, d)
+	p.log.WhenDurable(func() {
+		d.durable = true
+		p.completeDeletes()
+	})
+}
+
+// completeDeletes answers every waiting DeleteRecords whose move holds now,
+// and fails them all if this replica no longer leads. It runs when the
+// leader's move becomes durable, after every follower fetch (which may
+// report a follower's new log start) and when the ISR changes (a follower
+// dropped from it no longer holds a delete up).
+func (p *Partition) completeDeletes() {
+	for _, d := range p.pendingDeletes {
+		switch {
+		case d.finished:
+		case !p.IsLeader() || p.closed:
+			d.finish(-1, kerr.NotLeaderForPartition)
+		case d.durable && p.isrStartsReach(d.offset):
+			d.finish(p.log.StartOffset(), nil)
+		}
+	}
+	p.forgetFinishedDeletes()
+}
+
+// forgetFinishedDeletes drops the answered DeleteRecords.
+func (p *Partition) forgetFinishedDeletes() {
+	p.pendingDeletes = slices.DeleteFunc(p.pendingDeletes, func(d *pendingDelete) bool { return d.finished })
+}
+
+// isrStartsReach reports whether every other ISR member's last fetch said
+// its log starts at offset or later.
+func (p *Partition) isrStartsReach(offset int64) bool {
+	for _, id := range p.isr {
+		if id == p.nodeID {
+			continue
+		}
+		if f := p.follower(id); f == nil || f.logStartOffset < offset {
+			return false
+		}
+	}
+	return true
+}

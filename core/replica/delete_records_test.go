@@ -1,0 +1,92 @@
+package replica
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// A DeleteRecords is answered only once every other ISR member has
+// followed the leader's new log start: a follower that took over before
+// that would serve the deleted records again. A follower that cannot
+// fetch holds the answer up until it leaves the ISR, and it rejoins only
+// once it starts where the leader does.
+func TestDeleteRecordsWaitsForTheISRToFollowTheStart(t *testing.T) {
+	h := newHarness(t, 3, nil)
+	h.setLeader(1, []int32{1, 2, 3})
+	_, a := h.produce("a", "b", "c", "d")
+	h.runUntil("acknowledged", func() bool { return a.answered })
+	leader := h.partition(1)
+	h.runUntil("every replica's high watermark", func() bool {
+		return leader.HighWatermark() == 4 && h.partition(2).HighWatermark() == 4 && h.partition(3).HighWatermark() == 4
+	})
+
+	h.nodes[3].cut = true
+	var low int64 = -2
+	var answer error
+	answered := false
+	leader.DeleteRecords(3, 10*time.Second, func(start int64, err error) { low, answer, answered = start, err, true })
+	h.runUntil("n2 follows the leader's start", func() bool { return h.partition(2).LogStartOffset() == 3 })
+	h.run(200 * time.Millisecond)
+	if answered {
+		t.Fatalf("DeleteRecords answered %d, %v while n3, in the ISR, still starts at %d", low, answer, h.partition(3).LogStartOffset())
+	}
+
+	// The controller drops n3 from the ISR (its broker was fenced, say);
+	// the ISR that is left has the new start.
+	h.setISR([]int32{1, 2})
+	h.runUntil("the answer", func() bool { return answered })
+	if answer != nil || low != 3 {
+		t.Fatalf("DeleteRecords answered %d, %v; want the new start 3", low, answer)
+	}
+	if isr := leader.ISR(); slices.Contains(isr, 3) {
+		t.Fatalf("answered with n3 still in the ISR %v", isr)
+	}
+
+	// n3 comes back, caught up but still starting at 0: that fetch does
+	// not get it into the ISR; the next, once it has followed, does.
+	position, ready := h.partition(3).FetchPosition()
+	if !ready || position.LogStartOffset != 0 || position.FetchOffset != 4 {
+		t.Fatalf("n3's fetch position %+v (ready %v), want a caught-up fetch from start 0", position, ready)
+	}
+	proposed := len(h.proposals)
+	if _, err := leader.ServeFollowerFetch(FollowerFetch{
+		ReplicaID: 3, BrokerEpoch: h.nodes[3].brokerEpoch, CurrentLeaderEpoch: position.CurrentLeaderEpoch,
+		FetchOffset: position.FetchOffset, LastFetchedEpoch: position.LastFetchedEpoch,
+		LogStartOffset: position.LogStartOffset, MaxBytes: 1 << 20, AtLeastOne: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.proposals) != proposed {
+		t.Fatalf("the leader proposed %+v for n3, which still starts at 0", h.proposals[proposed:])
+	}
+	h.nodes[3].cut = false
+	h.runUntil("n3 back in the ISR", func() bool { return slices.Contains(leader.ISR(), 3) })
+	if start := h.partition(3).LogStartOffset(); start != 3 {
+		t.Fatalf("n3 joined the ISR starting at %d, want the leader's 3", start)
+	}
+}
+
+// A leader that stops leading fails the DeleteRecords it holds.
+func TestDeleteRecordsFailsWhenLeadershipEnds(t *testing.T) {
+	h := newHarness(t, 2, nil)
+	h.setLeader(1, []int32{1, 2})
+	_, a := h.produce("a", "b")
+	h.runUntil("acknowledged", func() bool { return a.answered })
+	h.runUntil("the follower's high watermark", func() bool { return h.partition(2).HighWatermark() == 2 })
+	h.nodes[2].cut = true
+	var answer error
+	answered := false
+	h.partition(1).DeleteRecords(1, 10*time.Second, func(_ int64, err error) { answer, answered = err, true })
+	h.run(100 * time.Millisecond)
+	if answered {
+		t.Fatalf("answered %v before the follower followed", answer)
+	}
+	h.setLeader(2, []int32{2})
+	h.runUntil("the answer", func() bool { return answered })
+	if answer != kerr.NotLeaderForPartition {
+		t.Fatalf("DeleteRecords answered %v after the leadership moved, want NOT_LEADER_OR_FOLLOWER", answer)
+	}
+}
