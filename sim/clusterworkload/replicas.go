@@ -172,8 +172,16 @@ func (r *run) compareReplicas(tp history.TopicPartition, end int64, logs []repli
 	var reference []storedBatch
 	referenceNode := ""
 	// Retention deletes each replica's oldest segments on its own
-	// schedule: compare from the highest start among them.
+	// schedule: compare from the highest start among them. And nothing
+	// below the log start the final leader answered is readable: a
+	// replica may keep a batch there that diverges (written by a leader
+	// that lost its uncommitted tail, then moved past by the new
+	// leader's deletions, where KIP-279's check cannot see it, as in
+	// Kafka), bound for deletion.
 	start, _ := commonStart(logs)
+	if r.drainer != nil {
+		start = max(start, r.drainer.LogStart(tp))
+	}
 	for i, id := range r.replicas[tp] {
 		n := r.nodes[id-1]
 		if logs[i].err != nil {
