@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,11 +90,11 @@ func (r *run) replicasBehind(ends map[history.TopicPartition]int64) (problem str
 			if !n.up {
 				return n.name + " is down", false
 			}
-			log, err := readReplicaLog(n.machine.Disk, tp)
+			log, end, err := readReplicaLog(n.machine.Disk, tp)
 			if err != nil {
 				return fmt.Sprintf("%s's %s: %v", n.name, tp, err), false
 			}
-			if end := logEnd(log); end < ends[tp] {
+			if end < ends[tp] {
 				return fmt.Sprintf("%s's %s ends at %d, below %d", n.name, tp, end, ends[tp]), false
 			}
 			logs = append(logs, replicaLog{batches: log})
@@ -138,7 +139,7 @@ func (r *run) replicaLogs(tp history.TopicPartition) []replicaLog {
 	}
 	logs := make([]replicaLog, 0, len(r.replicas[tp]))
 	for _, id := range r.replicas[tp] {
-		log, err := readReplicaLog(r.nodes[id-1].machine.Disk, tp)
+		log, _, err := readReplicaLog(r.nodes[id-1].machine.Disk, tp)
 		logs = append(logs, replicaLog{batches: log, err: err})
 	}
 	return logs
@@ -204,21 +205,30 @@ func (r *run) compareReplicas(tp history.TopicPartition, end int64, logs []repli
 	return "", compared
 }
 
-// readReplicaLog reads every batch of a partition's log from a disk.
-func readReplicaLog(disk core.FS, tp history.TopicPartition) ([]storedBatch, error) {
+// readReplicaLog reads every batch of a partition's log from a disk, and
+// where the log ends: after its last batch, or at its last segment's base
+// offset when that is further (a log whose records were all deleted keeps
+// an empty segment where the next one goes).
+func readReplicaLog(disk core.FS, tp history.TopicPartition) ([]storedBatch, int64, error) {
 	dir := fmt.Sprintf("%s-%d", tp.Topic, tp.Partition)
 	names, err := disk.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var log []storedBatch
+	segmentBase := int64(0)
 	for _, name := range names { // sorted: zero-padded base offsets
 		if !strings.HasSuffix(name, segmentSuffix) {
 			continue
 		}
+		base, err := strconv.ParseInt(strings.TrimSuffix(name, segmentSuffix), 10, 64)
+		if err != nil {
+			return nil, 0, fmt.Errorf("segment %s: not named by its base offset: %v", name, err)
+		}
+		segmentBase = max(segmentBase, base)
 		data, err := core.ReadWhole(disk, path.Join(dir, name), segmentBytesMax)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		log = slices.Grow(log, batchesIn(data))
 		s := batch.Scanner{Buf: data, VerifyCRC: true}
@@ -226,10 +236,10 @@ func readReplicaLog(disk core.FS, tp history.TopicPartition) ([]storedBatch, err
 			log = append(log, storedBatch{header: s.Header(), bytes: s.Batch()})
 		}
 		if s.Err() != nil || s.Position() != len(data) {
-			return nil, fmt.Errorf("segment %s: %d of %d bytes are whole batches: %v", name, s.Position(), len(data), s.Err())
+			return nil, 0, fmt.Errorf("segment %s: %d of %d bytes are whole batches: %v", name, s.Position(), len(data), s.Err())
 		}
 	}
-	return log, nil
+	return log, max(logEnd(log), segmentBase), nil
 }
 
 // batchesIn counts the whole batches at the start of a segment's data,
