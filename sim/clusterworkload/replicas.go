@@ -97,7 +97,7 @@ func (r *run) replicasBehind(ends map[history.TopicPartition]int64) (problem str
 			if end < ends[tp] {
 				return fmt.Sprintf("%s's %s ends at %d, below %d", n.name, tp, end, ends[tp]), false
 			}
-			logs = append(logs, replicaLog{batches: log})
+			logs = append(logs, replicaLog{batches: log, end: end})
 		}
 		look.logs[tp] = logs
 	}
@@ -125,7 +125,18 @@ type replicaLook struct {
 // not be read.
 type replicaLog struct {
 	batches []storedBatch
-	err     error
+	// end is where the log ends (see readReplicaLog).
+	end int64
+	err error
+}
+
+// first is the offset the log starts at on disk: its first batch's, or
+// for a log with none, its end.
+func (l replicaLog) first() int64 {
+	if len(l.batches) == 0 {
+		return l.end
+	}
+	return l.batches[0].header.BaseOffset
 }
 
 // replicaLogs returns the logs of a partition's replicas, in the order
@@ -139,8 +150,8 @@ func (r *run) replicaLogs(tp history.TopicPartition) []replicaLog {
 	}
 	logs := make([]replicaLog, 0, len(r.replicas[tp]))
 	for _, id := range r.replicas[tp] {
-		log, _, err := readReplicaLog(r.nodes[id-1].machine.Disk, tp)
-		logs = append(logs, replicaLog{batches: log, err: err})
+		log, end, err := readReplicaLog(r.nodes[id-1].machine.Disk, tp)
+		logs = append(logs, replicaLog{batches: log, end: end, err: err})
 	}
 	return logs
 }

@@ -49,7 +49,7 @@ func (r *run) logStart(tp history.TopicPartition) int64 {
 	}
 	for _, log := range r.replicaLogs(tp) {
 		if log.err == nil {
-			start = max(start, logFirst(log.batches))
+			start = max(start, log.first())
 		}
 	}
 	return start
@@ -65,15 +65,6 @@ func (r *run) logStartMax() int64 {
 	return most
 }
 
-// logFirst is the base offset of a log's first batch, or 0 for an empty
-// log.
-func logFirst(log []storedBatch) int64 {
-	if len(log) == 0 {
-		return 0
-	}
-	return log[0].header.BaseOffset
-}
-
 // commonStart is the highest first offset among a partition's replicas'
 // logs: replicas delete old segments on their own schedules, so only
 // what every replica still holds, from there on, can be compared.
@@ -83,7 +74,7 @@ func commonStart(logs []replicaLog) (int64, error) {
 		if log.err != nil {
 			return 0, fmt.Errorf("a replica's log cannot be read: %w", log.err)
 		}
-		start = max(start, logFirst(log.batches))
+		start = max(start, log.first())
 	}
 	return start, nil
 }
