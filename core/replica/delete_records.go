@@ -36,8 +36,8 @@ func (d *pendingDelete) finish(lowWatermark int64, err error) {
 // DeleteRecords moves the log start offset up to offset (Kafka's
 // DeleteRecords; DeleteRecordsHighWatermark means the high watermark) and
 // calls done with the new start once the move holds: it is durable here,
-// and every other member of the ISR has said, in its fetches, that its own
-// log start is there too. A leader that answered sooner could crash, and a
+// and every other member of the (maximal) ISR has said, in its fetches,
+// that its own log start is there too. A leader that answered sooner could crash, and a
 // follower from the ISR take over still serving the records it was told
 // were deleted, for good: nothing moves a leader's log start back up.
 // Kafka's DelayedDeleteRecords waits the same way, for every live
@@ -115,10 +115,12 @@ func (p *Partition) forgetFinishedDeletes() {
 	p.pendingDeletes = slices.DeleteFunc(p.pendingDeletes, func(d *pendingDelete) bool { return d.finished })
 }
 
-// isrStartsReach reports whether every other ISR member's last fetch said
-// its log starts at offset or later.
+// isrStartsReach reports whether every other member of the maximal ISR
+// (the committed ISR and any member a pending proposal adds, which may be
+// elected once it commits) said in its last fetch that its log starts at
+// offset or later.
 func (p *Partition) isrStartsReach(offset int64) bool {
-	for _, id := range p.isr {
+	for _, id := range p.maximalISR() {
 		if id == p.nodeID {
 			continue
 		}

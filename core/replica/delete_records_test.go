@@ -90,3 +90,31 @@ func TestDeleteRecordsFailsWhenLeadershipEnds(t *testing.T) {
 		t.Fatalf("DeleteRecords answered %v after the leadership moved, want NOT_LEADER_OR_FOLLOWER", answer)
 	}
 }
+
+// A follower the leader has proposed to add to the ISR may be elected
+// once the proposal commits: a DeleteRecords waits for it too.
+func TestDeleteRecordsWaitsForAFollowerBeingAddedToTheISR(t *testing.T) {
+	h := newHarness(t, 2, nil)
+	h.manualISR = true
+	h.setLeader(1, []int32{1})
+	_, a := h.produce("a", "b", "c")
+	h.runUntil("acknowledged", func() bool { return a.answered })
+	leader := h.partition(1)
+	h.runUntil("the leader proposes adding n2", func() bool { return len(h.proposals) == 1 })
+	if isr := leader.ISR(); !slices.Equal(isr, []int32{1}) {
+		t.Fatalf("committed ISR %v, want the leader alone while the proposal is pending", isr)
+	}
+	h.nodes[2].cut = true
+	answered := false
+	var low int64
+	leader.DeleteRecords(2, 10*time.Second, func(start int64, err error) { low, answered = start, err == nil })
+	h.run(200 * time.Millisecond)
+	if answered {
+		t.Fatalf("DeleteRecords answered %d while n2, proposed for the ISR, still starts at %d", low, h.partition(2).LogStartOffset())
+	}
+	h.nodes[2].cut = false
+	h.runUntil("the answer", func() bool { return answered })
+	if low != 2 || h.partition(2).LogStartOffset() != 2 {
+		t.Fatalf("answered %d with n2 starting at %d, want both at 2", low, h.partition(2).LogStartOffset())
+	}
+}
