@@ -98,6 +98,13 @@ const (
 	// deleted and created again during the history, which restarts its
 	// generations.
 	StaleGenerationCommit Anomaly = "stale-generation-commit"
+
+	// DeletedRecordsServed: an ok poll invoked after a DeleteRecords was
+	// answered (Options.DeletesAnswered) returned a record of its
+	// partition below the low watermark the answer gave. The answer
+	// promised those records were gone for good; one read again came back
+	// through a crash or a leader that had not deleted them.
+	DeletedRecordsServed Anomaly = "deleted-records-served"
 )
 
 // lossConsequence reports whether an anomaly is what losing acknowledged

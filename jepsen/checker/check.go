@@ -24,6 +24,7 @@ var (
 	abortedReadChecker         = checker{[]Anomaly{AbortedRead}, only((*analysis).abortedReads)}
 	groupOwnershipChecker      = checker{[]Anomaly{GroupOwnership}, only((*analysis).groupOwnership)}
 	staleGenerationChecker     = checker{[]Anomaly{StaleGenerationCommit}, only((*analysis).staleGenerationCommits)}
+	deletedRecordsChecker      = checker{[]Anomaly{DeletedRecordsServed}, only((*analysis).deletedRecordsServed)}
 	logChecker                 = checker{[]Anomaly{NonlinearizableLog}, (*analysis).logLinearizability}
 	committedOffsetChecker     = checker{[]Anomaly{NonlinearizableCommittedOffset}, (*analysis).committedOffsets}
 )
@@ -39,6 +40,7 @@ var everyChecker = []checker{
 	abortedReadChecker,
 	groupOwnershipChecker,
 	staleGenerationChecker,
+	deletedRecordsChecker,
 	logChecker,
 	committedOffsetChecker,
 }
@@ -94,6 +96,11 @@ func CheckGroupOwnership(ops []history.Op, options Options) Report {
 // CheckStaleGenerationCommits reports stale-generation-commit.
 func CheckStaleGenerationCommits(ops []history.Op, options Options) Report {
 	return checkWith(ops, options, staleGenerationChecker)
+}
+
+// CheckDeletedRecordsServed reports deleted-records-served.
+func CheckDeletedRecordsServed(ops []history.Op, options Options) Report {
+	return checkWith(ops, options, deletedRecordsChecker)
 }
 
 // CheckLogLinearizability runs porcupine on every partition's log and

@@ -29,6 +29,12 @@ type Options struct {
 	// them away on purpose. Anything at or above it is judged as before.
 	Deleted []DeletedBelow
 
+	// DeletesAnswered are the DeleteRecords a leader answered with a low
+	// watermark: from then on no poll may return a record of the
+	// partition below it (DeletedRecordsServed). Records deleted this
+	// way belong in Deleted too, for the checks of what was not read.
+	DeletesAnswered []DeleteAnswered
+
 	// FinalDrain says the history ends with polls that read every
 	// partition to its end, so a value still unseen is lost.
 	FinalDrain bool
@@ -54,7 +60,21 @@ func (o Options) validate() error {
 			return fmt.Errorf("checker: records deleted below offset %d of invalid partition %q", d.Offset, d.Partition.String())
 		}
 	}
+	for _, d := range o.DeletesAnswered {
+		if d.Partition.Topic == "" || d.Partition.Partition < 0 || d.LowWatermark < 0 {
+			return fmt.Errorf("checker: a DeleteRecords answered low watermark %d of invalid partition %q", d.LowWatermark, d.Partition.String())
+		}
+	}
 	return nil
+}
+
+// DeleteAnswered says that at time At (the history's clock) a leader
+// answered a DeleteRecords of Partition: every record below LowWatermark
+// is deleted.
+type DeleteAnswered struct {
+	Partition    history.TopicPartition
+	LowWatermark int64
+	At           int64
 }
 
 // DeletedBelow says that retention deleted every record of Partition

@@ -40,8 +40,8 @@ nonlinearizable-log: count=1 failures=0 permitted=1 informational=0
 	if report.Valid || report.Verdict != Fail || report.Failures() != 2 {
 		t.Fatalf("verdict %s, valid %v, %d failures", report.Verdict, report.Valid, report.Failures())
 	}
-	if len(report.Classes) != 14 {
-		t.Fatalf("Check reported %d classes, want all 14", len(report.Classes))
+	if len(report.Classes) != len(ViolationOrder) {
+		t.Fatalf("Check reported %d classes, want all %d", len(report.Classes), len(ViolationOrder))
 	}
 }
 
@@ -79,7 +79,7 @@ func TestMalformedHistoriesAndOptionsFail(t *testing.T) {
 	if report.Verdict != Fail || !strings.Contains(report.Error, "running nothing") {
 		t.Fatalf("malformed history: %s", report.Summary())
 	}
-	if len(report.Classes) != 14 {
+	if len(report.Classes) != len(ViolationOrder) {
 		t.Fatalf("an error report should still list the classes it could not check")
 	}
 	report = Check(s.ops(), Options{LinearizabilityTimeout: -1})

@@ -22,6 +22,7 @@ var ViolationOrder = []Anomaly{
 	InternalNonmonotonicPoll,
 	GroupOwnership,
 	StaleGenerationCommit,
+	DeletedRecordsServed,
 	NonlinearizableLog,
 	NonlinearizableCommittedOffset,
 }

@@ -54,9 +54,10 @@ func (r *run) machineCrashes() int {
 func (r *run) checkHistory(finalDrain bool) {
 	ops := settleUnreadUnknownCommits(withoutEndClaims(r.recorder.History()))
 	options := checker.Options{
-		LossPermitted: r.lossPermitted(),
-		Deleted:       r.deletedByRetention(),
-		FinalDrain:    finalDrain,
+		LossPermitted:   r.lossPermitted(),
+		Deleted:         r.deletedByRetention(),
+		DeletesAnswered: r.deletesAnswered(),
+		FinalDrain:      finalDrain,
 	}
 	r.recordChecked(ops, options)
 	report := checker.Check(ops, options)

@@ -3,12 +3,11 @@ package clusterworkload
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"sluice/jepsen/checker"
 	"sluice/jepsen/history"
 	"sluice/sim/kernel"
 	"sluice/sim/scenario"
@@ -24,8 +23,8 @@ import (
 //
 // An answer with a low watermark is a promise: nothing below it is
 // readable any more, whatever crashes or leader changes follow. The
-// check (checkDeletionsHeld) holds the history to it: no poll invoked
-// after the answer returns a record below it. Records deleted this way
+// checker's deleted-records-served holds the history to it: no poll
+// invoked after the answer returns a record below it. Records deleted this way
 // are not lost (deletedBelow tells the checks where each partition's
 // records were deleted, as for retention), and the group had read them.
 
@@ -123,40 +122,12 @@ func (r *run) deleteRecords(tp history.TopicPartition, offset int64, next, attem
 	})
 }
 
-// checkDeletionsHeld fails the run if a poll invoked after a leader
-// answered a DeleteRecords returned a record below the low watermark it
-// answered: deleted records came back.
-func (r *run) checkDeletionsHeld(ops []history.Op) {
-	if len(r.deletions) == 0 {
-		return
+// deletesAnswered is every DeleteRecords a leader answered, for the
+// checker's deleted-records-served.
+func (r *run) deletesAnswered() []checker.DeleteAnswered {
+	answered := make([]checker.DeleteAnswered, 0, len(r.deletions))
+	for _, d := range r.deletions {
+		answered = append(answered, checker.DeleteAnswered{Partition: d.partition, LowWatermark: d.lowWatermark, At: d.at})
 	}
-	deletions := slices.Clone(r.deletions)
-	slices.SortStableFunc(deletions, func(a, b deletion) int { return int(a.at - b.at) })
-	invoked := map[int]int64{} // process → when its open op was invoked
-	for _, op := range ops {
-		if op.Type == history.Invoke {
-			invoked[op.Process] = op.Time
-			continue
-		}
-		if op.Type != history.OK || op.F != history.FuncPoll {
-			continue
-		}
-		at := invoked[op.Process]
-		for _, poll := range op.Polls {
-			below := int64(0) // the highest low watermark answered before the poll
-			for _, d := range deletions {
-				if d.at < at && d.partition == poll.Partition {
-					below = max(below, d.lowWatermark)
-				}
-			}
-			for _, record := range poll.Records {
-				if record.Offset < below {
-					r.fail("deleted-records-served", fmt.Sprintf(
-						"op %d, a poll invoked at %v, read %s offset %d (%q), below %d, where a leader had answered that the records were deleted",
-						op.Index, time.Duration(at), poll.Partition, record.Offset, record.Value, below))
-					return
-				}
-			}
-		}
-	}
+	return answered
 }

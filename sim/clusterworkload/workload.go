@@ -286,9 +286,6 @@ func (r *run) simulate(canaries *core.Canaries) {
 	}
 	r.checkHistory(true)
 	if r.violation == nil {
-		r.checkDeletionsHeld(r.recorder.History())
-	}
-	if r.violation == nil {
 		r.checkGroupSawEverything()
 	}
 	if r.violation == nil {
