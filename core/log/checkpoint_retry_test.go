@@ -42,3 +42,53 @@ func TestATruncationWaitsOutAFullDiskByItself(t *testing.T) {
 		t.Fatalf("append a second after space returned: %v (nobody began the round that writes the checkpoint)", err)
 	}
 }
+
+// WhenDurable tells a waiter only once what it waits for is durable. While
+// a full disk refuses the checkpoint a truncation needs, the truncation is
+// not durable: a waiter is not told, however many rounds sync the files.
+// A follower holding replicated records waits so, and appends when told;
+// told early, its append was refused (the truncation still fences
+// appends), it waited again, and the round its wait began completed at
+// once (nothing to sync, the checkpoint refused again), telling it again:
+// a recursion without end, a stack overflow (cluster seed 19008).
+func TestWaitersOfAnUnwrittenCheckpointWaitForIt(t *testing.T) {
+	h := newHarness(t, 7, simdisk.Faults{})
+	l := h.open(smallConfig())
+	fill(t, l, 12, 4)
+	h.syncAll(l)
+	end := l.EndOffset() - 3
+	if err := l.TruncateTo(end); err != nil {
+		t.Fatal(err)
+	}
+	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage()})
+	told, appended := 0, false
+	var wait func()
+	wait = func() {
+		l.WhenDurable(func() {
+			told++
+			if told > 100 {
+				t.Fatalf("told durable %d times, the truncation's checkpoint unwritten", told)
+			}
+			_, err := l.AppendReplicated(replicatedBatch(end, 9, 1, 10, h.nowMilliseconds()))
+			if errors.Is(err, log.ErrTruncationNotDurable) {
+				wait()
+				return
+			}
+			if err != nil {
+				t.Fatalf("append: %v", err)
+			}
+			appended = true
+		})
+	}
+	wait()
+	h.advance(time.Second)
+	if told != 0 {
+		t.Fatalf("told durable %d times while a full disk refused the truncation's checkpoint", told)
+	}
+
+	h.disk.SetFaults(simdisk.Faults{})
+	h.advance(time.Second)
+	if told != 1 || !appended {
+		t.Fatalf("after space returned: told %d times, appended %v; want told once, and the append taken", told, appended)
+	}
+}
