@@ -301,14 +301,26 @@ func (l *Log) finishRound(round *syncRound) {
 	}
 	l.checkpointWriting = nil
 	l.advanceSynced(round.endOffset)
+	// The round's waiters are told, unless a full disk refused the
+	// round's checkpoint: a truncation or a moved start lives in the
+	// checkpoint, and is not durable before it is. They wait for a round
+	// that writes one (appends' waiters too, which could do without it:
+	// on a full disk, appends fail anyway). Telling them anyway broke
+	// durability, and a waiter that appended and waited again was told
+	// again inside the round its wait began, without end.
+	completeWaiters := func(finished uint64) {
+		if !round.checkpointSkipped {
+			l.completeDurableWaiters(finished)
+		}
+	}
 	if l.round != nil || l.roundDelayed || l.failure != nil {
 		// An OnSynced function started (or delayed) a round, or closed
 		// the log.
-		l.completeDurableWaiters(round.number)
+		completeWaiters(round.number)
 		return
 	}
 	if l.filesDirty() || (l.checkpointDue(l.endOffset) && !round.checkpointSkipped) {
-		l.completeDurableWaiters(round.number)
+		completeWaiters(round.number)
 		l.beginRound()
 		return
 	}
@@ -316,7 +328,7 @@ func (l *Log) finishRound(round *syncRound) {
 		// A checkpoint is due but could not be written (a full disk):
 		// whatever needs it waits for a later round, which the log
 		// begins itself after a while if nobody else does.
-		l.completeDurableWaiters(round.number)
+		completeWaiters(round.number)
 		l.scheduleCheckpointRetry()
 		return
 	}
