@@ -233,8 +233,20 @@ func (f *pendingFetch) emptyResponse() *kmsg.FetchResponse {
 // readForConsumer reads one partition below its high watermark into
 // answer, and reports the bytes read and whether the answer must go at
 // once (an error).
+//
+// Only a leader whose broker holds its lease from the controller
+// (lifecycle.go, holdsLease) serves consumers. One cut off from the
+// controller longer than that may already be fenced and replaced while it
+// still believes it leads; clients whose metadata is as old as its own
+// would read from it what its successor has since deleted (DeleteRecords,
+// retention), or miss what was written there since. It answers
+// NOT_LEADER_OR_FOLLOWER, and the client finds the new leader. Followers
+// still fetch from it: what they copy commits only through the ISR.
 func (f *pendingFetch) readForConsumer(topic string, rp *kmsg.FetchRequestTopicPartition, limit int, atLeastOne bool, answer *kmsg.FetchResponseTopicPartition) (int, bool) {
 	p, err := f.broker.leaderPartition(partitionKey{topic: topic, partition: rp.Partition})
+	if err == nil && !f.broker.lifecycle.holdsLease() {
+		err = kerr.NotLeaderForPartition
+	}
 	if err != nil {
 		answer.ErrorCode = errorCode(err)
 		return 0, true

@@ -36,13 +36,14 @@ func (d *pendingDelete) finish(lowWatermark int64, err error) {
 // DeleteRecords moves the log start offset up to offset (Kafka's
 // DeleteRecords; DeleteRecordsHighWatermark means the high watermark) and
 // calls done with the new start once the move holds: it is durable here,
-// and every other member of the (maximal) ISR has said, in its fetches,
-// that its own log start is there too. A leader that answered sooner could crash, and a
+// and every other replica that could lead or still serve reads (see
+// startsReach) has said, in its fetches, that its own log start is there
+// too. A leader that answered sooner could crash, and a
 // follower from the ISR take over still serving the records it was told
 // were deleted, for good: nothing moves a leader's log start back up.
-// Kafka's DelayedDeleteRecords waits the same way, for every live
-// replica's log start (Partition.lowWatermarkIfLeader); a follower moves
-// its start when a fetch answer shows the leader's (follower_fetch.go).
+// Kafka's DelayedDeleteRecords waits the same way (lowWatermarkIfLeader); a
+// follower moves its start when a fetch answer shows the leader's
+// (follower_fetch.go).
 //
 // An offset above the high watermark, or negative, is
 // OFFSET_OUT_OF_RANGE: records not yet committed may not be deleted. An
@@ -95,15 +96,16 @@ func (p *Partition) DeleteRecords(offset int64, timeout time.Duration, done func
 // completeDeletes answers every waiting DeleteRecords whose move holds now,
 // and fails them all if this replica no longer leads. It runs when the
 // leader's move becomes durable, after every follower fetch (which may
-// report a follower's new log start) and when the ISR changes (a follower
-// dropped from it no longer holds a delete up).
+// report a follower's new log start), when the ISR changes, and on the
+// ISR check's timer (MaybeShrinkISR), which notices a broker fenced
+// since: neither holds a delete up any more.
 func (p *Partition) completeDeletes() {
 	for _, d := range p.pendingDeletes {
 		switch {
 		case d.finished:
 		case !p.IsLeader() || p.closed:
 			d.finish(-1, kerr.NotLeaderForPartition)
-		case d.durable && p.isrStartsReach(d.offset):
+		case d.durable && p.startsReach(d.offset):
 			d.finish(p.log.StartOffset(), nil)
 		}
 	}
@@ -115,18 +117,34 @@ func (p *Partition) forgetFinishedDeletes() {
 	p.pendingDeletes = slices.DeleteFunc(p.pendingDeletes, func(d *pendingDelete) bool { return d.finished })
 }
 
-// isrStartsReach reports whether every other member of the maximal ISR
-// (the committed ISR and any member a pending proposal adds, which may be
-// elected once it commits) said in its last fetch that its log starts at
-// offset or later.
-func (p *Partition) isrStartsReach(offset int64) bool {
-	for _, id := range p.maximalISR() {
-		if id == p.nodeID {
+// startsReach reports whether every other replica a new leader could
+// come from, or a stale one still serve reads, said in its last fetch that
+// its log starts at offset or later: every member of the maximal ISR (the
+// committed ISR and any member a pending proposal adds, which may be
+// elected once it commits), and every replica on a broker the metadata
+// shows alive (registered and unfenced), as Kafka's lowWatermarkIfLeader
+// counts them. A replica outside the ISR may be a deposed leader cut off
+// from the controller that has not learned it was replaced: until its
+// broker is fenced, clients with metadata as old as its own still read
+// from it.
+func (p *Partition) startsReach(offset int64) bool {
+	for _, f := range p.followers {
+		if !p.inMaximalISR(f.id) && !p.brokerAlive(f.id) {
 			continue
 		}
-		if f := p.follower(id); f == nil || f.logStartOffset < offset {
+		if f.logStartOffset < offset {
 			return false
 		}
 	}
 	return true
+}
+
+// brokerAlive reports whether the metadata shows a broker registered and
+// unfenced.
+func (p *Partition) brokerAlive(id int32) bool {
+	if p.replication == nil {
+		return false
+	}
+	_, alive := p.replication.Broker(id)
+	return alive
 }

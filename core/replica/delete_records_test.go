@@ -11,8 +11,9 @@ import (
 // A DeleteRecords is answered only once every other ISR member has
 // followed the leader's new log start: a follower that took over before
 // that would serve the deleted records again. A follower that cannot
-// fetch holds the answer up until it leaves the ISR, and it rejoins only
-// once it starts where the leader does.
+// fetch holds the answer up until it is out of the ISR and its broker is
+// fenced (until then it may be a deposed leader still serving reads), and
+// it rejoins the ISR only once it starts where the leader does.
 func TestDeleteRecordsWaitsForTheISRToFollowTheStart(t *testing.T) {
 	h := newHarness(t, 3, nil)
 	h.setLeader(1, []int32{1, 2, 3})
@@ -34,9 +35,16 @@ func TestDeleteRecordsWaitsForTheISRToFollowTheStart(t *testing.T) {
 		t.Fatalf("DeleteRecords answered %d, %v while n3, in the ISR, still starts at %d", low, answer, h.partition(3).LogStartOffset())
 	}
 
-	// The controller drops n3 from the ISR (its broker was fenced, say);
-	// the ISR that is left has the new start.
+	// Out of the ISR but on a live broker, n3 could still serve reads
+	// to clients as stale as itself: the answer waits on.
 	h.setISR([]int32{1, 2})
+	h.run(200 * time.Millisecond)
+	if answered {
+		t.Fatalf("DeleteRecords answered %d, %v while n3, out of the ISR but alive, still starts at 0", low, answer)
+	}
+	// The controller fences n3's broker: every replica that could serve
+	// reads has the new start.
+	h.nodes[3].fenced = true
 	h.runUntil("the answer", func() bool { return answered })
 	if answer != nil || low != 3 {
 		t.Fatalf("DeleteRecords answered %d, %v; want the new start 3", low, answer)
@@ -45,8 +53,10 @@ func TestDeleteRecordsWaitsForTheISRToFollowTheStart(t *testing.T) {
 		t.Fatalf("answered with n3 still in the ISR %v", isr)
 	}
 
-	// n3 comes back, caught up but still starting at 0: that fetch does
-	// not get it into the ISR; the next, once it has followed, does.
+	// n3 comes back, unfenced, caught up but still starting at 0: that
+	// fetch does not get it into the ISR; the next, once it has
+	// followed, does.
+	h.nodes[3].fenced = false
 	position, ready := h.partition(3).FetchPosition()
 	if !ready || position.LogStartOffset != 0 || position.FetchOffset != 4 {
 		t.Fatalf("n3's fetch position %+v (ready %v), want a caught-up fetch from start 0", position, ready)

@@ -45,7 +45,9 @@ func TestFollowerBehindTheLeadersStartRestartsThere(t *testing.T) {
 	h := newHarness(t, 2, nil)
 	h.manualISR = true
 	h.setLeader(1, []int32{1})
-	h.nodes[2].cut = true
+	// Cut off and fenced: a DeleteRecords waits for the log start of
+	// every replica whose broker is alive.
+	h.nodes[2].cut, h.nodes[2].fenced = true, true
 	for _, values := range [][]string{{"a", "b", "c"}, {"d", "e", "f"}, {"g", "h", "i"}} {
 		h.appendUnreplicated(values...)
 	}
@@ -55,7 +57,7 @@ func TestFollowerBehindTheLeadersStartRestartsThere(t *testing.T) {
 	leader.DeleteRecords(4, time.Second, func(start int64, err error) { deleted = err == nil && start == 4 })
 	h.runUntil("records deleted", func() bool { return deleted })
 
-	h.nodes[2].cut = false
+	h.nodes[2].cut, h.nodes[2].fenced = false, false
 	follower := h.partition(2)
 	h.runUntil("the follower caught up", func() bool { return follower.LogEndOffset() == 9 })
 	if start := follower.LogStartOffset(); start != 4 {

@@ -123,9 +123,12 @@ func (p *Partition) maybeExpandISR(f *followerState) {
 //
 // It also moves the high watermark if it can: a follower outside the ISR
 // that the high watermark waited for (mayJoinISRSoon) stops counting once
-// it has not caught up for the lag time, with no event to say so.
+// it has not caught up for the lag time, with no event to say so; and it
+// answers the DeleteRecords a follower whose broker was fenced since held
+// up (delete_records.go).
 func (p *Partition) MaybeShrinkISR() {
 	p.updateHighWatermark()
+	p.completeDeletes()
 	if !p.IsLeader() || p.proposal != nil || p.replication == nil {
 		return
 	}
