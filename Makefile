@@ -61,14 +61,15 @@ bench-peers: build
 # loopback behind fault proxies, kgo producers (acks=all, idempotent and
 # not) and consumers (by assignment and in a group), 4 minutes of kill -9,
 # SIGSTOP, partitions, rolling restarts and full-cluster kills, then
-# recovery, a full read-back and the checkers; about 5 minutes. Results
+# recovery, a full read-back and the checkers, while an operator deletes
+# what the group consumed every 2 s; about 5 minutes. Results
 # (verdict.txt, history.jsonl, report.html with plots, node logs) go to
 # jepsen-results/<timestamp>/. JEPSEN_FLAGS adds flags, e.g.
 # JEPSEN_FLAGS="--power-check --duration 60s" (see `bin/sluice jepsen -h`).
 .PHONY: jepsen
 JEPSEN_FLAGS ?=
 jepsen: build
-	$(BIN) jepsen --nodes 3 --duration 4m --faults kill,pause,partition,rolling,full-kill --acks all --idempotence mixed --out jepsen-results $(JEPSEN_FLAGS)
+	$(BIN) jepsen --nodes 3 --duration 4m --faults kill,pause,partition,rolling,full-kill --acks all --idempotence mixed --delete-every 2s --out jepsen-results $(JEPSEN_FLAGS)
 
 # Open-ended fuzzing of what parses untrusted bytes: request frames
 # (core/wire), record batches (core/batch) and metadata records read back

@@ -43,6 +43,7 @@ func runJepsen(args []string) int {
 	minInsync := flags.Int("min-insync", 0, "the topic's min.insync.replicas (0: 2, or the replication factor if smaller)")
 	unclean := flags.Bool("unclean", false, "the topic's unclean.leader.election.enable")
 	rate := flags.Int("rate", 200, "sends per second, all producers together")
+	deleteEvery := flags.Duration("delete-every", 0, "have an operator delete what the group consumed (DeleteRecords) this often; 0: never")
 	seed := flags.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the nemesis's choices (targets, durations, shapes)")
 	out := flags.String("out", "jepsen-results", "results root: each run writes to ROOT/<timestamp>")
 	holdMin := flags.Duration("hold-min", 4*time.Second, "shortest fault")
@@ -94,6 +95,11 @@ func runJepsen(args []string) int {
 	workload.AcksAll = *acks == "all"
 	workload.Idempotence = mode
 	workload.SendsPerSecond = *rate
+	if *deleteEvery < 0 {
+		fmt.Fprintf(os.Stderr, "sluice jepsen: --delete-every %v: not negative\n", *deleteEvery)
+		return 2
+	}
+	workload.DeleteEvery = *deleteEvery
 
 	root, err := filepath.Abs(*out)
 	if err != nil {

@@ -53,6 +53,10 @@ const (
 // serve yet.
 const adminRetryDelay = 200 * time.Millisecond
 
+// adminRequestTimeout bounds one round of the deleter (deleter.go): the
+// committed offset, then DeleteRecords.
+const adminRequestTimeout = 10 * time.Second
+
 // Client settings of the workload. Faults last seconds, so clients must
 // notice a moved leader within one (metadata) and give up on a record
 // after a few fault windows at most (delivery timeout).

@@ -103,6 +103,9 @@ func verdictText(result *Result) string {
 	if len(c.Settings) > 0 {
 		fmt.Fprintf(&b, "broker settings: %s\n", strings.Join(c.Settings, " "))
 	}
+	if w.DeleteEvery > 0 {
+		fmt.Fprintf(&b, "deletes: every %v, sent %d, answered %d (deleted-records-served holds the answers)\n", w.DeleteEvery, result.DeletesSent, result.DeletesAnswered)
+	}
 	fmt.Fprintf(&b, "history: %s\n\n", result.Stats)
 	fmt.Fprintf(&b, "phases:\n")
 	for _, p := range result.Phases {

@@ -67,7 +67,10 @@ type Result struct {
 	Phases []Phase
 	// Stats count what the history holds.
 	Stats HistoryStats
-	Pass  bool
+	// DeletesSent and DeletesAnswered count the operator's
+	// DeleteRecords (Workload.DeleteEvery), and those a leader answered.
+	DeletesSent, DeletesAnswered int64
+	Pass                         bool
 }
 
 // drainPhaseName names the final read among a run's phases.
@@ -129,6 +132,8 @@ type runner struct {
 	progress io.Writer
 	start    time.Time
 	log      *historyLog
+	// deleter is the workload's operator deleting records, if it has one.
+	deleter *deleter
 
 	progressMutex sync.Mutex
 }
@@ -210,6 +215,7 @@ func (r *runner) run(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	r.deleter = workload.deleter
 	stopProgress := r.reportProgress(workload)
 	workloadStopped := false
 	stopWorkload := func() {
@@ -347,6 +353,10 @@ func (r *runner) checkerOptions() checker.Options {
 		for partition := range w.Partitions {
 			options.LossPermitted = append(options.LossPermitted, history.TopicPartition{Topic: w.Topic, Partition: partition})
 		}
+	}
+	if r.deleter != nil {
+		r.deleter.options(&options)
+		r.result.DeletesSent, r.result.DeletesAnswered = r.deleter.sent.Load(), r.deleter.ok.Load()
 	}
 	return options
 }

@@ -16,9 +16,11 @@ import (
 const keepResultsEnvironment = "SLUICE_JEPSEN_RESULTS"
 
 // TestSmokeRun is `make jepsen` in small: a 3-node cluster, acks=all with
-// min.insync.replicas=2, 40 s of faults (a kill, a pause, a partition, a
-// full-cluster kill, each for 3-5 s), then recovery, the final read and
-// the checkers, which must find nothing. It bounds itself to two minutes.
+// min.insync.replicas=2, an operator deleting consumed records every 2 s,
+// 40 s of faults (a kill, a pause, a partition, a full-cluster kill, each
+// for 3-5 s), then recovery, the final read and the checkers, which must
+// find nothing (deleted records never read after their deletion was
+// answered among it). It bounds itself to two minutes.
 func TestSmokeRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a 3-node cluster under faults for about 90 s")
@@ -37,7 +39,7 @@ func TestSmokeRun(t *testing.T) {
 		Timing:     NemesisTiming{HoldMin: 3 * time.Second, HoldMax: 5 * time.Second, Quiet: 3 * time.Second, FullKillDowntime: time.Second},
 		Seed:       1,
 		Dir:        dir,
-		Workload:   DefaultWorkload(3),
+		Workload:   smokeWorkload(),
 		Progress:   testWriter{t},
 	})
 	if err != nil {
@@ -59,6 +61,9 @@ func TestSmokeRun(t *testing.T) {
 			t.Errorf("no %s fault was injected; faults: %v", kind, result.Faults)
 		}
 	}
+	if result.DeletesAnswered == 0 {
+		t.Errorf("no DeleteRecords was answered (%d sent)", result.DeletesSent)
+	}
 	s := result.Stats
 	if s.SendsOK == 0 || s.RecordsPolled == 0 || s.CommitsOK == 0 || s.Assignments == 0 || !s.Drained {
 		t.Errorf("the workload did too little: %s", s)
@@ -66,6 +71,15 @@ func TestSmokeRun(t *testing.T) {
 	if class, _ := result.Report.Class(checker.LostWrite); class.Count != 0 {
 		t.Errorf("lost writes: %+v", class)
 	}
+}
+
+// smokeWorkload is the default workload with an operator deleting what
+// the group has consumed every 2 s, so that the real binary's
+// DeleteRecords meets the faults too.
+func smokeWorkload() Workload {
+	w := DefaultWorkload(3)
+	w.DeleteEvery = 2 * time.Second
+	return w
 }
 
 // testWriter sends progress lines to the test's log.

@@ -51,6 +51,9 @@ type Workload struct {
 	AssignConsumers int
 	GroupMembers    int
 	Group           string
+	// DeleteEvery, when set (and there is a group), has an operator
+	// delete what the group has consumed every DeleteEvery (deleter.go).
+	DeleteEvery time.Duration
 }
 
 // DefaultWorkload is the workload `sluice jepsen` runs unless told
@@ -105,6 +108,7 @@ type clients struct {
 	assign    []*assignConsumer
 	members   []*groupMember
 	reader    *committedReader
+	deleter   *deleter
 
 	cancel  context.CancelFunc
 	ticker  *time.Ticker
@@ -160,6 +164,14 @@ func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, erro
 		}
 		c.reader = reader
 	}
+	if w.GroupMembers > 0 && w.DeleteEvery > 0 {
+		d, err := newDeleter(cluster, log, w.Group, w.Topic, w.Partitions, w.DeleteEvery)
+		if err != nil {
+			c.closeAll()
+			return nil, err
+		}
+		c.deleter = d
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.ticker = time.NewTicker(time.Second / time.Duration(w.SendsPerSecond))
@@ -174,6 +186,9 @@ func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, erro
 	}
 	if c.reader != nil {
 		c.reader.start(ctx, fail)
+	}
+	if c.deleter != nil {
+		c.deleter.start(ctx)
 	}
 	return c, nil
 }
@@ -201,6 +216,10 @@ func (c *clients) stop() error {
 		wait.Add(1)
 		go func() { defer wait.Done(); c.reader.stop() }()
 	}
+	if c.deleter != nil {
+		wait.Add(1)
+		go func() { defer wait.Done(); c.deleter.stop() }()
+	}
 	wait.Wait()
 	c.mutex.Lock()
 	defer c.mutex.Unlock()
@@ -221,6 +240,9 @@ func (c *clients) closeAll() {
 	if c.reader != nil {
 		c.reader.client.Close()
 	}
+	if c.deleter != nil {
+		c.deleter.client.Close()
+	}
 }
 
 // progress is a one-line summary of what the clients have done.
@@ -238,6 +260,10 @@ func (c *clients) progress() string {
 		commits += member.commits.Load()
 		rebalances += member.subscribes.Load()
 	}
-	return fmt.Sprintf("sends ok=%d unknown=%d; assign polled=%d; group polled=%d commits=%d assignments=%d",
+	line := fmt.Sprintf("sends ok=%d unknown=%d; assign polled=%d; group polled=%d commits=%d assignments=%d",
 		acked, unknown, polled, grouped, commits, rebalances)
+	if c.deleter != nil {
+		line += fmt.Sprintf("; deletes sent=%d answered=%d", c.deleter.sent.Load(), c.deleter.ok.Load())
+	}
+	return line
 }
