@@ -128,6 +128,16 @@ func (l *Log) SyncStats() SyncStats { return l.syncStats }
 // offset). It may lie inside the first batch.
 func (l *Log) StartOffset() int64 { return l.startOffset }
 
+// DurableStartOffset is the log start no crash can take back: the one in
+// the checkpoint on disk (0 with none). It trails StartOffset from a move
+// until a sync round has written the checkpoint after it.
+func (l *Log) DurableStartOffset() int64 {
+	if l.checkpointDurable == nil {
+		return 0
+	}
+	return l.checkpointDurable.startOffset
+}
+
 // EndOffset is the offset the next append gets (Kafka's log end offset).
 func (l *Log) EndOffset() int64 { return l.endOffset }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"sluice/sim/simdisk"
 )
 
 // A DeleteRecords is answered only once every other ISR member has
@@ -127,4 +129,30 @@ func TestDeleteRecordsWaitsForAFollowerBeingAddedToTheISR(t *testing.T) {
 	if low != 2 || h.partition(2).LogStartOffset() != 2 {
 		t.Fatalf("answered %d with n2 starting at %d, want both at 2", low, h.partition(2).LogStartOffset())
 	}
+}
+
+// A follower reports only a log start its disk holds: one still in
+// memory, which a power loss would take back, holds no DeleteRecords
+// answer up. It makes the move durable by itself, without waiting for an
+// append.
+func TestAFollowerReportsOnlyADurableLogStart(t *testing.T) {
+	h := newHarness(t, 2, nil)
+	h.setLeader(1, []int32{1, 2})
+	_, a := h.produce("a", "b", "c")
+	h.runUntil("acknowledged", func() bool { return a.answered })
+	follower := h.partition(2)
+	h.runUntil("the follower's high watermark", func() bool { return follower.HighWatermark() == 3 })
+	// The follower's syncs now take a second.
+	h.nodes[2].machine.Disk.SetFaults(simdisk.Faults{SyncLatencyMin: time.Second, SyncLatencyMax: time.Second})
+	answered := false
+	h.partition(1).DeleteRecords(2, 10*time.Second, func(_ int64, err error) { answered = err == nil })
+	h.runUntil("the follower follows the leader's start", func() bool { return follower.LogStartOffset() == 2 })
+	if position, ready := follower.FetchPosition(); ready && position.LogStartOffset != 0 {
+		t.Fatalf("the follower reports log start %d before its move is durable", position.LogStartOffset)
+	}
+	h.run(500 * time.Millisecond)
+	if answered {
+		t.Fatal("DeleteRecords answered while the follower's new start was not yet durable")
+	}
+	h.runUntil("the answer, once the follower's move is on its disk", func() bool { return answered })
 }

@@ -58,8 +58,11 @@ func (p *Partition) FetchPosition() (FetchPosition, bool) {
 		CurrentLeaderEpoch: p.leaderEpoch,
 		FetchOffset:        p.log.EndOffset(),
 		LastFetchedEpoch:   p.log.LatestEpoch(),
-		LogStartOffset:     p.log.StartOffset(),
-		generation:         p.generation,
+		// Only a durable start: the leader answers a DeleteRecords
+		// once its followers' starts have passed the offset, and a
+		// start a power loss takes back would bring the records back.
+		LogStartOffset: p.log.DurableStartOffset(),
+		generation:     p.generation,
 	}
 	if p.w.Canaries.On(CanaryTruncateToHighWatermark) {
 		// Before KIP-101 a follower sent no epoch: the leader cannot
@@ -145,5 +148,8 @@ func (p *Partition) followLeaderStart(leaderStart int64) {
 		p.logger.Warn("cannot follow the leader's log start", "start", target, "error", err)
 		return
 	}
+	// Make the move durable now, not with the next append: the next
+	// fetches report it once it is (FetchPosition).
+	p.log.Sync()
 	p.logger.Debug("log start follows the leader's", "start", target)
 }

@@ -102,11 +102,13 @@ func (p *Partition) maybeExpandISR(f *followerState) {
 	if f.logEndOffset < p.highWatermark || f.logEndOffset < p.epochStartOffset || !p.eligibleForISR(f) {
 		return
 	}
-	if f.logStartOffset < p.log.StartOffset() {
+	if f.logStartOffset < p.log.DurableStartOffset() {
 		// Not before it has followed the leader's log start (it does
-		// when an answer shows it, so at its next fetch): a DeleteRecords
-		// answered before it joined did not wait for it, and as a leader
-		// it would serve the records deleted there again.
+		// when an answer shows it, and reports it once durable): a
+		// DeleteRecords answered before it joined did not wait for it,
+		// and as a leader it would serve the records deleted there
+		// again. An answered deletion is durable here, so the leader's
+		// durable start is the bar.
 		return
 	}
 	isr := append(slices.Clone(p.isr), f.id)
