@@ -106,3 +106,27 @@ func TestDuplicateLeftByLossIsPermittedWhereLossIs(t *testing.T) {
 		wantFindings(t, CheckDuplicates(s.ops(), permitted), Duplicate, Failure, []int{ops[1], ops[0]})
 	})
 }
+
+// A record read at offset 3, then deleted (DeleteRecords, retention) and
+// the producer's idempotence state with it, retried and written again at
+// 5: the deletion explains that duplicate, loss permitted or not. One
+// whose earlier copy still stands above the deleted offset is a failure.
+func TestDuplicateLeftByDeletionIsPermitted(t *testing.T) {
+	retried := func(s *script) []int {
+		before := s.poll(1, pollOf(t0, 3, records(3, "a")))
+		after := s.poll(2, pollOf(t0, 5, records(5, "a")))
+		return []int{before, after}
+	}
+	t.Run("below the deleted offset", func(t *testing.T) {
+		s := newScript(t)
+		ops := retried(s)
+		options := Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 4}}}
+		wantFindings(t, CheckDuplicates(s.ops(), options), Duplicate, Permitted, ops)
+	})
+	t.Run("above the deleted offset", func(t *testing.T) {
+		s := newScript(t)
+		ops := retried(s)
+		options := Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 3}}}
+		wantFindings(t, CheckDuplicates(s.ops(), options), Duplicate, Failure, ops)
+	})
+}
