@@ -27,6 +27,12 @@ type sighting struct {
 // every position but one was later overwritten: another value was seen at
 // that offset, so the log there is not what it was. A value that sits at
 // two positions of the log as it stands is a failure anywhere.
+//
+// Deletion (Options.Deleted) takes the idempotence state too: a position
+// below a partition's deleted offset is gone on purpose, with the
+// producer's state for it (Kafka drops a producer whose last batch is
+// below the log start), so a retry written again after it is permitted,
+// loss or not.
 func (a *analysis) duplicates() []Finding {
 	repeated := a.valuesAtSeveralPositions()
 	var sightings []sighting
@@ -102,10 +108,16 @@ func (a *analysis) duplicateOf(sightings []sighting) (Finding, bool) {
 	var places []string
 	status, standing := Permitted, 0
 	for _, at := range positions {
-		if !a.lossPermitted[at.partition] {
-			status = Failure
-		}
-		if !a.overwritten(at.partition, at.offset, sightings[0].value) {
+		switch {
+		case at.partition != positions[0].partition:
+			status = Failure // in two partitions: no loss or deletion explains that
+		case a.deleted(at.partition, at.offset):
+			// Gone on purpose, with the producer's state for it.
+		case a.overwritten(at.partition, at.offset, sightings[0].value):
+			if !a.lossPermitted[at.partition] {
+				status = Failure // replaced where no loss is permitted
+			}
+		default:
 			standing++
 		}
 		firstOps = append(firstOps, at.ops[0])
