@@ -39,4 +39,10 @@ const (
 	// the leader counts records as held by replicas whose machines may
 	// lose them, so a crash of every replica loses acknowledged writes.
 	CanaryAcksBeforeFollowerSync = "replica-acks-before-follower-sync"
+
+	// CanaryDeleteWithoutFollowers answers a DeleteRecords once the
+	// leader's own new log start is durable, without waiting for its
+	// followers to follow it (the bug cluster seed 59 found): a follower
+	// that takes over serves the deleted records again.
+	CanaryDeleteWithoutFollowers = "replica-delete-without-followers"
 )

@@ -48,3 +48,18 @@ func TestCanaryAcksBeforeFollowerSyncAcknowledgesUnsyncedCopies(t *testing.T) {
 		t.Fatal("every acknowledgement waited for the followers' syncs: the canary plants nothing")
 	}
 }
+
+func TestCanaryDeleteWithoutFollowersAnswersBeforeTheISRFollows(t *testing.T) {
+	h := newHarness(t, 2, nil, CanaryDeleteWithoutFollowers)
+	h.setLeader(1, []int32{1, 2})
+	_, a := h.produce("a", "b")
+	h.runUntil("acknowledged", func() bool { return a.answered })
+	h.runUntil("the follower's high watermark", func() bool { return h.partition(2).HighWatermark() == 2 })
+	h.nodes[2].cut = true
+	answered := false
+	h.partition(1).DeleteRecords(1, 10*time.Second, func(_ int64, err error) { answered = err == nil })
+	h.runUntil("the answer", func() bool { return answered })
+	if start := h.partition(2).LogStartOffset(); start != 0 {
+		t.Fatalf("the follower followed to %d: the canary shows nothing", start)
+	}
+}

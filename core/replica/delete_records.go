@@ -105,7 +105,7 @@ func (p *Partition) completeDeletes() {
 		case d.finished:
 		case !p.IsLeader() || p.closed:
 			d.finish(-1, kerr.NotLeaderForPartition)
-		case d.durable && p.startsReach(d.offset):
+		case d.durable && (p.startsReach(d.offset) || p.w.Canaries.On(CanaryDeleteWithoutFollowers)):
 			d.finish(p.log.StartOffset(), nil)
 		}
 	}

@@ -50,6 +50,17 @@ var canaryBiases = map[string]canaryBias{
 	replica.CanaryHighWatermarkWithoutISR: leaderFaults,
 	replica.CanaryTruncateToHighWatermark: leaderFaults,
 	replica.CanaryReadAboveHighWatermark:  leaderFaults,
+	// Deleted records come back when a follower that had not followed
+	// the deletion takes over: deletions of what the group consumed, and
+	// leaders crashed and cut off.
+	replica.CanaryDeleteWithoutFollowers: func(s *scenario.Scenario) {
+		for i := range s.Topics {
+			if s.Topics[i].Name == s.Clients.Groups[0].Topic {
+				s.Topics[i].DeleteEvery = 400 * time.Millisecond
+			}
+		}
+		leaderFaults(s)
+	},
 }
 
 // powerLosses leans toward losing every machine's unsynced writes at once.

@@ -48,6 +48,12 @@ func Canaries() []sim.Canary {
 			SeedsMax:    canaryDuplicateWindowIgnoredSeedsMax,
 		},
 		{
+			Name:        replica.CanaryDeleteWithoutFollowers,
+			Workload:    Name,
+			Description: "a leader answers DeleteRecords before its followers have followed the new log start: one that takes over serves the deleted records",
+			SeedsMax:    canaryDeleteWithoutFollowersSeedsMax,
+		},
+		{
 			Name:        group.CanaryStaleGenerationCommit,
 			Workload:    Name,
 			Description: "the group coordinator accepts an offset commit from an older generation: a paused consumer commits after its group moved on",
@@ -81,4 +87,5 @@ const (
 	canaryDuplicateWindowIgnoredSeedsMax  = 100
 	canaryStaleGenerationCommitSeedsMax   = 100
 	canaryCommitBeforeDurableSeedsMax     = 100
+	canaryDeleteWithoutFollowersSeedsMax  = 100
 )
