@@ -24,7 +24,9 @@
 //   - every anomaly of jepsen/checker on the whole history: lost-write,
 //     unseen, duplicate, inconsistent-offsets, nonmonotonic-send,
 //     poll-skip, nonmonotonic-poll, their internal forms, group-ownership,
-//     stale-generation-commit, nonlinearizable-log (porcupine, per
+//     stale-generation-commit, deleted-records-served (a read after a
+//     DeleteRecords answer returned what it deleted; deletes.go),
+//     nonlinearizable-log (porcupine, per
 //     partition) and nonlinearizable-committed-offset (per group and
 //     partition); "inconclusive" when porcupine ran out of time. Loss is
 //     permitted, and counted, where the configuration allows it (acks=1,
@@ -50,7 +52,8 @@
 // Start reading with RunScenario (workload.go); node.go runs one node,
 // setup.go and admin.go create the topics (growth.go adds partitions),
 // clients.go drives the clients
-// (offset_reader.go the lag monitors),
+// (offset_reader.go the lag monitors, deletes.go the operator deleting
+// consumed records),
 // nemesis.go and its nemesis_*.go files inject the faults, liveness.go and
 // group_liveness.go are the final phase, check.go and replicas.go judge,
 // observer.go watches the leaders. Planted bugs it must catch are in
