@@ -35,10 +35,10 @@ func (d *pendingDelete) finish(lowWatermark int64, err error) {
 
 // DeleteRecords moves the log start offset up to offset (Kafka's
 // DeleteRecords; DeleteRecordsHighWatermark means the high watermark) and
-// calls done with the new start once the move holds: it is durable here,
-// and every other replica that could lead or still serve reads (see
-// startsReach) has said, in its fetches, that its own log start is there
-// too. A leader that answered sooner could crash, and a
+// calls done with the low watermark once the move holds: it is durable
+// here, and every other replica that could lead or still serve reads (see
+// lowWatermark) has said, in its fetches, that its own durable log start
+// is there too. A leader that answered sooner could crash, and a
 // follower from the ISR take over still serving the records it was told
 // were deleted, for good: nothing moves a leader's log start back up.
 // Kafka's DelayedDeleteRecords waits the same way (lowWatermarkIfLeader); a
@@ -105,8 +105,10 @@ func (p *Partition) completeDeletes() {
 		case d.finished:
 		case !p.IsLeader() || p.closed:
 			d.finish(-1, kerr.NotLeaderForPartition)
-		case d.durable && (p.startsReach(d.offset) || p.w.Canaries.On(CanaryDeleteWithoutFollowers)):
+		case d.durable && p.w.Canaries.On(CanaryDeleteWithoutFollowers):
 			d.finish(p.log.StartOffset(), nil)
+		case d.durable && p.lowWatermark() >= d.offset:
+			d.finish(p.lowWatermark(), nil)
 		}
 	}
 	p.forgetFinishedDeletes()
@@ -117,26 +119,26 @@ func (p *Partition) forgetFinishedDeletes() {
 	p.pendingDeletes = slices.DeleteFunc(p.pendingDeletes, func(d *pendingDelete) bool { return d.finished })
 }
 
-// startsReach reports whether every other replica a new leader could
-// come from, or a stale one still serve reads, said in its last fetch that
-// its log starts at offset or later: every member of the maximal ISR (the
-// committed ISR and any member a pending proposal adds, which may be
-// elected once it commits), and every replica on a broker the metadata
-// shows alive (registered and unfenced), as Kafka's lowWatermarkIfLeader
-// counts them. A replica outside the ISR may be a deposed leader cut off
-// from the controller that has not learned it was replaced: until its
-// broker is fenced, clients with metadata as old as its own still read
-// from it.
-func (p *Partition) startsReach(offset int64) bool {
+// lowWatermark is the lowest durable log start among the replicas a new
+// leader could come from, or a stale one still serve reads from, this one
+// included: every member of the maximal ISR (the committed ISR and any
+// member a pending proposal adds, which may be elected once it commits),
+// and every replica on a broker the metadata shows alive (registered and
+// unfenced), as Kafka's lowWatermarkIfLeader counts them. A replica
+// outside the ISR may be a deposed leader cut off from the controller that
+// has not learned it was replaced: until its broker is fenced, clients
+// with metadata as old as its own still read from it. Followers report
+// their durable starts in their fetches. It is what a DeleteRecords answer
+// may promise: the leader's own start may be further on, moved by a later
+// deletion its followers have not followed yet.
+func (p *Partition) lowWatermark() int64 {
+	low := p.log.DurableStartOffset()
 	for _, f := range p.followers {
-		if !p.inMaximalISR(f.id) && !p.brokerAlive(f.id) {
-			continue
-		}
-		if f.logStartOffset < offset {
-			return false
+		if p.inMaximalISR(f.id) || p.brokerAlive(f.id) {
+			low = min(low, f.logStartOffset)
 		}
 	}
-	return true
+	return low
 }
 
 // brokerAlive reports whether the metadata shows a broker registered and

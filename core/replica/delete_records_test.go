@@ -156,3 +156,42 @@ func TestAFollowerReportsOnlyADurableLogStart(t *testing.T) {
 	}
 	h.runUntil("the answer, once the follower's move is on its disk", func() bool { return answered })
 }
+
+// Two deletions in a row: the first is answered once the follower has
+// followed it, with a low watermark the follower has reached, not the
+// leader's start that the second moved further on.
+func TestADeletionAnswersOnlyWhatTheReplicasReached(t *testing.T) {
+	h := newHarness(t, 2, nil)
+	h.setLeader(1, []int32{1, 2})
+	_, a := h.produce("a", "b", "c", "d")
+	h.runUntil("acknowledged", func() bool { return a.answered })
+	follower := h.partition(2)
+	h.runUntil("the follower's high watermark", func() bool { return follower.HighWatermark() == 4 })
+	leader := h.partition(1)
+	var answers []int64
+	var followerStarts []int64
+	leader.DeleteRecords(1, 10*time.Second, func(low int64, err error) {
+		if err != nil {
+			t.Fatalf("first deletion: %v", err)
+		}
+		answers = append(answers, low)
+		followerStarts = append(followerStarts, follower.log.DurableStartOffset())
+	})
+	h.runUntil("the follower follows the first deletion", func() bool { return follower.LogStartOffset() == 1 })
+	leader.DeleteRecords(3, 10*time.Second, func(low int64, err error) {
+		if err != nil {
+			t.Fatalf("second deletion: %v", err)
+		}
+		answers = append(answers, low)
+		followerStarts = append(followerStarts, follower.log.DurableStartOffset())
+	})
+	h.runUntil("both answers", func() bool { return len(answers) == 2 })
+	for i, low := range answers {
+		if low > followerStarts[i] {
+			t.Fatalf("answer %d promised %d while the follower's durable start was %d (answers %v)", i, low, followerStarts[i], answers)
+		}
+	}
+	if answers[0] < 1 || answers[1] != 3 {
+		t.Fatalf("answers %v, want the first at least 1 and the second 3", answers)
+	}
+}
