@@ -137,6 +137,27 @@ func (a *analysis) duplicateOf(sightings []sighting) (Finding, bool) {
 	}, true
 }
 
+// duplicatedPastDeletion reports whether some value of tp was observed
+// both below its deleted offset and at or above it: a retry written again
+// after deletion took its first copy and the producer's state with it.
+func (a *analysis) duplicatedPastDeletion(tp history.TopicPartition) bool {
+	if a.logStart[tp] == 0 {
+		return false
+	}
+	below := map[string]bool{}
+	for _, seen := range a.logs[tp].observations {
+		if a.deleted(tp, seen.offset) {
+			below[seen.value] = true
+		}
+	}
+	for _, seen := range a.logs[tp].observations {
+		if !a.deleted(tp, seen.offset) && below[seen.value] {
+			return true
+		}
+	}
+	return false
+}
+
 // describeOps is "op 3" or "ops 3, 7, 9", listing at most
 // opsPerFindingMax.
 func describeOps(ops []int) string {

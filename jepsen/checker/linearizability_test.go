@@ -143,6 +143,36 @@ func TestLogLinearizabilityIsPermittedWhereLossIs(t *testing.T) {
 	}
 }
 
+// An idempotent send whose first copy (at 1) was read, then deleted with
+// the producer's state, is written again by its retry (at 3): the log model
+// cannot place one value twice, and defers to the duplicate check, which
+// permits what deletion explains. Without the deletion it is a failure.
+func TestLogLinearizabilityDefersToADuplicateDeletionExplains(t *testing.T) {
+	build := func(s *script) {
+		s.send(0, t0, "x", 0)
+		retried := s.startSend(1, t0, "a")
+		s.poll(2, pollOf(t0, 0, records(0, "x", 1, "a")))
+		s.send(0, t0, "y", 2)
+		retried.ok(3)
+		s.poll(2, pollOf(t0, 2, records(2, "y", 3, "a")))
+	}
+	s := newScript(t)
+	build(s)
+	deleted := Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 2}}}
+	report := Check(s.ops(), deleted)
+	if report.Verdict != Pass {
+		t.Fatalf("a duplicate the deletion explains failed the run:\n%s", report)
+	}
+	if class, _ := report.Class(NonlinearizableLog); class.Permitted != 1 {
+		t.Fatalf("want one permitted nonlinearizable-log finding:\n%s", report)
+	}
+	s = newScript(t)
+	build(s)
+	if report := Check(s.ops(), Options{}); report.Verdict == Pass {
+		t.Fatalf("without a deletion the duplicate passed:\n%s", report)
+	}
+}
+
 func TestCommittedOffsets(t *testing.T) {
 	commitOf := func(offset int64) history.Payload {
 		return history.Payload{Commits: []history.Commit{{Group: "g", Partition: t0, Offset: offset}}}
