@@ -8,11 +8,19 @@ package broker
 // offset whose record timestamp is at or after a given time, found through
 // the time index. A timestamp past every record answers offset -1.
 //
+// Only a broker holding its lease from the controller (lifecycle.go)
+// answers, as for consumers' Fetch (01_fetch.go): one cut off longer may
+// already be replaced, and the ends it knows may no longer exist; it
+// answers NOT_LEADER_OR_FOLLOWER and the client finds the new leader.
+//
 // Version notes: v2 isolation level (same answer: no transactions); v4
 // CurrentLeaderEpoch fencing (KIP-320) and LeaderEpoch in the answer; v6
 // flexible; v7 max timestamp.
 
-import "github.com/twmb/franz-go/pkg/kmsg"
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
 
 func init() {
 	registerAPI(&api{key: 2, advertisedMin: 1, honouredMin: 1, max: 7, handle: (*Broker).handleListOffsets})
@@ -21,6 +29,7 @@ func init() {
 func (b *Broker) handleListOffsets(x *exchange) {
 	req := x.request.Body.(*kmsg.ListOffsetsRequest)
 	resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+	leased := b.lifecycle.holdsLease()
 	for _, t := range req.Topics {
 		rt := kmsg.NewListOffsetsResponseTopic()
 		rt.Topic = t.Topic
@@ -31,6 +40,9 @@ func (b *Broker) handleListOffsets(x *exchange) {
 			answer.Timestamp = -1
 			answer.LeaderEpoch = -1
 			p, err := b.leaderPartition(partitionKey{topic: t.Topic, partition: rp.Partition})
+			if err == nil && !leased {
+				err = kerr.NotLeaderForPartition
+			}
 			if err == nil {
 				answer.Offset, answer.Timestamp, err = p.OffsetForTimestamp(rp.Timestamp, rp.CurrentLeaderEpoch)
 				answer.LeaderEpoch = p.LeaderEpoch()

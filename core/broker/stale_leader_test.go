@@ -5,14 +5,31 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
+
+// listLatest asks for a partition's latest offset (ListOffsets -1).
+func listLatest(c *testClient, topic string, partition int32) (int64, int16) {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.Version = 7
+	req.ReplicaID = -1
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewListOffsetsRequestTopicPartition()
+	rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = partition, -1, -1
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	answer := c.request(req).(*kmsg.ListOffsetsResponse).Topics[0].Partitions[0]
+	return answer.Offset, answer.ErrorCode
+}
 
 // A leader cut off from every other node, but not from its clients, keeps
 // believing it leads until it hears otherwise. Once its lease from the
 // controller has run out (the controller may have fenced it and elected a
 // successor) it answers consumers NOT_LEADER_OR_FOLLOWER instead of
-// records: its successor may have deleted them since (DeleteRecords) or
-// written past them. Healed, it serves again as the metadata says.
+// records, and instead of the ends it knows (ListOffsets): its successor
+// may have deleted them since (DeleteRecords) or written past them.
+// Healed, it serves again as the metadata says.
 func TestClusterStrandedLeaderStopsServingConsumers(t *testing.T) {
 	c := newTestCluster(t, 3, 21)
 	stranded := c.someNonController()
@@ -49,6 +66,9 @@ func TestClusterStrandedLeaderStopsServingConsumers(t *testing.T) {
 	}
 	if values, code, _ := client.fetch("s", 0, 0); code != kerr.NotLeaderForPartition.Code || len(values) != 0 {
 		t.Fatalf("a stale leader without a lease answered a consumer %v with %v, want NOT_LEADER_OR_FOLLOWER", values, kerr.ErrorForCode(code))
+	}
+	if offset, code := listLatest(client, "s", 0); code != kerr.NotLeaderForPartition.Code {
+		t.Fatalf("a stale leader without a lease answered ListOffsets latest %d with %v, want NOT_LEADER_OR_FOLLOWER", offset, kerr.ErrorForCode(code))
 	}
 
 	c.network.Heal()
