@@ -137,21 +137,22 @@ func (a *analysis) duplicateOf(sightings []sighting) (Finding, bool) {
 	}, true
 }
 
-// duplicatedPastDeletion reports whether some value of tp was observed
-// both below its deleted offset and at or above it: a retry written again
-// after deletion took its first copy and the producer's state with it.
+// duplicatedPastDeletion reports whether some value of tp was observed at
+// two offsets, the lower one below its deleted offset: a retry written
+// again after deletion took its first copy and the producer's state with
+// it (the second copy may since have been deleted too).
 func (a *analysis) duplicatedPastDeletion(tp history.TopicPartition) bool {
 	if a.logStart[tp] == 0 {
 		return false
 	}
-	below := map[string]bool{}
+	lowest := map[string]int64{}
 	for _, seen := range a.logs[tp].observations {
-		if a.deleted(tp, seen.offset) {
-			below[seen.value] = true
+		if low, ok := lowest[seen.value]; !ok || seen.offset < low {
+			lowest[seen.value] = seen.offset
 		}
 	}
 	for _, seen := range a.logs[tp].observations {
-		if !a.deleted(tp, seen.offset) && below[seen.value] {
+		if low := lowest[seen.value]; seen.offset != low && a.deleted(tp, low) {
 			return true
 		}
 	}

@@ -166,6 +166,12 @@ func TestLogLinearizabilityDefersToADuplicateDeletionExplains(t *testing.T) {
 	if class, _ := report.Class(NonlinearizableLog); class.Permitted != 1 {
 		t.Fatalf("want one permitted nonlinearizable-log finding:\n%s", report)
 	}
+	// Later deletions may take the second copy too.
+	s = newScript(t)
+	build(s)
+	if report := Check(s.ops(), Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 4}}}); report.Verdict != Pass {
+		t.Fatalf("with both copies deleted since, the run failed:\n%s", report)
+	}
 	s = newScript(t)
 	build(s)
 	if report := Check(s.ops(), Options{}); report.Verdict == Pass {
