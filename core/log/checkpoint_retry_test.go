@@ -16,17 +16,7 @@ import (
 // returns (a follower holding the records it fetched waited forever, seed
 // 27012 of the cluster workload).
 func TestATruncationWaitsOutAFullDiskByItself(t *testing.T) {
-	h := newHarness(t, 7, simdisk.Faults{})
-	l := h.open(smallConfig())
-	fill(t, l, 12, 4)
-	h.syncAll(l)
-	end := l.EndOffset() - 3
-	if err := l.TruncateTo(end); err != nil {
-		t.Fatal(err)
-	}
-	// Full from here on: the round the truncation began cannot write
-	// the checkpoint.
-	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage()})
+	h, l, end := truncatedOnAFullDisk(t)
 	roundsBefore := l.SyncStats().RoundsStarted
 	h.advance(time.Second)
 	if _, err := l.AppendReplicated(replicatedBatch(end, 9, 1, 10, h.nowMilliseconds())); !errors.Is(err, log.ErrTruncationNotDurable) {
@@ -52,15 +42,7 @@ func TestATruncationWaitsOutAFullDiskByItself(t *testing.T) {
 // once (nothing to sync, the checkpoint refused again), telling it again:
 // a recursion without end, a stack overflow (cluster seed 19008).
 func TestWaitersOfAnUnwrittenCheckpointWaitForIt(t *testing.T) {
-	h := newHarness(t, 7, simdisk.Faults{})
-	l := h.open(smallConfig())
-	fill(t, l, 12, 4)
-	h.syncAll(l)
-	end := l.EndOffset() - 3
-	if err := l.TruncateTo(end); err != nil {
-		t.Fatal(err)
-	}
-	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage()})
+	h, l, end := truncatedOnAFullDisk(t)
 	told, appended := 0, false
 	var wait func()
 	wait = func() {
@@ -91,4 +73,21 @@ func TestWaitersOfAnUnwrittenCheckpointWaitForIt(t *testing.T) {
 	if told != 1 || !appended {
 		t.Fatalf("after space returned: told %d times, appended %v; want told once, and the append taken", told, appended)
 	}
+}
+
+// truncatedOnAFullDisk opens a log, fills and syncs it, truncates its last
+// three offsets and fills the disk: the round the truncation began cannot
+// write the checkpoint. It returns the new end.
+func truncatedOnAFullDisk(t *testing.T) (*harness, *log.Log, int64) {
+	t.Helper()
+	h := newHarness(t, 7, simdisk.Faults{})
+	l := h.open(smallConfig())
+	fill(t, l, 12, 4)
+	h.syncAll(l)
+	end := l.EndOffset() - 3
+	if err := l.TruncateTo(end); err != nil {
+		t.Fatal(err)
+	}
+	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage()})
+	return h, l, end
 }

@@ -100,15 +100,24 @@ func (p *Partition) DeleteRecords(offset int64, timeout time.Duration, done func
 // ISR check's timer (MaybeShrinkISR), which notices a broker fenced
 // since: neither holds a delete up any more.
 func (p *Partition) completeDeletes() {
+	if len(p.pendingDeletes) == 0 {
+		return
+	}
+	leading := p.IsLeader() && !p.closed
+	low := int64(-1)
+	if leading {
+		low = p.lowWatermark()
+		if p.w.Canaries.On(CanaryDeleteWithoutFollowers) {
+			low = p.log.StartOffset()
+		}
+	}
 	for _, d := range p.pendingDeletes {
 		switch {
 		case d.finished:
-		case !p.IsLeader() || p.closed:
+		case !leading:
 			d.finish(-1, kerr.NotLeaderForPartition)
-		case d.durable && p.w.Canaries.On(CanaryDeleteWithoutFollowers):
-			d.finish(p.log.StartOffset(), nil)
-		case d.durable && p.lowWatermark() >= d.offset:
-			d.finish(p.lowWatermark(), nil)
+		case d.durable && low >= d.offset:
+			d.finish(low, nil)
 		}
 	}
 	p.forgetFinishedDeletes()
@@ -133,8 +142,9 @@ func (p *Partition) forgetFinishedDeletes() {
 // deletion its followers have not followed yet.
 func (p *Partition) lowWatermark() int64 {
 	low := p.log.DurableStartOffset()
+	maximal := p.maximalISR()
 	for _, f := range p.followers {
-		if p.inMaximalISR(f.id) || p.brokerAlive(f.id) {
+		if contains(maximal, f.id) || p.brokerAlive(f.id) {
 			low = min(low, f.logStartOffset)
 		}
 	}

@@ -55,8 +55,8 @@ func (r *run) checkHistory(finalDrain bool) {
 	ops := settleUnreadUnknownCommits(withoutEndClaims(r.recorder.History()))
 	options := checker.Options{
 		LossPermitted:   r.lossPermitted(),
-		Deleted:         r.deletedByRetention(),
-		DeletesAnswered: r.deletesAnswered(),
+		Deleted:         r.deletedRecords(),
+		DeletesAnswered: r.deletions,
 		FinalDrain:      finalDrain,
 	}
 	r.recordChecked(ops, options)
@@ -187,7 +187,7 @@ func (r *run) checkGroupSawEverything() {
 			ops[i] = r.recorder.Op(index)
 			ops[i].Index = i
 		}
-		report := checker.CheckLostWrites(ops, checker.Options{LossPermitted: r.lossPermitted(), Deleted: r.deletedByRetention(), FinalDrain: true})
+		report := checker.CheckLostWrites(ops, checker.Options{LossPermitted: r.lossPermitted(), Deleted: r.deletedRecords(), FinalDrain: true})
 		if report.Error != "" {
 			r.fail("group-history", report.Error)
 			return

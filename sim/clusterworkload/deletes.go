@@ -34,14 +34,6 @@ const deleteAttemptsMax = 6
 // deleteRecordsVersion is the newest DeleteRecords Sluice serves.
 const deleteRecordsVersion = 2
 
-// deletion is one DeleteRecords a leader answered.
-type deletion struct {
-	partition history.TopicPartition
-	// lowWatermark is the log start the leader answered; at when.
-	lowWatermark int64
-	at           int64
-}
-
 // deleter is one topic's operator.
 type deleter struct {
 	topic scenario.Topic
@@ -112,7 +104,7 @@ func (r *run) deleteRecords(tp history.TopicPartition, offset int64, next, attem
 			}
 		}
 		if code == 0 {
-			r.deletions = append(r.deletions, deletion{partition: tp, lowWatermark: lowWatermark, at: r.kernel.Now()})
+			r.deletions = append(r.deletions, checker.DeleteAnswered{Partition: tp, LowWatermark: lowWatermark, At: r.kernel.Now()})
 			r.note(fmt.Sprintf("n%d deleted %s below %d (asked %d)", node, tp, lowWatermark, offset))
 			return
 		}
@@ -120,14 +112,4 @@ func (r *run) deleteRecords(tp history.TopicPartition, offset int64, next, attem
 			r.retryAdmin(func() { r.deleteRecords(tp, offset, next+1, attempt+1) })
 		}
 	})
-}
-
-// deletesAnswered is every DeleteRecords a leader answered, for the
-// checker's deleted-records-served.
-func (r *run) deletesAnswered() []checker.DeleteAnswered {
-	answered := make([]checker.DeleteAnswered, 0, len(r.deletions))
-	for _, d := range r.deletions {
-		answered = append(answered, checker.DeleteAnswered{Partition: d.partition, LowWatermark: d.lowWatermark, At: d.at})
-	}
-	return answered
 }

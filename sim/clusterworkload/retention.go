@@ -15,8 +15,9 @@ import (
 // each partition's records were deleted (checker.Options.Deleted) and
 // judge everything above that as before.
 
-// deletedByRetention lists, for each partition whose log start has moved,
-// the offset below which retention deleted its records: the highest log
+// deletedRecords lists, for each partition whose log start has moved,
+// the offset below which retention or the operator deleted its records:
+// the highest log
 // start any replica shows, on its disk (its first segment's base offset)
 // or in the answers the final drain got from the leaders. Each replica
 // only deletes below its high watermark, so every record below that was
@@ -27,7 +28,7 @@ import (
 // operator's DeleteRecords (deletes.go) move log starts too, and are
 // covered the same way. Nil when the run neither sets retention.bytes nor
 // deleted records.
-func (r *run) deletedByRetention() []checker.DeletedBelow {
+func (r *run) deletedRecords() []checker.DeletedBelow {
 	if r.scenario.Logs.RetentionBytes == 0 && r.counts.deletesSent == 0 {
 		return nil
 	}
@@ -41,7 +42,7 @@ func (r *run) deletedByRetention() []checker.DeletedBelow {
 }
 
 // logStart is the highest log start offset of tp that a replica's disk or
-// the final drain shows (see deletedByRetention).
+// the final drain shows (see deletedRecords).
 func (r *run) logStart(tp history.TopicPartition) int64 {
 	start := int64(0)
 	if r.drainer != nil {
@@ -59,7 +60,7 @@ func (r *run) logStart(tp history.TopicPartition) int64 {
 // that a scenario with retention deleted records.
 func (r *run) logStartMax() int64 {
 	most := int64(0)
-	for _, d := range r.deletedByRetention() {
+	for _, d := range r.deletedRecords() {
 		most = max(most, d.Offset)
 	}
 	return most

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"sluice/core"
+	"sluice/jepsen/checker"
 	"sluice/jepsen/history"
 	"sluice/sim"
 	"sluice/sim/kernel"
@@ -98,8 +99,9 @@ type run struct {
 	offsetReaders []*offsetReaderDriver
 	// growths are the topics the run grows (growth.go).
 	growths []*growth
-	// deletions are the DeleteRecords a leader answered (deletes.go).
-	deletions []deletion
+	// deletions are the DeleteRecords a leader answered (deletes.go),
+	// for the checker's deleted-records-served.
+	deletions []checker.DeleteAnswered
 	// clients are every client machine, in the order the scenario names
 	// them; the nemesis crashes them.
 	clients []*simclient.Client

@@ -26,8 +26,7 @@ var steps = []step{
 	{noOperationsFloor},
 	{noMetadataSnapshots},
 	{defaultLogs},
-	{noGrowth},
-	{noDeletes},
+	{noTopicActions},
 	{dropEvents},
 	{dropClients},
 	{fewerNodes},
@@ -126,32 +125,24 @@ func defaultLogs(s scenario.Scenario) []candidate {
 	return out
 }
 
-// noGrowth keeps each growing topic at its first partition count, one
-// topic at a time.
-func noGrowth(s scenario.Scenario) []candidate {
+// noTopicActions drops what an operator does to a topic during the run,
+// one action of one topic at a time: growing it, deleting its consumed
+// records.
+func noTopicActions(s scenario.Scenario) []candidate {
 	var out []candidate
 	for i, t := range s.Topics {
-		if t.GrowTo == 0 {
-			continue
+		for _, action := range []struct {
+			name  string
+			unset func(*scenario.Topic) bool
+		}{
+			{"does not grow", func(t *scenario.Topic) bool { was := t.GrowTo != 0; t.GrowTo, t.GrowAt = 0, 0; return was }},
+			{"has nothing deleted", func(t *scenario.Topic) bool { was := t.DeleteEvery != 0; t.DeleteEvery = 0; return was }},
+		} {
+			c := clone(s)
+			if action.unset(&c.Topics[i]) {
+				out = append(out, candidate{fmt.Sprintf("topic %s %s", t.Name, action.name), c})
+			}
 		}
-		c := clone(s)
-		c.Topics[i].GrowTo, c.Topics[i].GrowAt = 0, 0
-		out = append(out, candidate{fmt.Sprintf("topic %s does not grow", t.Name), c})
-	}
-	return out
-}
-
-// noDeletes stops the operator deleting records from a topic, one topic
-// at a time.
-func noDeletes(s scenario.Scenario) []candidate {
-	var out []candidate
-	for i, t := range s.Topics {
-		if t.DeleteEvery == 0 {
-			continue
-		}
-		c := clone(s)
-		c.Topics[i].DeleteEvery = 0
-		out = append(out, candidate{fmt.Sprintf("nothing deleted from topic %s", t.Name), c})
 	}
 	return out
 }

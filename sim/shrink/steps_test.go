@@ -7,7 +7,7 @@ import (
 	"sluice/sim/scenario"
 )
 
-// A growing topic is one more thing a case may not need: noGrowth offers
+// A growing topic is one more thing a case may not need: noTopicActions offers
 // the scenario without it, and a shorter safety phase that the growth no
 // longer fits in drops it rather than leave an invalid scenario.
 func TestShrinkingDropsATopicsGrowth(t *testing.T) {
@@ -17,12 +17,13 @@ func TestShrinkingDropsATopicsGrowth(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	candidates := noGrowth(s)
+	s.Topics[0].DeleteEvery = 0
+	candidates := noTopicActions(s)
 	if len(candidates) != 1 || candidates[0].scenario.Topics[0].GrowTo != 0 || Size(candidates[0].scenario) >= Size(s) {
-		t.Fatalf("noGrowth gave %+v, want one smaller candidate without the growth", candidates)
+		t.Fatalf("noTopicActions gave %+v, want one smaller candidate without the growth", candidates)
 	}
 	if s.Topics[0].GrowTo == 0 {
-		t.Fatal("noGrowth changed the scenario it was given")
+		t.Fatal("noTopicActions changed the scenario it was given")
 	}
 	for _, c := range shorterSafety(s) {
 		if err := c.scenario.Validate(); err != nil {
