@@ -121,6 +121,9 @@ const (
 	settleDuration = 5 * time.Second
 	// drainTimeout bounds the final read of every partition.
 	drainTimeout = 90 * time.Second
+	// drainStartsRefresh spaces the final read's listings of log starts
+	// while its polls bring nothing (see finalDrain).
+	drainStartsRefresh = time.Second
 	// linearizabilityTimeout is porcupine's budget per partition.
 	linearizabilityTimeout = 60 * time.Second
 	// progressInterval spaces the progress lines.
