@@ -26,6 +26,12 @@ type Coverage struct {
 	// SitesReached and SitesFired count how often each BUGGIFY site was
 	// reached, and how often it misbehaved, summed over the nodes.
 	SitesReached, SitesFired map[string]uint64
+	// KnownActions are the things an operator or a client does that are
+	// not faults but take code paths of their own (adding partitions,
+	// deleting records, a static member coming back), which the
+	// workload declares with DeclareActions; Actions counts them.
+	KnownActions []string
+	Actions      map[string]uint64
 }
 
 // NewCoverage returns empty counts over the known fault kinds and sites.
@@ -36,7 +42,29 @@ func NewCoverage(knownFaults, knownSites []string) *Coverage {
 		Faults:       map[string]uint64{},
 		SitesReached: map[string]uint64{},
 		SitesFired:   map[string]uint64{},
+		Actions:      map[string]uint64{},
 	}
+}
+
+// DeclareActions adds actions the workload can take to the known ones.
+func (c *Coverage) DeclareActions(actions ...string) {
+	for _, a := range actions {
+		if !slices.Contains(c.KnownActions, a) {
+			c.KnownActions = append(c.KnownActions, a)
+		}
+	}
+}
+
+// CountAction adds n actions of a kind, which must be declared, for the
+// reason CountFault gives.
+func (c *Coverage) CountAction(action string, n int) {
+	if n <= 0 {
+		return
+	}
+	if !slices.Contains(c.KnownActions, action) {
+		panic(fmt.Sprintf("sim: coverage counts action %q, which its workload does not declare (%v)", action, c.KnownActions))
+	}
+	c.Actions[action] += uint64(n)
 }
 
 // The disk's own faults, which simdisk draws at the chances a seed gives
@@ -128,16 +156,26 @@ func (c *Coverage) Add(other *Coverage) {
 	for s, n := range other.SitesFired {
 		c.SitesFired[s] += n
 	}
+	c.DeclareActions(other.KnownActions...)
+	for a, n := range other.Actions {
+		c.Actions[a] += n
+	}
 }
 
-// NeverReached lists the known fault kinds never applied ("fault:pause")
-// and the known sites never reached ("buggify:quorum-...") or reached but
-// never fired ("buggify-fired:..."), sorted.
+// NeverReached lists the known fault kinds never applied ("fault:pause"),
+// the known actions never taken ("action:grow-partitions") and the known
+// sites never reached ("buggify:quorum-...") or reached but never fired
+// ("buggify-fired:..."), sorted.
 func (c *Coverage) NeverReached() []string {
 	var missed []string
 	for _, k := range c.KnownFaults {
 		if c.Faults[k] == 0 {
 			missed = append(missed, "fault:"+k)
+		}
+	}
+	for _, a := range c.KnownActions {
+		if c.Actions[a] == 0 {
+			missed = append(missed, "action:"+a)
 		}
 	}
 	for _, s := range c.KnownSites {
@@ -159,6 +197,9 @@ func (c *Coverage) Line() string {
 	b.WriteString("coverage:")
 	for _, k := range sortedKeys(c.Faults) {
 		fmt.Fprintf(&b, " fault_%s=%d", k, c.Faults[k])
+	}
+	for _, a := range sortedKeys(c.Actions) {
+		fmt.Fprintf(&b, " action_%s=%d", a, c.Actions[a])
 	}
 	for _, s := range sortedKeys(c.SitesReached) {
 		fmt.Fprintf(&b, " buggify_%s=%d/%d", s, c.SitesFired[s], c.SitesReached[s])

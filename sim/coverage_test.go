@@ -60,3 +60,30 @@ func TestCoverageKnowsEverySiteReached(t *testing.T) {
 		t.Fatalf("never reached %v", c.NeverReached())
 	}
 }
+
+func TestCoverageCountsDeclaredActionsAndNamesTheOnesNeverTaken(t *testing.T) {
+	c := NewCoverage([]string{"crash"}, nil)
+	c.DeclareActions("grow-partitions", "delete-records")
+	c.CountFault("crash", 1)
+	c.CountAction("delete-records", 3)
+	c.CountAction("static-rejoin", 0) // nothing taken: nothing to declare
+	other := NewCoverage(nil, nil)
+	other.DeclareActions("static-rejoin")
+	other.CountAction("static-rejoin", 2)
+	c.Add(other)
+	if want := []string{"action:grow-partitions"}; !slices.Equal(c.NeverReached(), want) {
+		t.Fatalf("never reached %v, want %v", c.NeverReached(), want)
+	}
+	if c.Actions["delete-records"] != 3 || c.Actions["static-rejoin"] != 2 {
+		t.Fatalf("actions %v", c.Actions)
+	}
+	if line := c.Line(); !strings.Contains(line, " action_delete-records=3 action_static-rejoin=2\n") {
+		t.Fatalf("line %q does not list the actions taken", line)
+	}
+	defer func() {
+		if recovered := recover(); recovered == nil || !strings.Contains(recovered.(string), `"grow"`) {
+			t.Fatalf("counting an undeclared action: recovered %v, want a panic naming it", recovered)
+		}
+	}()
+	c.CountAction("grow", 1)
+}

@@ -8,8 +8,9 @@ import (
 	"sluice/sim/scenario"
 )
 
-// coverage counts the faults the nemesis applied, by kind, and what every
-// node's BUGGIFY sites did, for a sweep's "never reached" summary. The
+// coverage counts the faults the nemesis applied, by kind, the actions
+// the operator and the clients took, and what every node's BUGGIFY sites
+// did, for a sweep's "never reached" summary. The
 // kinds it can reach are those the swarm draws, and any other a scenario
 // file schedules; a node runs every core package, so it can reach every
 // site.
@@ -30,5 +31,37 @@ func (r *run) coverage() *sim.Coverage {
 	for _, n := range r.nodes {
 		c.CountSites(n.machine.Buggify())
 	}
+	c.DeclareActions(actions...)
+	grown := 0
+	for _, g := range r.growths {
+		if g.learned {
+			grown++
+		}
+	}
+	group := r.groupStats()
+	c.CountAction(actionGrowPartitions, grown)
+	c.CountAction(actionGroupGrowthRebalance, int(group.PartitionsGrown))
+	c.CountAction(actionDeleteRecords, len(r.deletions))
+	c.CountAction(actionStaticRejoin, int(group.StaticRejoins))
+	c.CountAction(actionStaticLeaderSkipsAssignment, int(group.SkippedAssignments))
 	return c
+}
+
+// The operator's and clients' actions the swarm draws, which coverage
+// counts as it counts faults: a topic's partition count confirmed grown
+// (CreatePartitions), a group leader rebalancing for the new partitions,
+// a DeleteRecords answered, a restarted static member rejoining by its
+// group.instance.id, and a returning static leader told to skip the
+// assignment (KIP-814).
+const (
+	actionGrowPartitions              = "grow-partitions"
+	actionGroupGrowthRebalance        = "group-growth-rebalance"
+	actionDeleteRecords               = "delete-records"
+	actionStaticRejoin                = "static-rejoin"
+	actionStaticLeaderSkipsAssignment = "static-leader-skips-assignment"
+)
+
+var actions = []string{
+	actionGrowPartitions, actionGroupGrowthRebalance, actionDeleteRecords,
+	actionStaticRejoin, actionStaticLeaderSkipsAssignment,
 }

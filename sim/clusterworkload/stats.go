@@ -30,16 +30,7 @@ func (r *run) stats() []sim.Option {
 		s := reader.Stats()
 		polls, records = polls+s.Fetches, records+s.RecordsRead
 	}
-	var group simclient.GroupConsumerStats
-	for _, g := range r.groups {
-		for _, m := range g.members {
-			s := m.consumer.Stats()
-			group.Generations += s.Generations
-			group.Commits, group.CommitsOK = group.Commits+s.Commits, group.CommitsOK+s.CommitsOK
-			group.Fetches, group.Records = group.Fetches+s.Fetches, group.Records+s.Records
-			group.PartitionsGrown += s.PartitionsGrown
-		}
-	}
+	group := r.groupStats()
 	var crashes, halts, restarts int
 	var syncsFailed, readsCorrupted, writesTorn, writesRefused uint64
 	for _, n := range r.nodes {
@@ -134,4 +125,22 @@ func (r *run) stats() []sim.Option {
 		}
 	}
 	return stats
+}
+
+// groupStats sums what the groups' members did (the counts stats and
+// coverage use).
+func (r *run) groupStats() simclient.GroupConsumerStats {
+	var group simclient.GroupConsumerStats
+	for _, g := range r.groups {
+		for _, m := range g.members {
+			s := m.consumer.Stats()
+			group.Generations += s.Generations
+			group.Commits, group.CommitsOK = group.Commits+s.Commits, group.CommitsOK+s.CommitsOK
+			group.Fetches, group.Records = group.Fetches+s.Fetches, group.Records+s.Records
+			group.PartitionsGrown += s.PartitionsGrown
+			group.StaticRejoins += s.StaticRejoins
+			group.SkippedAssignments += s.SkippedAssignments
+		}
+	}
+	return group
 }

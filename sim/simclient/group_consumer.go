@@ -147,6 +147,9 @@ type GroupConsumer struct {
 	readBack   []func([]history.Commit)
 	leaderNext int
 	stats      GroupConsumerStats
+	// joinedOnce says some incarnation of this consumer has joined the
+	// group; it outlives crashes, for StaticRejoins only.
+	joinedOnce bool
 }
 
 // groupMembership is what a consumer process knows of its membership; a
@@ -212,6 +215,12 @@ type GroupConsumerStats struct {
 	// PartitionsGrown counts the rebalances this consumer asked for as
 	// leader because the topic gained partitions.
 	PartitionsGrown int64
+	// StaticRejoins counts the joins of a static member that came back
+	// with no member id (restarted) after it had been in the group:
+	// the coordinator must recognize its group.instance.id (KIP-345).
+	// SkippedAssignments counts the answers that made it leader with
+	// SkipAssignment set (KIP-814).
+	StaticRejoins, SkippedAssignments int64
 }
 
 // GroupMembership is a consumer's view of its membership, for a workload

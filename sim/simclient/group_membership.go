@@ -140,6 +140,7 @@ func (g *GroupConsumer) join() {
 		req.Protocols = append(req.Protocols, protocol)
 	}
 	g.busy = true
+	rejoin := m.memberID == "" && req.InstanceID != nil && g.joinedOnce
 	g.client.RequestAddressWithTimeout(m.coordinator, req, g.groupRequestTimeout(), func(resp kmsg.Response, err error) {
 		g.busy = false
 		if err != nil {
@@ -148,13 +149,14 @@ func (g *GroupConsumer) join() {
 			g.backOff()
 			return
 		}
-		g.joinAnswered(resp.(*kmsg.JoinGroupResponse))
+		g.joinAnswered(resp.(*kmsg.JoinGroupResponse), rejoin)
 	})
 }
 
 // joinAnswered reads a JoinGroup answer: on success the leader assigns and
-// everyone syncs; otherwise the join is tried again.
-func (g *GroupConsumer) joinAnswered(answer *kmsg.JoinGroupResponse) {
+// everyone syncs; otherwise the join is tried again. staticRejoin says
+// the join was a restarted static member's first.
+func (g *GroupConsumer) joinAnswered(answer *kmsg.JoinGroupResponse, staticRejoin bool) {
 	m := &g.membership
 	code := answer.ErrorCode
 	switch {
@@ -167,8 +169,13 @@ func (g *GroupConsumer) joinAnswered(answer *kmsg.JoinGroupResponse) {
 		}
 		m.memberID, m.generation, m.protocol = answer.MemberID, answer.Generation, *answer.Protocol
 		m.leadPartitions = 0 // until lead computes this generation's assignment
+		g.joinedOnce = true
+		if staticRejoin {
+			g.stats.StaticRejoins++
+		}
 		g.client.note(fmt.Sprintf("joined group %s generation %d as %s (leader %s)", g.config.Group, m.generation, m.memberID, answer.LeaderID))
 		if answer.LeaderID == answer.MemberID && answer.SkipAssignment {
+			g.stats.SkippedAssignments++
 			// A static leader back in a stable group (KIP-814): it
 			// leads, but the assignment stands. What it covers is
 			// unknown to this new process; the watch asks.
