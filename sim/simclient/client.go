@@ -202,12 +202,30 @@ func (c *Client) connectionAddresses() []string {
 // Request sends req to the broker with the given node id and calls done
 // with its answer or an error, always from a later event.
 func (c *Client) Request(node int32, req kmsg.Request, done func(kmsg.Response, error)) {
+	c.requestNode(node, req, c.config.RequestTimeout, done)
+}
+
+// RequestFetch sends a Fetch to the broker with the given node id, with
+// the request timeout plus the fetch's max wait: the broker may hold a
+// Fetch that long before it answers, so a fetch timed out by the request
+// timeout alone would time out on every idle long poll whenever the two
+// are close, and take the connection, and any group request on it, with
+// it. Real clients do the same (kgo: RequestTimeoutOverhead + MaxWait;
+// Java's request.timeout.ms is far above fetch.max.wait.ms).
+func (c *Client) RequestFetch(node int32, req *kmsg.FetchRequest, done func(kmsg.Response, error)) {
+	maxWait := time.Duration(max(req.MaxWaitMillis, 0)) * time.Millisecond
+	c.requestNode(node, req, c.config.RequestTimeout+maxWait, done)
+}
+
+// requestNode sends req to the broker with the given node id, with the
+// given request timeout.
+func (c *Client) requestNode(node int32, req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) {
 	address, ok := c.metadata.brokers[node]
 	if !ok {
 		c.later(func() { done(nil, fmt.Errorf("%w: node %d", ErrUnknownBroker, node)) })
 		return
 	}
-	c.RequestAddress(address, req, done)
+	c.RequestAddressWithTimeout(address, req, timeout, done)
 }
 
 // RequestAny sends req to some broker: one already connected if any, else

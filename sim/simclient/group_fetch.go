@@ -108,7 +108,7 @@ func (g *GroupConsumer) fetch() {
 	g.op = op
 	g.stats.Fetches++
 	g.busy = true
-	g.client.Request(leader, req, func(resp kmsg.Response, err error) {
+	g.client.RequestFetch(leader, req, func(resp kmsg.Response, err error) {
 		g.busy, g.op = false, nil
 		if err != nil {
 			// A read that got no answer changed nothing: fail.

@@ -102,7 +102,7 @@ func (r *Reader) fetch(tps []history.TopicPartition) {
 	r.poll = op
 	r.stats.Fetches++
 	r.requestInFlight = true
-	r.client.Request(leader, req, func(resp kmsg.Response, err error) {
+	r.client.RequestFetch(leader, req, func(resp kmsg.Response, err error) {
 		r.requestInFlight = false
 		r.poll = nil
 		if err != nil {

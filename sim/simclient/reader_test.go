@@ -117,3 +117,30 @@ func TestDecodeRecordsRefusesACorruptBatchAndIgnoresATornTail(t *testing.T) {
 		t.Fatalf("corrupt batch: %v, want a CRC error", err)
 	}
 }
+
+// A broker holds a Fetch for up to its max wait before it answers an
+// empty one, so a fetch gets the request timeout on top of that wait, as
+// real clients give it (seed 361139: request timeout 500ms, max wait
+// 498ms, and every idle long poll timed out, closing the connection the
+// group's requests shared).
+func TestAnIdleLongPollOutlastingTheRequestTimeoutIsNotTimedOut(t *testing.T) {
+	c := newCluster(t, 7, simdisk.Faults{})
+	client := c.client("r1", func(config *Config) { config.RequestTimeout = 400 * time.Millisecond })
+	reader := NewReader(client, ReaderConfig{FetchMaxWait: 500 * time.Millisecond}, c.recorder, c.processes)
+	if err := reader.Assign([]history.TopicPartition{tp(0)}); err != nil {
+		t.Fatal(err)
+	}
+	c.run(5 * time.Second)
+	polls := completions(c.recorder.History(), history.FuncPoll)
+	if len(polls) < 5 {
+		t.Fatalf("%d polls in 5s of 500ms long polls, want at least 5", len(polls))
+	}
+	for _, op := range polls {
+		if op.Type != history.OK {
+			t.Fatalf("poll %+v, want every idle long poll answered (empty)", op)
+		}
+	}
+	if s := reader.Stats(); s.FetchesFailed != 0 {
+		t.Fatalf("%d fetches failed", s.FetchesFailed)
+	}
+}
