@@ -205,16 +205,18 @@ func (c *Client) Request(node int32, req kmsg.Request, done func(kmsg.Response, 
 	c.requestNode(node, req, c.config.RequestTimeout, done)
 }
 
-// RequestFetch sends a Fetch to the broker with the given node id, with
-// the request timeout plus the fetch's max wait: the broker may hold a
-// Fetch that long before it answers, so a fetch timed out by the request
-// timeout alone would time out on every idle long poll whenever the two
-// are close, and take the connection, and any group request on it, with
-// it. Real clients do the same (kgo: RequestTimeoutOverhead + MaxWait;
-// Java's request.timeout.ms is far above fetch.max.wait.ms).
+// RequestFetch sends a Fetch to the broker with the given node id. The
+// broker may hold an empty Fetch for its max wait before it answers, so
+// the fetch is timed out no sooner than that wait plus
+// fetchAnswerMargin, however short the request timeout: with the two
+// close, every idle long poll timed out and took the connection, and any
+// group request on it, with it (seed 361139). Real clients see to the
+// same: kgo times a fetch out after RequestTimeoutOverhead + MaxWait,
+// and Java's consumer long required request.timeout.ms above
+// fetch.max.wait.ms.
 func (c *Client) RequestFetch(node int32, req *kmsg.FetchRequest, done func(kmsg.Response, error)) {
 	maxWait := time.Duration(max(req.MaxWaitMillis, 0)) * time.Millisecond
-	c.requestNode(node, req, c.config.RequestTimeout+maxWait, done)
+	c.requestNode(node, req, max(c.config.RequestTimeout, maxWait+fetchAnswerMargin), done)
 }
 
 // requestNode sends req to the broker with the given node id, with the

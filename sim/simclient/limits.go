@@ -77,6 +77,10 @@ const (
 	// the coordinator holds until the rebalance completes
 	// (AbstractCoordinator's JOIN_GROUP_TIMEOUT_LAPSE, 5 s).
 	groupRequestTimeoutMargin = 5 * time.Second
+	// fetchAnswerMargin is how much longer than its max wait a Fetch
+	// may take to be answered (Client.RequestFetch): the round trip
+	// and the broker's work, with room to spare.
+	fetchAnswerMargin = 200 * time.Millisecond
 	// assignorsMax bounds the assignors a consumer offers.
 	assignorsMax = 8
 	// groupMembersMax bounds the members a leader assigns partitions to:

@@ -119,8 +119,8 @@ func TestDecodeRecordsRefusesACorruptBatchAndIgnoresATornTail(t *testing.T) {
 }
 
 // A broker holds a Fetch for up to its max wait before it answers an
-// empty one, so a fetch gets the request timeout on top of that wait, as
-// real clients give it (seed 361139: request timeout 500ms, max wait
+// empty one, so a fetch is never timed out before that wait and a margin
+// have passed, whatever the request timeout (seed 361139: request timeout 500ms, max wait
 // 498ms, and every idle long poll timed out, closing the connection the
 // group's requests shared).
 func TestAnIdleLongPollOutlastingTheRequestTimeoutIsNotTimedOut(t *testing.T) {
