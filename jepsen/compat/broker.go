@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/jepsen/ports"
 )
 
 const (
@@ -287,17 +289,14 @@ func probeMetadata(address string, correlationID int32) error {
 	return nil
 }
 
-// freeLoopbackAddress picks a port the kernel says is free now. Another
-// process could take it before the broker binds; the broker then fails to
-// start, which fails the test loudly rather than silently.
+// freeLoopbackAddress picks a free port for the broker to bind, outside
+// the range client connections take theirs from (see package ports).
 func freeLoopbackAddress(t testing.TB) string {
 	t.Helper()
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	address, err := ports.Loopback()
 	if err != nil {
 		t.Fatalf("finding a free port: %v", err)
 	}
-	address := listener.Addr().String()
-	listener.Close()
 	return address
 }
 

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"sluice/jepsen/ports"
 )
 
 // ClusterOptions configures a cluster StartCluster launches.
@@ -134,10 +136,10 @@ func (c *Cluster) layOut() error {
 			logPath: filepath.Join(c.options.Dir, "node-"+strconv.Itoa(id)+".log"),
 		}
 		var err error
-		if n.listen, err = freeLoopbackAddress(); err != nil {
+		if n.listen, err = ports.Loopback(); err != nil {
 			return err
 		}
-		if n.controllerListen, err = freeLoopbackAddress(); err != nil {
+		if n.controllerListen, err = ports.Loopback(); err != nil {
 			return err
 		}
 		for _, front := range []struct {
@@ -384,16 +386,3 @@ func (n *Node) Advertised() string { return n.advertised }
 
 // LogPath is the file the node's output goes to.
 func (n *Node) LogPath() string { return n.logPath }
-
-// freeLoopbackAddress picks a port the kernel says is free now. Another
-// process could take it before the node binds; the node then fails to
-// start, which the harness reports.
-func freeLoopbackAddress() (string, error) {
-	listener, err := listenLoopback()
-	if err != nil {
-		return "", err
-	}
-	address := listener.Addr().String()
-	listener.Close()
-	return address, nil
-}
