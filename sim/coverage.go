@@ -48,23 +48,13 @@ func NewCoverage(knownFaults, knownSites []string) *Coverage {
 
 // DeclareActions adds actions the workload can take to the known ones.
 func (c *Coverage) DeclareActions(actions ...string) {
-	for _, a := range actions {
-		if !slices.Contains(c.KnownActions, a) {
-			c.KnownActions = append(c.KnownActions, a)
-		}
-	}
+	c.KnownActions = appendNew(c.KnownActions, actions...)
 }
 
 // CountAction adds n actions of a kind, which must be declared, for the
 // reason CountFault gives.
 func (c *Coverage) CountAction(action string, n int) {
-	if n <= 0 {
-		return
-	}
-	if !slices.Contains(c.KnownActions, action) {
-		panic(fmt.Sprintf("sim: coverage counts action %q, which its workload does not declare (%v)", action, c.KnownActions))
-	}
-	c.Actions[action] += uint64(n)
+	countDeclared(c.Actions, c.KnownActions, "action", action, n)
 }
 
 // The disk's own faults, which simdisk draws at the chances a seed gives
@@ -103,13 +93,29 @@ func BuggifySitesIn(packages ...string) []string {
 // knows: a workload applying a fault it did not declare would hide it
 // from every "never reached" line, so that is a bug in the workload.
 func (c *Coverage) CountFault(kind string, n int) {
+	countDeclared(c.Faults, c.KnownFaults, "fault", kind, n)
+}
+
+// countDeclared adds n to counts[name], panicking if name is not among
+// known (what says what it names, for the message).
+func countDeclared(counts map[string]uint64, known []string, what, name string, n int) {
 	if n <= 0 {
 		return
 	}
-	if !slices.Contains(c.KnownFaults, kind) {
-		panic(fmt.Sprintf("sim: coverage counts fault %q, which its workload does not declare (%v)", kind, c.KnownFaults))
+	if !slices.Contains(known, name) {
+		panic(fmt.Sprintf("sim: coverage counts %s %q, which its workload does not declare (%v)", what, name, known))
 	}
-	c.Faults[kind] += uint64(n)
+	counts[name] += uint64(n)
+}
+
+// appendNew appends the items list does not hold yet, in order.
+func appendNew(list []string, items ...string) []string {
+	for _, item := range items {
+		if !slices.Contains(list, item) {
+			list = append(list, item)
+		}
+	}
+	return list
 }
 
 // CountSites adds what one machine's BUGGIFY sites did. A site reached
@@ -117,9 +123,7 @@ func (c *Coverage) CountFault(kind string, n int) {
 // each workload's test checks that it declares every site it reaches.
 func (c *Coverage) CountSites(b *core.Buggify) {
 	for _, site := range b.Counts() {
-		if !slices.Contains(c.KnownSites, site.Site) {
-			c.KnownSites = append(c.KnownSites, site.Site)
-		}
+		c.KnownSites = appendNew(c.KnownSites, site.Site)
 		c.SitesReached[site.Site] += uint64(site.Reached)
 		c.SitesFired[site.Site] += uint64(site.Fired)
 	}
@@ -137,16 +141,9 @@ func (c *Coverage) Add(other *Coverage) {
 	if other == nil {
 		return
 	}
-	for _, k := range other.KnownFaults {
-		if !slices.Contains(c.KnownFaults, k) {
-			c.KnownFaults = append(c.KnownFaults, k)
-		}
-	}
-	for _, s := range other.KnownSites {
-		if !slices.Contains(c.KnownSites, s) {
-			c.KnownSites = append(c.KnownSites, s)
-		}
-	}
+	c.KnownFaults = appendNew(c.KnownFaults, other.KnownFaults...)
+	c.KnownSites = appendNew(c.KnownSites, other.KnownSites...)
+	c.DeclareActions(other.KnownActions...)
 	for k, n := range other.Faults {
 		c.Faults[k] += n
 	}
@@ -156,7 +153,6 @@ func (c *Coverage) Add(other *Coverage) {
 	for s, n := range other.SitesFired {
 		c.SitesFired[s] += n
 	}
-	c.DeclareActions(other.KnownActions...)
 	for a, n := range other.Actions {
 		c.Actions[a] += n
 	}

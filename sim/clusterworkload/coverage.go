@@ -32,12 +32,7 @@ func (r *run) coverage() *sim.Coverage {
 		c.CountSites(n.machine.Buggify())
 	}
 	c.DeclareActions(actions...)
-	grown := 0
-	for _, g := range r.growths {
-		if g.learned {
-			grown++
-		}
-	}
+	_, grown := r.growthCounts()
 	group := r.groupStats()
 	c.CountAction(actionGrowPartitions, grown)
 	c.CountAction(actionGroupGrowthRebalance, int(group.PartitionsGrown))

@@ -96,13 +96,7 @@ func (r *run) stats() []sim.Option {
 	if len(r.growths) > 0 {
 		// Only when a topic grows: how many requests it took, and how
 		// often a group's leader rebalanced for it.
-		requests, learned := 0, 0
-		for _, g := range r.growths {
-			requests += g.attempts
-			if g.learned {
-				learned++
-			}
-		}
+		requests, learned := r.growthCounts()
 		stats = append(stats, sim.Opt("topics_grown", learned), sim.Opt("growth_requests", requests),
 			sim.Opt("group_growth_rebalances", group.PartitionsGrown))
 	}
@@ -143,4 +137,16 @@ func (r *run) groupStats() simclient.GroupConsumerStats {
 		}
 	}
 	return group
+}
+
+// growthCounts sums the topics' growths: CreatePartitions requests sent,
+// and growths confirmed.
+func (r *run) growthCounts() (requests, learned int) {
+	for _, g := range r.growths {
+		requests += g.attempts
+		if g.learned {
+			learned++
+		}
+	}
+	return requests, learned
 }
