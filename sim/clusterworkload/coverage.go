@@ -39,6 +39,8 @@ func (r *run) coverage() *sim.Coverage {
 	c.CountAction(actionDeleteRecords, len(r.deletions))
 	c.CountAction(actionStaticRejoin, int(group.StaticRejoins))
 	c.CountAction(actionStaticLeaderSkipsAssignment, int(group.SkippedAssignments))
+	recreated, _, _ := r.recreationCounts()
+	c.CountAction(actionRecreateTopic, recreated)
 	return c
 }
 
@@ -46,17 +48,19 @@ func (r *run) coverage() *sim.Coverage {
 // counts as it counts faults: a topic's partition count confirmed grown
 // (CreatePartitions), a group leader rebalancing for the new partitions,
 // a DeleteRecords answered, a restarted static member rejoining by its
-// group.instance.id, and a returning static leader told to skip the
-// assignment (KIP-814).
+// group.instance.id, a returning static leader told to skip the
+// assignment (KIP-814), and a topic deleted and created again, the new
+// incarnation learned.
 const (
 	actionGrowPartitions              = "grow-partitions"
 	actionGroupGrowthRebalance        = "group-growth-rebalance"
 	actionDeleteRecords               = "delete-records"
 	actionStaticRejoin                = "static-rejoin"
 	actionStaticLeaderSkipsAssignment = "static-leader-skips-assignment"
+	actionRecreateTopic               = "recreate-topic"
 )
 
 var actions = []string{
 	actionGrowPartitions, actionGroupGrowthRebalance, actionDeleteRecords,
-	actionStaticRejoin, actionStaticLeaderSkipsAssignment,
+	actionStaticRejoin, actionStaticLeaderSkipsAssignment, actionRecreateTopic,
 }

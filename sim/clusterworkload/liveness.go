@@ -31,7 +31,7 @@ func (r *run) converge() bool {
 		d.reader.Stop()
 	}
 	settled := func() bool {
-		if r.growing() {
+		if r.growing() || r.recreating() {
 			return false
 		}
 		for _, d := range r.producers {
@@ -47,7 +47,7 @@ func (r *run) converge() bool {
 		return true
 	}
 	if !r.runWhile(deadline, func() bool { return !settled() }) {
-		return r.livenessFailed(fmt.Sprintf("producers and readers still busy, or a topic not yet grown, %v after the heal", s.Liveness))
+		return r.livenessFailed(fmt.Sprintf("producers and readers still busy, or a topic not yet grown or created again, %v after the heal", s.Liveness))
 	}
 	r.runWhile(r.kernel.Now()+int64(settleDelay), func() bool { return true })
 	if r.violation != nil {
@@ -64,7 +64,7 @@ func (r *run) converge() bool {
 			return false
 		}
 	}
-	return r.awaitReplicas(ends, deadline)
+	return r.awaitReplicas(ends, deadline) && r.awaitRecreatedTopics(deadline)
 }
 
 // livenessFailed records a liveness failure with where everything stands.
@@ -81,6 +81,11 @@ func (r *run) pending() string {
 	for _, g := range r.growths {
 		if !g.learned {
 			text += fmt.Sprintf(" %s growing to %d: grown=%v after %d requests", g.topic.Name, g.topic.GrowTo, g.grown, g.attempts)
+		}
+	}
+	for _, rc := range r.recreations {
+		if rc.busy {
+			text += fmt.Sprintf(" %s incarnation %d not yet created and written", rc.topic.Name, rc.incarnation)
 		}
 	}
 	for _, d := range r.producers {

@@ -30,16 +30,19 @@ const (
 	partitionAttribute  = "partition"
 	epochAttribute      = "epoch"
 	leaderEpochAttr     = "leader_epoch"
+	topicIDAttribute    = "topic_id"
 	// core/quorum's snapshots.go and fetch_snapshot.go.
 	tookSnapshotMessage        = "took snapshot"
 	downloadingSnapshotMessage = "downloading snapshot"
 	restoredSnapshotMessage    = "restored snapshot"
 )
 
-// leadership is who leads something, and since which epoch.
+// leadership is who leads something, and since which epoch; for a
+// partition, of which topic of its name (topic id, see below).
 type leadership struct {
-	node  int
-	epoch int32
+	node    int
+	epoch   int32
+	topicID string
 }
 
 type observer struct {
@@ -48,9 +51,14 @@ type observer struct {
 	quorumLeaders map[int32]int
 	controller    leadership
 	// partitionLeaders is the leader of each leader epoch of each
-	// partition ("orders-0") seen; partitionLeader the latest.
+	// partition seen, keyed by partition and topic id ("orders-0/<id>"):
+	// a topic deleted and created again under the same name is a new
+	// topic, whose leader epochs start again at 0. partitionLeader is
+	// the latest leadership of each partition name ("orders-0"), of
+	// the newest topic of that name seen.
 	partitionLeaders map[string]map[int32]int
 	partitionLeader  map[string]leadership
+	topicIDsSeen     map[string]bool
 }
 
 func newObserver(r *run) *observer {
@@ -60,6 +68,7 @@ func newObserver(r *run) *observer {
 		controller:       leadership{node: -1, epoch: -1},
 		partitionLeaders: map[string]map[int32]int{},
 		partitionLeader:  map[string]leadership{},
+		topicIDsSeen:     map[string]bool{},
 	}
 }
 
@@ -77,13 +86,14 @@ func (o *observer) quorumLeader(node int, epoch int32) {
 	}
 }
 
-// partitionLeaderElected takes node's report that it leads partition in
-// a leader epoch.
-func (o *observer) partitionLeaderElected(node int, partition string, epoch int32) {
-	leaders := o.partitionLeaders[partition]
+// partitionLeaderElected takes node's report that it leads partition, of
+// the topic with topicID, in a leader epoch.
+func (o *observer) partitionLeaderElected(node int, partition, topicID string, epoch int32) {
+	key := partition + "/" + topicID
+	leaders := o.partitionLeaders[key]
 	if leaders == nil {
 		leaders = map[int32]int{}
-		o.partitionLeaders[partition] = leaders
+		o.partitionLeaders[key] = leaders
 	}
 	if other, seen := leaders[epoch]; seen && other != node {
 		o.run.fail("partition-leaders", fmt.Sprintf("n%d and n%d both led %s in leader epoch %d", other, node, partition, epoch))
@@ -92,9 +102,15 @@ func (o *observer) partitionLeaderElected(node int, partition string, epoch int3
 	leaders[epoch] = node
 	o.run.counts.partitionLeaderships++
 	o.run.record(sim.EventLeader, partition, []string{fmt.Sprintf("n%d", node)}, fmt.Sprintf("n%d leads %s in leader epoch %d", node, partition, epoch))
-	if current, known := o.partitionLeader[partition]; !known || epoch >= current.epoch {
-		o.partitionLeader[partition] = leadership{node: node, epoch: epoch}
+	// A topic id not seen before is a newer topic of the name (ids are
+	// never reused); a node that has not yet applied a deletion can still
+	// report an old one, which only misleads the nemesis's aim for a
+	// while.
+	current, known := o.partitionLeader[partition]
+	if !known || topicID != current.topicID && !o.topicIDsSeen[topicID] || topicID == current.topicID && epoch >= current.epoch {
+		o.partitionLeader[partition] = leadership{node: node, epoch: epoch, topicID: topicID}
 	}
+	o.topicIDsSeen[topicID] = true
 }
 
 // snapshotLine counts a quorum member's metadata snapshot lines, the
@@ -158,11 +174,13 @@ func (h *watchingHandler) watch(r slog.Record) {
 	if !h.quorum {
 		want = leaderEpochAttr
 	}
-	epoch, found := int32(-1), false
+	epoch, found, topicID := int32(-1), false, ""
 	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == want && a.Value.Kind() == slog.KindInt64 {
+		switch {
+		case a.Key == want && a.Value.Kind() == slog.KindInt64:
 			epoch, found = int32(a.Value.Int64()), true
-			return false
+		case a.Key == topicIDAttribute:
+			topicID = a.Value.String()
 		}
 		return true
 	})
@@ -172,7 +190,10 @@ func (h *watchingHandler) watch(r slog.Record) {
 	if h.quorum {
 		h.observer.quorumLeader(h.node, epoch)
 	} else {
-		h.observer.partitionLeaderElected(h.node, h.partition, epoch)
+		if topicID == "" {
+			panic(fmt.Sprintf("clusterworkload: n%d logged %q without its %s", h.node, becameLeaderMessage, topicIDAttribute))
+		}
+		h.observer.partitionLeaderElected(h.node, h.partition, topicID, epoch)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"sluice/core/metadata"
 	"sluice/jepsen/history"
+	"sluice/sim/scenario"
 )
 
 // Request versions the admin client sends: the newest Sluice serves.
@@ -67,32 +68,38 @@ func (r *run) createTopicsRequest() *kmsg.CreateTopicsRequest {
 	req.Version = createTopicsVersion
 	req.TimeoutMillis = int32(adminTimeout.Milliseconds())
 	for _, t := range r.scenario.Topics {
-		topic := kmsg.NewCreateTopicsRequestTopic()
-		topic.Topic = t.Name
-		topic.NumPartitions = int32(t.Partitions)
-		topic.ReplicationFactor = int16(t.Replication)
-		configs := [][2]string{{metadata.ConfigMinInsyncReplicas, strconv.Itoa(t.MinInsync)}}
-		if segmentBytes := r.scenario.Logs.SegmentBytes; segmentBytes != 0 {
-			configs = append(configs, [2]string{metadata.ConfigSegmentBytes, strconv.Itoa(segmentBytes)})
-		}
-		if retentionBytes := r.scenario.Logs.RetentionBytes; retentionBytes != 0 {
-			configs = append(configs, [2]string{metadata.ConfigRetentionBytes, strconv.Itoa(retentionBytes)})
-		}
-		if t.PageCache {
-			configs = append(configs, [2]string{metadata.ConfigFlushMessages, pageCacheFlushMessages})
-		}
-		if t.Unclean {
-			configs = append(configs, [2]string{metadata.ConfigUncleanLeaderElection, "true"})
-		}
-		for _, c := range configs {
-			config := kmsg.NewCreateTopicsRequestTopicConfig()
-			value := c[1]
-			config.Name, config.Value = c[0], &value
-			topic.Configs = append(topic.Configs, config)
-		}
-		req.Topics = append(req.Topics, topic)
+		req.Topics = append(req.Topics, r.createTopicRequest(t))
 	}
 	return req
+}
+
+// createTopicRequest is one topic of a CreateTopics request, with the
+// scenario's settings.
+func (r *run) createTopicRequest(t scenario.Topic) kmsg.CreateTopicsRequestTopic {
+	topic := kmsg.NewCreateTopicsRequestTopic()
+	topic.Topic = t.Name
+	topic.NumPartitions = int32(t.Partitions)
+	topic.ReplicationFactor = int16(t.Replication)
+	configs := [][2]string{{metadata.ConfigMinInsyncReplicas, strconv.Itoa(t.MinInsync)}}
+	if segmentBytes := r.scenario.Logs.SegmentBytes; segmentBytes != 0 {
+		configs = append(configs, [2]string{metadata.ConfigSegmentBytes, strconv.Itoa(segmentBytes)})
+	}
+	if retentionBytes := r.scenario.Logs.RetentionBytes; retentionBytes != 0 {
+		configs = append(configs, [2]string{metadata.ConfigRetentionBytes, strconv.Itoa(retentionBytes)})
+	}
+	if t.PageCache {
+		configs = append(configs, [2]string{metadata.ConfigFlushMessages, pageCacheFlushMessages})
+	}
+	if t.Unclean {
+		configs = append(configs, [2]string{metadata.ConfigUncleanLeaderElection, "true"})
+	}
+	for _, c := range configs {
+		config := kmsg.NewCreateTopicsRequestTopicConfig()
+		value := c[1]
+		config.Name, config.Value = c[0], &value
+		topic.Configs = append(topic.Configs, config)
+	}
+	return topic
 }
 
 // topicsCreated reports whether every topic exists now: created by this
@@ -143,10 +150,15 @@ func (r *run) learnReplicas(resp *kmsg.MetadataResponse) bool {
 	return led == want
 }
 
-// allPartitions lists every partition of every topic, in order.
+// allPartitions lists every partition of every topic the clients may use,
+// in order: a recreated topic is the operator's alone, checked on its own
+// (recreate_check.go).
 func (r *run) allPartitions() []history.TopicPartition {
 	var all []history.TopicPartition
 	for _, t := range r.scenario.Topics {
+		if t.Recreated() {
+			continue
+		}
 		for p := range int32(r.partitionCount(t)) {
 			all = append(all, history.TopicPartition{Topic: t.Name, Partition: p})
 		}

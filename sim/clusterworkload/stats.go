@@ -104,6 +104,13 @@ func (r *run) stats() []sim.Option {
 		// Only when the operator deleted records: rounds, answers.
 		stats = append(stats, sim.Opt("deletes", r.counts.deletesSent), sim.Opt("deletes_ok", len(r.deletions)))
 	}
+	if len(r.recreations) > 0 {
+		// Only when the operator deletes and creates a topic again:
+		// incarnations created after the first, writes and those
+		// acknowledged.
+		recreated, writes, acked := r.recreationCounts()
+		stats = append(stats, sim.Opt("topics_recreated", recreated), sim.Opt("recreated_writes", writes), sim.Opt("recreated_writes_ok", acked))
+	}
 	if r.counts.drainsAgain > 0 {
 		// Only when it happened, for the same reason.
 		stats = append(stats, sim.Opt("drains_again", r.counts.drainsAgain))

@@ -99,6 +99,9 @@ type run struct {
 	offsetReaders []*offsetReaderDriver
 	// growths are the topics the run grows (growth.go).
 	growths []*growth
+	// recreations are the operators of the topics deleted and created
+	// again (recreates.go).
+	recreations []*recreation
 	// deletions are the DeleteRecords a leader answered (deletes.go),
 	// for the checker's deleted-records-served.
 	deletions []checker.DeleteAnswered
@@ -262,6 +265,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 	r.nemesis.start(r.kernel.Now())
 	r.startGrowth(r.kernel.Now())
 	r.startDeletes()
+	r.startRecreates()
 	r.runWhile(r.kernel.Now()+int64(s.Safety), func() bool { return true })
 	r.waitForOperations()
 	if r.violation != nil {
@@ -292,6 +296,9 @@ func (r *run) simulate(canaries *core.Canaries) {
 	}
 	if r.violation == nil {
 		r.checkReplicasAgree()
+	}
+	if r.violation == nil {
+		r.checkRecreatedTopics()
 	}
 	if r.violation == nil && r.counts.quorumLeaderships == 0 {
 		r.fail("observer", "no node ever logged that it leads the metadata quorum: the observer's log lines changed")

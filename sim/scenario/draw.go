@@ -67,23 +67,30 @@ const (
 	drawStaticGroupChance = 0.3
 	// drawDeleteChance of runs have an operator delete what the group
 	// consumed, every drawDeleteEveryMin to Max.
-	drawDeleteChance      = 0.25
-	drawDeleteEveryMin    = 300 * time.Millisecond
-	drawDeleteEveryMax    = 3 * time.Second
-	drawGrowMin           = 1
-	drawGrowMax           = 2
-	drawGrowFromMin       = 0.15
-	drawGrowFromMax       = 0.75
-	drawDriftChance       = 0.4
-	drawDriftMax          = 0.02
-	drawBuggifyChance     = 0.5
-	drawBuggifyChanceMax  = 0.5
-	drawTornWriteChance   = 0.5
-	drawReadCorruptionMax = 0.002
-	drawSyncFailureMax    = 0.001
-	drawSafetyMin         = 9 * time.Second
-	drawSafetyMax         = 12 * time.Second
-	drawLiveness          = 40 * time.Second
+	drawDeleteChance = 0.25
+	// drawRecreateChance of runs have an operator delete a topic of its
+	// own and create it again, every drawRecreateEveryMin to Max, on at
+	// most drawRecreatePartitionsMax partitions.
+	drawRecreateChance        = 0.25
+	drawRecreateEveryMin      = 500 * time.Millisecond
+	drawRecreateEveryMax      = 3 * time.Second
+	drawRecreatePartitionsMax = 3
+	drawDeleteEveryMin        = 300 * time.Millisecond
+	drawDeleteEveryMax        = 3 * time.Second
+	drawGrowMin               = 1
+	drawGrowMax               = 2
+	drawGrowFromMin           = 0.15
+	drawGrowFromMax           = 0.75
+	drawDriftChance           = 0.4
+	drawDriftMax              = 0.02
+	drawBuggifyChance         = 0.5
+	drawBuggifyChanceMax      = 0.5
+	drawTornWriteChance       = 0.5
+	drawReadCorruptionMax     = 0.002
+	drawSyncFailureMax        = 0.001
+	drawSafetyMin             = 9 * time.Second
+	drawSafetyMax             = 12 * time.Second
+	drawLiveness              = 40 * time.Second
 	// drawOperations is the default scenario's floor of client
 	// operations, which the safety phase waits for.
 	drawOperations = 200
@@ -183,6 +190,7 @@ func Draw(seed uint64) Scenario {
 	s.Safety = roundMilli(between(rng, drawSafetyMin, drawSafetyMax))
 	drawGrowth(kernel.NewRand(seed, "scenario/draw-growth"), s.Topics, s.Safety)
 	drawDeletes(kernel.NewRand(seed, "scenario/draw-deletes"), &s)
+	drawRecreates(kernel.NewRand(seed, "scenario/draw-recreates"), &s)
 	s.Timeouts.Think = min(s.Timeouts.Think, thinkForSends(s, drawSendsMin))
 	s.Operations = drawOperations
 	s.Liveness = drawLiveness
@@ -283,6 +291,28 @@ func drawDeletes(rng random, s *Scenario) {
 		}
 	}
 }
+
+// drawRecreates has an operator delete a topic and create it again under
+// the same name in some runs, over and over while the faults go on: the
+// deletion must reach every replica's disk before the name's next topic
+// takes the same directories, through crashes and power losses, and a
+// node that missed it must not serve the old records as the new topic's.
+// The topic is the operator's own (named recreatedTopicName), so no
+// client's history loses what a deletion takes.
+func drawRecreates(rng random, s *Scenario) {
+	if rng.Float64() >= drawRecreateChance {
+		return
+	}
+	t := Topic{Name: RecreatedTopicName, Partitions: 1 + rng.IntN(drawRecreatePartitionsMax)}
+	t.Replication = 2 + rng.IntN(min(3, s.Cluster.Nodes)-1)
+	t.MinInsync = 1 + rng.IntN(t.Replication)
+	t.RecreateEvery = roundMilli(between(rng, drawRecreateEveryMin, drawRecreateEveryMax))
+	s.Topics = append(s.Topics, t)
+}
+
+// RecreatedTopicName names the topic the swarm's operator deletes and
+// creates again.
+const RecreatedTopicName = "scratch"
 
 // hasNetworkRate reports whether a network kind is on among rates.
 func hasNetworkRate(rates []Rate) bool {

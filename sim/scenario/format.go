@@ -44,6 +44,9 @@ func Format(s Scenario) string {
 		if t.DeleteEvery != 0 {
 			text += " delete-every " + formatDuration(t.DeleteEvery)
 		}
+		if t.RecreateEvery != 0 {
+			text += " recreate-every " + formatDuration(t.RecreateEvery)
+		}
 		line("%s", text)
 	}
 	formatClients(&b, s.Clients)

@@ -33,7 +33,10 @@ const (
 	partitionsMax     = 16
 	// deleteEveryMin bounds how often an operator deletes records
 	// (Topic.DeleteEvery), so a run sends a bounded number of requests.
-	deleteEveryMin        = 100 * time.Millisecond
+	deleteEveryMin = 100 * time.Millisecond
+	// recreateEveryMin bounds how often an operator deletes a topic and
+	// creates it again (Topic.RecreateEvery).
+	recreateEveryMin      = 200 * time.Millisecond
 	producersMax          = 8
 	readersMax            = 4
 	groupsMax             = 2

@@ -30,6 +30,9 @@ func (s Scenario) Options() []sim.Option {
 		if t.DeleteEvery != 0 {
 			text += "/delete-every" + formatDuration(t.DeleteEvery)
 		}
+		if t.RecreateEvery != 0 {
+			text += "/recreate-every" + formatDuration(t.RecreateEvery)
+		}
 		topics = append(topics, text)
 	}
 	for _, p := range s.Clients.Producers {

@@ -105,7 +105,21 @@ type Topic struct {
 	// no read after the answer may return one. Only a topic a group
 	// reads has records to delete. Zero: nothing is deleted this way.
 	DeleteEvery time.Duration
+	// RecreateEvery, when set, has an operator delete the topic and
+	// create it again under the same name every RecreateEvery in the
+	// safety phase (DeleteTopics, then CreateTopics), writing a record to
+	// each partition of each incarnation in between. A topic created
+	// again is a new topic: it must never hold a record acknowledged to
+	// an earlier one, whatever crashes the deletion met, and it must keep
+	// the records acknowledged to it. Such a topic is the operator's
+	// alone: no client reads or writes it. Zero: it lives for the whole
+	// run.
+	RecreateEvery time.Duration
 }
+
+// Recreated reports whether an operator deletes the topic and creates it
+// again during the run.
+func (t Topic) Recreated() bool { return t.RecreateEvery != 0 }
 
 // FinalPartitions is how many partitions the topic has once the run has
 // grown it.
@@ -116,6 +130,26 @@ type Clients struct {
 	Producers []Producer
 	Readers   []Reader
 	Groups    []Group
+}
+
+// uses reports whether any client reads or writes the topic.
+func (c Clients) uses(topic string) bool {
+	for _, p := range c.Producers {
+		if p.Topic == topic {
+			return true
+		}
+	}
+	for _, r := range c.Readers {
+		if r.Topic == topic {
+			return true
+		}
+	}
+	for _, g := range c.Groups {
+		if g.Topic == topic {
+			return true
+		}
+	}
+	return false
 }
 
 // Producer sends unique values to its partitions, one in flight per

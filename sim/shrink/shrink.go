@@ -100,6 +100,9 @@ func Size(s scenario.Scenario) int {
 		if t.DeleteEvery != 0 {
 			size++
 		}
+		if t.RecreateEvery != 0 {
+			size++
+		}
 	}
 	return size
 }

@@ -1,0 +1,201 @@
+package clusterworkload
+
+import (
+	"fmt"
+
+	"sluice/core/batch"
+	"sluice/jepsen/history"
+)
+
+// The checks of a recreated topic (recreates.go), once the liveness phase
+// has settled the operator: every replica of the last incarnation's
+// partitions must come to hold the same log (awaitRecreatedTopics, within
+// the liveness bound), and that log must hold every record acknowledged
+// to the last incarnation, at its offset, and nothing acknowledged to an
+// earlier one (checkRecreatedTopics).
+
+// recreatedTopic reports whether the operator deletes and creates topic
+// again.
+func (r *run) recreatedTopic(topic string) bool {
+	t, _ := r.scenario.Topic(topic)
+	return t.Recreated()
+}
+
+// recreatedPartitions lists the recreated topics' partitions, in order.
+func (r *run) recreatedPartitions() []history.TopicPartition {
+	var all []history.TopicPartition
+	for _, rc := range r.recreations {
+		for p := range int32(rc.topic.Partitions) {
+			all = append(all, history.TopicPartition{Topic: rc.topic.Name, Partition: p})
+		}
+	}
+	return all
+}
+
+// awaitRecreatedTopics waits, until deadline, for every replica of every
+// recreated partition to hold the same log to the same end. A replica
+// still holding a record acknowledged to an earlier incarnation then
+// fails deleted-topic-resurrected; replicas that disagree fail
+// replica-divergence, and replicas short of the others replica-liveness.
+func (r *run) awaitRecreatedTopics(deadline int64) bool {
+	if len(r.recreations) == 0 {
+		return true
+	}
+	problem, diverged := "not looked at yet", false
+	for r.violation == nil {
+		if problem, diverged = r.recreatedReplicasApart(); problem == "" {
+			return true
+		}
+		next := r.kernel.Now() + int64(replicaCheckInterval)
+		if next > deadline {
+			switch resurrected := r.findResurrected(); {
+			case resurrected != "":
+				r.fail("deleted-topic-resurrected", resurrected)
+			case diverged:
+				r.fail("replica-divergence", fmt.Sprintf("replicas of a recreated topic still disagree %v after the heal: %s", r.scenario.Liveness, problem))
+			default:
+				r.fail("replica-liveness", fmt.Sprintf("replicas of a recreated topic did not catch up within %v of the heal: %s", r.scenario.Liveness, problem))
+			}
+			return false
+		}
+		r.runWhile(next, func() bool { return true })
+	}
+	return false
+}
+
+// recreatedReplicasApart names a replica of a recreated partition that is
+// down, unreadable or short of another's end, or replicas that disagree
+// below it (diverged), or returns "".
+func (r *run) recreatedReplicasApart() (problem string, diverged bool) {
+	for _, tp := range r.recreatedPartitions() {
+		logs := make([]replicaLog, 0, len(r.replicas[tp]))
+		end := int64(-1)
+		for _, id := range r.replicas[tp] {
+			n := r.nodes[id-1]
+			if !n.up {
+				return n.name + " is down", false
+			}
+			log, replicaEnd, err := readReplicaLog(n.machine.Disk, tp)
+			if err != nil {
+				return fmt.Sprintf("%s's %s: %v", n.name, tp, err), false
+			}
+			if end >= 0 && replicaEnd != end {
+				return fmt.Sprintf("%s's %s ends at %d, another replica's at %d", n.name, tp, replicaEnd, end), false
+			}
+			end = replicaEnd
+			logs = append(logs, replicaLog{batches: log, end: replicaEnd})
+		}
+		if problem, _ := r.compareReplicas(tp, end, logs); problem != "" {
+			return problem, true
+		}
+	}
+	return "", false
+}
+
+// checkRecreatedTopics reads the converged replicas of every recreated
+// partition and checks what they hold against what the operator wrote.
+func (r *run) checkRecreatedTopics() {
+	for _, rc := range r.recreations {
+		for p := range int32(rc.topic.Partitions) {
+			tp := history.TopicPartition{Topic: rc.topic.Name, Partition: p}
+			for _, id := range r.replicas[tp] {
+				if r.checkRecreatedReplica(rc, tp, id); r.violation != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+// checkRecreatedReplica checks one replica of the last incarnation.
+func (r *run) checkRecreatedReplica(rc *recreation, tp history.TopicPartition, node int32) {
+	name := r.nodes[node-1].name
+	log, _, err := readReplicaLog(r.nodes[node-1].machine.Disk, tp)
+	if err != nil {
+		r.fail("replica-liveness", fmt.Sprintf("%s's %s cannot be read: %v", name, tp, err))
+		return
+	}
+	found := map[string]int64{}
+	for _, b := range log {
+		records, err := batch.Records(b.bytes)
+		if err != nil {
+			r.fail("replica-divergence", fmt.Sprintf("%s's %s: %s cannot be decoded: %v", name, tp, describeBatch(b), err))
+			return
+		}
+		for _, record := range records {
+			offset := b.header.BaseOffset + int64(record.OffsetDelta)
+			value := string(record.Value)
+			index, written := rc.byValue[value]
+			switch {
+			case !written:
+				r.fail("deleted-topic-resurrected", fmt.Sprintf("%s's %s holds %q at offset %d, which the operator never wrote", name, tp, value, offset))
+				return
+			case rc.writes[index].incarnation < rc.incarnation && rc.writes[index].acked:
+				w := rc.writes[index]
+				r.fail("deleted-topic-resurrected", fmt.Sprintf("%s's %s (incarnation %d, topic id %s) holds %q at offset %d, acknowledged at offset %d to incarnation %d, which was deleted",
+					name, tp, rc.incarnation, rc.id, value, offset, w.offset, w.incarnation))
+				return
+			}
+			found[value] = offset
+		}
+	}
+	for _, w := range rc.writes {
+		if w.incarnation != rc.incarnation || w.partition != tp.Partition || !w.acked {
+			continue
+		}
+		offset, present := found[w.value]
+		switch {
+		case !present:
+			r.fail("recreated-topic-write-lost", fmt.Sprintf("%s's %s (incarnation %d) lacks %q, acknowledged at offset %d", name, tp, rc.incarnation, w.value, w.offset))
+			return
+		case offset != w.offset:
+			r.fail("recreated-topic-write-lost", fmt.Sprintf("%s's %s (incarnation %d) holds %q at offset %d, acknowledged at %d", name, tp, rc.incarnation, w.value, offset, w.offset))
+			return
+		}
+	}
+}
+
+// findResurrected names a record acknowledged to a deleted incarnation
+// that a replica of the last one holds, or returns "".
+func (r *run) findResurrected() string {
+	for _, rc := range r.recreations {
+		for p := range int32(rc.topic.Partitions) {
+			tp := history.TopicPartition{Topic: rc.topic.Name, Partition: p}
+			for _, id := range r.replicas[tp] {
+				n := r.nodes[id-1]
+				log, _, err := readReplicaLog(n.machine.Disk, tp)
+				if err != nil {
+					continue
+				}
+				for _, b := range log {
+					records, err := batch.Records(b.bytes)
+					if err != nil {
+						continue
+					}
+					for _, record := range records {
+						if index, written := rc.byValue[string(record.Value)]; written && rc.writes[index].acked && rc.writes[index].incarnation < rc.incarnation {
+							return fmt.Sprintf("%s's %s (incarnation %d) holds %q at offset %d, acknowledged to incarnation %d, which was deleted",
+								n.name, tp, rc.incarnation, record.Value, b.header.BaseOffset+int64(record.OffsetDelta), rc.writes[index].incarnation)
+						}
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// recreationCounts sums the operators' work: incarnations created and
+// learned after the first, values written, and those acknowledged.
+func (r *run) recreationCounts() (recreated, writes, acked int) {
+	for _, rc := range r.recreations {
+		recreated += rc.recreated
+		for _, w := range rc.writes {
+			writes++
+			if w.acked {
+				acked++
+			}
+		}
+	}
+	return recreated, writes, acked
+}

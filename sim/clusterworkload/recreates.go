@@ -1,0 +1,306 @@
+package clusterworkload
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core/batch"
+	"sluice/core/metadata"
+	"sluice/jepsen/history"
+	"sluice/sim/kernel"
+	"sluice/sim/scenario"
+)
+
+// Deleting a topic and creating it again (scenario.Topic's RecreateEvery):
+// the operator's own topic lives through incarnations, each a new topic
+// of the same name, with a new id and an empty log. Its first incarnation
+// is created with the others at setup. Then the operator writes one
+// record to each partition of the incarnation (Produce with acks=all to
+// the partition's leader, a few attempts, each value naming the
+// incarnation), and every RecreateEvery in the safety phase deletes the
+// topic (DeleteTopics, node after node, until one answers that it is
+// gone), creates it again (CreateTopics, likewise), learns the new
+// incarnation's id, replicas and leaders (Metadata, until a node shows
+// an id no deleted incarnation had and every partition led), and writes
+// to it.
+//
+// What a deletion promises: the old topic's records are gone for good.
+// Its replicas sit in directories named by topic name and partition only,
+// so a node whose deletion of them did not last (a power loss before the
+// renames were synced, or a node down while it happened) finds them again
+// under the new topic's name. Once the cluster has converged, every
+// replica of the last incarnation must hold the same log, with every
+// record acknowledged to that incarnation at the offset it was
+// acknowledged at, and no record acknowledged to an earlier one
+// (deleted-topic-resurrected). A write whose answer never came may have
+// landed in a later incarnation (the request reached a broker after the
+// re-creation), so its value is allowed anywhere.
+
+const (
+	deleteTopicsVersion = 6
+	// produceVersion is the operator's Produce: the newest Sluice
+	// serves.
+	produceVersion = 9
+	// recreateWriteAttemptsMax bounds the attempts of one partition's
+	// write in one incarnation, each with a value of its own.
+	recreateWriteAttemptsMax = 3
+)
+
+// recreation is one recreated topic's operator.
+type recreation struct {
+	topic scenario.Topic
+	rng   *rand.Rand
+	// incarnation counts the topic's incarnations: 1 is the one setup
+	// created.
+	incarnation int
+	// id is the current incarnation's id once learned; deleted are the
+	// ids of the incarnations deleted.
+	id      metadata.TopicID
+	deleted []metadata.TopicID
+	// leaders are the current incarnation's partition leaders.
+	leaders map[int32]int32
+	// busy is set while a step is under way: the liveness phase waits
+	// for none to be, so the topic exists and is written when checked.
+	busy bool
+	// writing counts the partitions whose write to the current
+	// incarnation is not yet settled.
+	writing int
+	// writes are every value the operator sent, in order; byValue
+	// indexes them.
+	writes  []recreatedWrite
+	byValue map[string]int
+	// requests counts the admin requests sent, to spread them over the
+	// nodes; recreated counts the incarnations created and learned.
+	requests, recreated int
+}
+
+// recreatedWrite is one value the operator sent to one incarnation.
+type recreatedWrite struct {
+	value       string
+	incarnation int
+	partition   int32
+	// acked is set when a leader acknowledged it, at offset.
+	acked  bool
+	offset int64
+}
+
+// startRecreates sets every recreated topic's operator going: it learns
+// and writes the first incarnation at once, and deletes it after
+// RecreateEvery.
+func (r *run) startRecreates() {
+	for _, t := range r.scenario.Topics {
+		if !t.Recreated() {
+			continue
+		}
+		rc := &recreation{
+			topic: t, rng: kernel.NewRand(r.scenario.Seed, "workload/recreates/"+t.Name),
+			incarnation: 1, byValue: map[string]int{},
+		}
+		r.recreations = append(r.recreations, rc)
+		rc.busy = true
+		r.describeIncarnation(rc)
+	}
+}
+
+// recreating reports whether an operator is in the middle of a step.
+func (r *run) recreating() bool {
+	return slices.ContainsFunc(r.recreations, func(rc *recreation) bool { return rc.busy })
+}
+
+// nextNode picks the node an operator's next request goes to.
+func (rc *recreation) nextNode(nodes int) int {
+	rc.requests++
+	return 1 + rc.requests%nodes
+}
+
+// scheduleRecreate deletes and creates the topic again after
+// RecreateEvery, unless the safety phase is over by then.
+func (r *run) scheduleRecreate(rc *recreation) {
+	rc.busy = false
+	r.kernel.Schedule(int64(rc.topic.RecreateEvery), nil, "workload.recreate-topic", func() {
+		if r.stopSending || r.violation != nil {
+			return
+		}
+		rc.busy = true
+		r.deleteTopic(rc)
+	})
+}
+
+// deleteTopic asks a node to delete the topic until one answers that it
+// is gone: deleted now, or by an earlier attempt whose answer was lost
+// (UNKNOWN_TOPIC_OR_PARTITION from the controller).
+func (r *run) deleteTopic(rc *recreation) {
+	if r.violation != nil {
+		return
+	}
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.Version = deleteTopicsVersion
+	req.TimeoutMillis = int32(adminTimeout.Milliseconds())
+	topic := kmsg.NewDeleteTopicsRequestTopic()
+	topic.Topic = kmsg.StringPtr(rc.topic.Name)
+	req.Topics = append(req.Topics, topic)
+	node := rc.nextNode(len(r.nodes))
+	r.admin.request(clientAddress(node), req, func(resp kmsg.Response, err error) {
+		code := kerr.UnknownServerError.Code
+		if err == nil {
+			if ts := resp.(*kmsg.DeleteTopicsResponse).Topics; len(ts) == 1 {
+				code = ts[0].ErrorCode
+			}
+		}
+		if code != 0 && code != kerr.UnknownTopicOrPartition.Code {
+			r.retryAdmin(func() { r.deleteTopic(rc) })
+			return
+		}
+		r.note(fmt.Sprintf("n%d: %s incarnation %d deleted (%v)", node, rc.topic.Name, rc.incarnation, kerr.ErrorForCode(code)))
+		rc.deleted = append(rc.deleted, rc.id)
+		rc.id = metadata.TopicID{}
+		rc.incarnation++
+		r.createTopic(rc)
+	})
+}
+
+// createTopic asks a node to create the topic again until one answers
+// that it exists: created now, or by an earlier attempt whose answer was
+// lost (TOPIC_ALREADY_EXISTS, after the deletion was confirmed).
+func (r *run) createTopic(rc *recreation) {
+	if r.violation != nil {
+		return
+	}
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.Version = createTopicsVersion
+	req.TimeoutMillis = int32(adminTimeout.Milliseconds())
+	req.Topics = append(req.Topics, r.createTopicRequest(rc.topic))
+	node := rc.nextNode(len(r.nodes))
+	r.admin.request(clientAddress(node), req, func(resp kmsg.Response, err error) {
+		code := kerr.UnknownServerError.Code
+		if err == nil {
+			if ts := resp.(*kmsg.CreateTopicsResponse).Topics; len(ts) == 1 {
+				code = ts[0].ErrorCode
+			}
+		}
+		if code != 0 && code != kerr.TopicAlreadyExists.Code {
+			r.retryAdmin(func() { r.createTopic(rc) })
+			return
+		}
+		r.note(fmt.Sprintf("n%d: %s incarnation %d created (%v)", node, rc.topic.Name, rc.incarnation, kerr.ErrorForCode(code)))
+		r.describeIncarnation(rc)
+	})
+}
+
+// describeIncarnation asks a node for the topic until one shows an
+// incarnation no deletion took, with every partition led, and learns its
+// id, replicas and leaders; then the operator writes to it.
+func (r *run) describeIncarnation(rc *recreation) {
+	if r.violation != nil {
+		return
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	req.Version = metadataVersion
+	topic := kmsg.NewMetadataRequestTopic()
+	topic.Topic = kmsg.StringPtr(rc.topic.Name)
+	req.Topics = append(req.Topics, topic)
+	r.admin.request(clientAddress(rc.nextNode(len(r.nodes))), req, func(resp kmsg.Response, err error) {
+		if err != nil || !r.learnIncarnation(rc, resp.(*kmsg.MetadataResponse)) {
+			r.retryAdmin(func() { r.describeIncarnation(rc) })
+			return
+		}
+		if rc.incarnation > 1 {
+			rc.recreated++
+		}
+		r.note(fmt.Sprintf("%s incarnation %d is topic id %s", rc.topic.Name, rc.incarnation, rc.id))
+		rc.writing = rc.topic.Partitions
+		for p := range int32(rc.topic.Partitions) {
+			r.writeIncarnation(rc, p, 0)
+		}
+	})
+}
+
+// learnIncarnation takes the current incarnation from a Metadata answer,
+// and reports whether it showed one, wholly led.
+func (r *run) learnIncarnation(rc *recreation, resp *kmsg.MetadataResponse) bool {
+	if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != 0 || len(resp.Topics[0].Partitions) != rc.topic.Partitions {
+		return false
+	}
+	t := resp.Topics[0]
+	id := metadata.TopicID(t.TopicID)
+	if id.IsZero() || slices.Contains(rc.deleted, id) {
+		return false
+	}
+	for _, p := range t.Partitions {
+		if p.ErrorCode != 0 || p.Leader < 0 || p.Partition < 0 || int(p.Partition) >= rc.topic.Partitions {
+			return false
+		}
+	}
+	rc.id, rc.leaders = id, map[int32]int32{}
+	for _, p := range t.Partitions {
+		rc.leaders[p.Partition] = p.Leader
+		r.replicas[history.TopicPartition{Topic: rc.topic.Name, Partition: p.Partition}] = slices.Clone(p.Replicas)
+	}
+	return true
+}
+
+// writeIncarnation writes one value to a partition of the current
+// incarnation: to its leader first, then to its other replicas, each
+// attempt with a value of its own. Once every partition's write is
+// settled the operator waits for its next re-creation.
+func (r *run) writeIncarnation(rc *recreation, partition int32, attempt int) {
+	if r.violation != nil {
+		return
+	}
+	w := recreatedWrite{
+		value:       fmt.Sprintf("%s/%d/%d/%d", rc.topic.Name, rc.incarnation, partition, len(rc.writes)),
+		incarnation: rc.incarnation, partition: partition,
+	}
+	index := len(rc.writes)
+	rc.writes = append(rc.writes, w)
+	rc.byValue[w.value] = index
+	replicas := r.replicas[history.TopicPartition{Topic: rc.topic.Name, Partition: partition}]
+	node := rc.leaders[partition]
+	if attempt > 0 && len(replicas) > 0 {
+		node = replicas[(slices.Index(replicas, node)+attempt)%len(replicas)]
+	}
+	req := r.recreatedProduceRequest(rc.topic.Name, partition, w.value)
+	r.admin.request(clientAddress(int(node)), req, func(resp kmsg.Response, err error) {
+		code, offset := kerr.UnknownServerError.Code, int64(-1)
+		if err == nil {
+			if ts := resp.(*kmsg.ProduceResponse).Topics; len(ts) == 1 && len(ts[0].Partitions) == 1 {
+				code, offset = ts[0].Partitions[0].ErrorCode, ts[0].Partitions[0].BaseOffset
+			}
+		}
+		if code == 0 {
+			rc.writes[index].acked, rc.writes[index].offset = true, offset
+			r.note(fmt.Sprintf("n%d acknowledged %s at %d", node, w.value, offset))
+		} else if attempt+1 < recreateWriteAttemptsMax {
+			r.retryAdmin(func() { r.writeIncarnation(rc, partition, attempt+1) })
+			return
+		}
+		// Settled: acknowledged, or out of attempts.
+		if rc.writing--; rc.writing == 0 {
+			r.scheduleRecreate(rc)
+		}
+	})
+}
+
+// recreatedProduceRequest is one record, acks=all, without a producer id.
+func (r *run) recreatedProduceRequest(topic string, partition int32, value string) *kmsg.ProduceRequest {
+	req := kmsg.NewPtrProduceRequest()
+	req.Version = produceVersion
+	req.Acks = -1
+	req.TimeoutMillis = int32(adminTimeout.Milliseconds())
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Partition = partition
+	rp.Records = batch.Build(batch.Spec{
+		BaseTimestamp: r.kernel.Now() / 1e6,
+		ProducerID:    batch.NoProducerID,
+		Records:       []batch.Record{{Value: []byte(value)}},
+	})
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	return req
+}
