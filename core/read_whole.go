@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -48,4 +49,39 @@ func ReadWhole(fsys FS, name string, bytesMax int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: short read (%d of %d bytes)", name, n, size)
 	}
 	return data, nil
+}
+
+// ErrUnstable is ReadWholeStable's report of a file that read differently
+// every time.
+var ErrUnstable = errors.New("file reads differently every time")
+
+// ReadWholeStable reads a small file that carries no checksum of its own
+// (see OpenSized) and returns its bytes once two reads in a row agree:
+// that tells a read corrupted between the media and memory from what the
+// file holds. It reads at most attemptsMax+1 times, then gives up with an
+// error wrapping ErrUnstable. A read the file ends before counts as one
+// that differs: it may be a size read wrong.
+func ReadWholeStable(fsys FS, name string, bytesMax int64, attemptsMax int) ([]byte, error) {
+	f, size, err := OpenSized(fsys, name, bytesMax)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var previous []byte
+	for attempt := 0; attempt <= attemptsMax; attempt++ {
+		b := make([]byte, size)
+		n, err := f.ReadAt(b, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if int64(n) == size && previous != nil && bytes.Equal(previous, b) {
+			return b, nil
+		}
+		if int64(n) == size {
+			previous = b
+		} else {
+			previous = nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s", ErrUnstable, name)
 }

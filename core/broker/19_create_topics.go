@@ -34,14 +34,15 @@ func (b *Broker) handleCreateTopics(x *exchange) {
 }
 
 // createTopics has the active controller create topics, and answers once
-// this broker's image shows every topic created.
+// this broker's image shows every topic created and the replicas it hosts
+// have taken up their directories (topicSettledHere).
 func (b *Broker) createTopics(req *kmsg.CreateTopicsRequest, done func(*kmsg.CreateTopicsResponse)) {
 	b.forward(req, func(r kmsg.Response) {
 		resp := r.(*kmsg.CreateTopicsResponse)
 		b.imageWaiters.wait(func() bool {
 			for _, t := range resp.Topics {
 				if t.ErrorCode == 0 && !req.ValidateOnly {
-					if _, applied := b.image.TopicsByID[metadata.TopicID(t.TopicID)]; !applied {
+					if _, applied := b.image.TopicsByID[metadata.TopicID(t.TopicID)]; !applied || !b.topicSettledHere(t.Topic) {
 						return false
 					}
 				}

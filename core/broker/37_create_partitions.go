@@ -26,7 +26,7 @@ func (b *Broker) handleCreatePartitions(x *exchange) {
 				if t.ErrorCode != 0 || req.ValidateOnly || i >= len(req.Topics) {
 					continue
 				}
-				if topic, exists := b.image.Topics[t.Topic]; exists && len(topic.Partitions) < int(req.Topics[i].Count) {
+				if topic, exists := b.image.Topics[t.Topic]; exists && len(topic.Partitions) < int(req.Topics[i].Count) || !b.topicSettledHere(t.Topic) {
 					return false
 				}
 			}

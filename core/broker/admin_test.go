@@ -376,6 +376,44 @@ func TestDeleteTopicsRemovesDataAndTheNameStartsOver(t *testing.T) {
 	requireError(t, "delete by old id", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage, kerr.UnknownTopicID)
 }
 
+// A topic deleted and created again, then a power loss before the
+// deletion's renames were synced: the deleted topic's directory is back
+// under the name, and the new topic must not take it for its own.
+func TestARecreatedTopicServesNoneOfTheDeletedOnesRecordsAfterAPowerLoss(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	deleted := c.createTopic("doomed", 1)
+	c.produce("doomed", 0, "old-0", "old-1")
+	n.run(settleTime)
+
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.Version = 6
+	req.TimeoutMillis = 30_000
+	byID := kmsg.NewDeleteTopicsRequestTopic()
+	byID.TopicID = deleted.TopicID
+	req.Topics = append(req.Topics, byID)
+	resp := c.request(req).(*kmsg.DeleteTopicsResponse)
+	requireNoError(t, "delete", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage)
+	created := c.createTopic("doomed", 1)
+	n.restart() // at once: the directory changes were never synced
+	c = n.connect()
+
+	values, code, _ := c.fetch("doomed", 0, 0)
+	requireNoError(t, "fetch after restart", code, nil)
+	if len(values) != 0 {
+		t.Fatalf("the re-created topic serves the deleted one's records %v", values)
+	}
+	if offset := c.produce("doomed", 0, "new"); offset != 0 {
+		t.Fatalf("first produce to the re-created topic at offset %d", offset)
+	}
+	if got := c.metadata("doomed").Topics[0].TopicID; got != created.TopicID {
+		t.Fatalf("topic id %x after restart, want the re-created topic's %x", got, created.TopicID)
+	}
+	if dirs := partitionDirectories(t, n, "doomed"); !slices.Equal(dirs, []string{"doomed-0"}) {
+		t.Fatalf("directories %v, want only the new topic's", dirs)
+	}
+}
+
 // deleteRecords asks to delete partition 0 of topic below offset.
 func (c *testClient) deleteRecords(topic string, offset int64) kmsg.DeleteRecordsResponseTopicPartition {
 	c.node.t.Helper()

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -79,14 +80,27 @@ func (b *Broker) openPartition(key partitionKey, t *metadata.Topic) *replica.Par
 		b.log.Error("bad topic config; partition not opened", "partition", key, "error", err)
 		return nil
 	}
-	p, err := replica.Open(b.w, partitionDir(key.topic, key.partition), replica.Identity{
-		Topic: key.topic, Index: key.partition, TopicID: t.ID, NodeID: b.config.NodeID,
-	}, config)
+	dir := partitionDir(key.topic, key.partition)
+	identity := replica.Identity{Topic: key.topic, Index: key.partition, TopicID: t.ID, NodeID: b.config.NodeID}
+	p, err := replica.Open(b.w, dir, identity, config)
+	if other, stray := errors.AsType[*replica.OtherTopicIDError](err); stray {
+		// A deleted topic's directory under this one's name: its
+		// deletion never reached this disk (see core/replica's
+		// topic_id_file.go). It goes as the deletion would have taken
+		// it, and the partition starts afresh.
+		b.log.Info("removing the directory of a deleted topic of the same name", "partition", key, "deleted_topic_id", other.Found, "topic_id", t.ID)
+		if !b.removePartitionDirectory(dir, other.Found) {
+			return nil
+		}
+		b.syncDataDirectory()
+		p, err = replica.Open(b.w, dir, identity, config)
+	}
 	if err != nil {
 		b.log.Error("cannot open partition", "partition", key, "error", err)
 		return nil
 	}
 	p.SetReplication(brokerReplication{b: b, key: key})
+	p.OnLeadershipChange(b.imageWaiters.check)
 	p.OnHighWatermark(func() { b.fetches.wakeConsumers(key) })
 	p.OnLeaderAppend(func() { b.fetches.wakeFollowers(key) })
 	p.OnFetchReady(func() { b.fetchers.ready(key) })
@@ -94,6 +108,20 @@ func (b *Broker) openPartition(key partitionKey, t *metadata.Topic) *replica.Par
 	b.partitions[key] = p
 	b.sortedKeys = nil
 	return p
+}
+
+// topicSettledHere reports whether every replica of the topic this broker
+// has open has taken up its directory (replica.Recovered): a new
+// partition's replica writes its partition.metadata before it leads or
+// follows, and an admin answer that waits for it lets a client of a
+// single broker produce at once.
+func (b *Broker) topicSettledHere(topic string) bool {
+	for _, key := range b.sortedPartitionKeys() {
+		if key.topic == topic && !b.partitions[key].Recovered() {
+			return false
+		}
+	}
+	return true
 }
 
 func hosts(p *metadata.Partition, node int32) bool {
@@ -139,13 +167,7 @@ func (b *Broker) removeTopic(t *metadata.Topic) {
 		delete(b.partitions, key)
 		b.sortedKeys = nil
 		b.fetches.wake(key)
-		dir := partitionDir(key.topic, key.partition)
-		doomed := fmt.Sprintf("%s.%s%s", dir, t.ID, deletedSuffix)
-		if err := b.w.FS.Rename(dir, doomed); err != nil {
-			b.log.Warn("cannot rename deleted partition", "partition", key, "error", err)
-			continue
-		}
-		b.removeDirectory(doomed)
+		b.removePartitionDirectory(partitionDir(key.topic, key.partition), t.ID)
 	}
 	b.fetchers.reconcile()
 	b.w.FS.SyncDir(".", func(err error) {
@@ -153,6 +175,21 @@ func (b *Broker) removeTopic(t *metadata.Topic) {
 			b.w.Halt(fmt.Errorf("broker: syncing the data directory: %w", err))
 		}
 	})
+}
+
+// removePartitionDirectory deletes the directory of topic id's partition:
+// renamed aside first, so that a crash part way leaves a directory
+// finishInterruptedDeletions finishes rather than a partition with files
+// missing, then emptied and removed. It reports whether the rename
+// succeeded; the caller syncs the data directory.
+func (b *Broker) removePartitionDirectory(dir string, id metadata.TopicID) bool {
+	doomed := fmt.Sprintf("%s.%s%s", dir, id, deletedSuffix)
+	if err := b.w.FS.Rename(dir, doomed); err != nil {
+		b.log.Warn("cannot rename a deleted partition's directory", "dir", dir, "error", err)
+		return false
+	}
+	b.removeDirectory(doomed)
+	return true
 }
 
 // removeDirectory deletes a partition directory and its files.

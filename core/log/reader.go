@@ -1,7 +1,6 @@
 package log
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -236,26 +235,14 @@ func withRereads(read func() error) error {
 }
 
 // readStable reads a whole file that carries no checksum of its own (an
-// index file) and returns its bytes once two reads in a row agree, which
-// tells a read corrupted in flight from the file's real content.
+// index file) and returns its bytes once two reads in a row agree (see
+// core.ReadWholeStable); a file too big or never read alike is bad data.
 func readStable(fs core.FS, name string, sizeMax int64) ([]byte, error) {
-	f, size, err := openSized(fs, name, sizeMax)
-	if err != nil {
-		return nil, err
+	b, err := core.ReadWholeStable(fs, name, sizeMax, readAttemptsMax)
+	if errors.Is(err, core.ErrTooBig) || errors.Is(err, core.ErrUnstable) {
+		err = fmt.Errorf("%w: %w", errBadData, err)
 	}
-	defer f.Close()
-	var previous []byte
-	for attempt := 0; attempt <= readAttemptsMax; attempt++ {
-		b := make([]byte, size)
-		if err := readFull(f, b, 0); err != nil && !errors.Is(err, errBadData) {
-			return nil, err
-		}
-		if previous != nil && bytes.Equal(previous, b) {
-			return b, nil
-		}
-		previous = b
-	}
-	return nil, fmt.Errorf("%w: %s reads differently every time", errBadData, name)
+	return b, err
 }
 
 // readChecked reads a whole small file whose content carries its own check

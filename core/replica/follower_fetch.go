@@ -74,7 +74,7 @@ func (p *Partition) FetchPosition() (FetchPosition, bool) {
 
 // readyToFetch reports whether a fetch may go out now.
 func (p *Partition) readyToFetch() bool {
-	if !p.IsFollower() || p.durabilityWaits > 0 || p.held != nil {
+	if !p.IsFollower() || p.topicIDPending || p.durabilityWaits > 0 || p.held != nil {
 		return false
 	}
 	return p.followerAcknowledgedOffset() >= p.log.EndOffset()

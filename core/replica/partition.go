@@ -107,6 +107,11 @@ type Partition struct {
 	// recovery ended, or lower where a truncation since cut the log (what
 	// it cut is no longer there to become durable; see afterTruncation).
 	recoveredEnd int64
+	// topicIDPending is set until the directory's partition.metadata
+	// is durable (topic_id_file.go): until then the replica is not
+	// recovered and does not fetch, so no record reaches a directory
+	// that does not yet say whose it is.
+	topicIDPending bool
 
 	closed bool
 }
@@ -122,7 +127,18 @@ type Identity struct {
 // Open opens or creates the partition's log in dir and rebuilds its
 // producer state. The replica starts in no role; the broker applies the
 // metadata's decision with BecomeLeader or BecomeFollower.
+//
+// A directory that belongs to another topic id (a deleted topic of the same
+// name) is refused with an *OtherTopicIDError, before anything in it is
+// read (see topic_id_file.go).
 func Open(w core.World, dir string, id Identity, config Config) (*Partition, error) {
+	found, hasFile, err := readTopicIDFile(w, dir)
+	if err != nil {
+		return nil, err
+	}
+	if hasFile && found != id.TopicID {
+		return nil, &OtherTopicIDError{Dir: dir, Found: found, Want: id.TopicID}
+	}
 	l, err := corelog.Open(w, dir, config.Log)
 	if err != nil {
 		return nil, err
@@ -151,12 +167,16 @@ func Open(w core.World, dir string, id Identity, config Config) (*Partition, err
 	// may sit in the page cache. Until that sync completes this replica
 	// knows no high watermark, so it serves nothing (see recovered).
 	p.recoveredEnd = l.EndOffset()
-	p.recovered = l.SyncedOffset() >= p.recoveredEnd
+	p.topicIDPending = !hasFile
+	p.recovered = l.SyncedOffset() >= p.recoveredEnd && !p.topicIDPending
 	l.OnSynced(func(int64) {
 		p.maybeRecovered()
 		p.synced()
 	})
 	l.Sync()
+	if p.topicIDPending {
+		p.writeTopicIDFile()
+	}
 	return p, nil
 }
 
@@ -164,7 +184,7 @@ func Open(w core.World, dir string, id Identity, config Config) (*Partition, err
 // recoveredEnd, and lets it take up its role: it knows its high watermark
 // now.
 func (p *Partition) maybeRecovered() {
-	if p.recovered || p.log.SyncedOffset() < p.recoveredEnd {
+	if p.recovered || p.topicIDPending || p.log.SyncedOffset() < p.recoveredEnd {
 		return
 	}
 	p.recovered = true

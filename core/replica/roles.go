@@ -168,6 +168,11 @@ func (p *Partition) leadershipChanged() {
 // as leader: open, and done with recovery.
 func (p *Partition) IsLeader() bool { return !p.closed && p.recovered && p.role == roleLeader }
 
+// Recovered reports whether the replica has taken up its directory: what
+// recovery found is durable and so is its partition.metadata. Until then
+// it neither leads nor fetches.
+func (p *Partition) Recovered() bool { return p.recovered }
+
 // IsFollower reports whether this replica follows a leader it should
 // fetch from.
 func (p *Partition) IsFollower() bool { return !p.closed && p.role == roleFollower && p.leader >= 0 }
