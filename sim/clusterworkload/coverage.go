@@ -39,7 +39,7 @@ func (r *run) coverage() *sim.Coverage {
 	c.CountAction(actionDeleteRecords, len(r.deletions))
 	c.CountAction(actionStaticRejoin, int(group.StaticRejoins))
 	c.CountAction(actionStaticLeaderSkipsAssignment, int(group.SkippedAssignments))
-	recreated, _, _ := r.recreationCounts()
+	recreated, _, _, _ := r.recreationCounts()
 	c.CountAction(actionRecreateTopic, recreated)
 	return c
 }

@@ -10,9 +10,10 @@ import (
 // The checks of a recreated topic (recreates.go), once the liveness phase
 // has settled the operator: every replica of the last incarnation's
 // partitions must come to hold the same log (awaitRecreatedTopics, within
-// the liveness bound), and that log must hold every record acknowledged
-// to the last incarnation, at its offset, and nothing acknowledged to an
-// earlier one (checkRecreatedTopics).
+// the liveness bound), and that log must hold every record confirmed in
+// the last incarnation (acknowledged, then read back by its topic id), at
+// its offset, and nothing acknowledged to an earlier one
+// (checkRecreatedTopics).
 
 // recreatedTopic reports whether the operator deletes and creates topic
 // again.
@@ -140,7 +141,7 @@ func (r *run) checkRecreatedReplica(rc *recreation, tp history.TopicPartition, n
 		}
 	}
 	for _, w := range rc.writes {
-		if w.incarnation != rc.incarnation || w.partition != tp.Partition || !w.acked {
+		if w.incarnation != rc.incarnation || w.partition != tp.Partition || !w.confirmed {
 			continue
 		}
 		offset, present := found[w.value]
@@ -186,8 +187,9 @@ func (r *run) findResurrected() string {
 }
 
 // recreationCounts sums the operators' work: incarnations created and
-// learned after the first, values written, and those acknowledged.
-func (r *run) recreationCounts() (recreated, writes, acked int) {
+// learned after the first, values written, those acknowledged, and those
+// read back by topic id.
+func (r *run) recreationCounts() (recreated, writes, acked, confirmed int) {
 	for _, rc := range r.recreations {
 		recreated += rc.recreated
 		for _, w := range rc.writes {
@@ -195,7 +197,10 @@ func (r *run) recreationCounts() (recreated, writes, acked int) {
 			if w.acked {
 				acked++
 			}
+			if w.confirmed {
+				confirmed++
+			}
 		}
 	}
-	return recreated, writes, acked
+	return recreated, writes, acked, confirmed
 }

@@ -26,7 +26,7 @@ import (
 // gone), creates it again (CreateTopics, likewise), learns the new
 // incarnation's id, replicas and leaders (Metadata, until a node shows
 // an id no deleted incarnation had and every partition led), and writes
-// to it.
+// to it. It deletes by topic id (see deleteTopic).
 //
 // What a deletion promises: the old topic's records are gone for good.
 // Its replicas sit in directories named by topic name and partition only,
@@ -48,6 +48,11 @@ const (
 	// recreateWriteAttemptsMax bounds the attempts of one partition's
 	// write in one incarnation, each with a value of its own.
 	recreateWriteAttemptsMax = 3
+	// confirmFetchVersion is the operator's Fetch: a version that names
+	// the topic by id (13 and up), the newest Sluice serves.
+	confirmFetchVersion = 15
+	// confirmAttemptsMax bounds the reads that confirm one write.
+	confirmAttemptsMax = 4
 )
 
 // recreation is one recreated topic's operator.
@@ -83,9 +88,13 @@ type recreatedWrite struct {
 	value       string
 	incarnation int
 	partition   int32
-	// acked is set when a leader acknowledged it, at offset.
-	acked  bool
-	offset int64
+	// acked is set when a leader acknowledged it, at offset. Produce
+	// names the topic by name only (before v13), so a broker whose
+	// metadata still had an older incarnation may have acknowledged it
+	// there; confirmed is set once a read by the incarnation's id found
+	// it at offset.
+	acked, confirmed bool
+	offset           int64
 }
 
 // startRecreates sets every recreated topic's operator going: it learns
@@ -130,9 +139,13 @@ func (r *run) scheduleRecreate(rc *recreation) {
 	})
 }
 
-// deleteTopic asks a node to delete the topic until one answers that it
-// is gone: deleted now, or by an earlier attempt whose answer was lost
-// (UNKNOWN_TOPIC_OR_PARTITION from the controller).
+// deleteTopic asks a node to delete the current incarnation until one
+// answers that it is gone: deleted now, or by an earlier attempt whose
+// answer was lost (UNKNOWN_TOPIC_ID from the controller). It names the
+// incarnation by its id (DeleteTopics v6, KIP-516), as an operator must
+// when a name is reused: an attempt that timed out may still be in a
+// broker's forwarding queue, and by name it would delete whatever topic
+// has the name when it reaches the controller, a later incarnation too.
 func (r *run) deleteTopic(rc *recreation) {
 	if r.violation != nil {
 		return
@@ -141,7 +154,7 @@ func (r *run) deleteTopic(rc *recreation) {
 	req.Version = deleteTopicsVersion
 	req.TimeoutMillis = int32(adminTimeout.Milliseconds())
 	topic := kmsg.NewDeleteTopicsRequestTopic()
-	topic.Topic = kmsg.StringPtr(rc.topic.Name)
+	topic.TopicID = rc.id
 	req.Topics = append(req.Topics, topic)
 	node := rc.nextNode(len(r.nodes))
 	r.admin.request(clientAddress(node), req, func(resp kmsg.Response, err error) {
@@ -151,11 +164,11 @@ func (r *run) deleteTopic(rc *recreation) {
 				code = ts[0].ErrorCode
 			}
 		}
-		if code != 0 && code != kerr.UnknownTopicOrPartition.Code {
+		if code != 0 && code != kerr.UnknownTopicID.Code {
 			r.retryAdmin(func() { r.deleteTopic(rc) })
 			return
 		}
-		r.note(fmt.Sprintf("n%d: %s incarnation %d deleted (%v)", node, rc.topic.Name, rc.incarnation, kerr.ErrorForCode(code)))
+		r.note(fmt.Sprintf("n%d: %s incarnation %d (%s) deleted (%v)", node, rc.topic.Name, rc.incarnation, rc.id, kerr.ErrorForCode(code)))
 		rc.deleted = append(rc.deleted, rc.id)
 		rc.id = metadata.TopicID{}
 		rc.incarnation++
@@ -193,7 +206,11 @@ func (r *run) createTopic(rc *recreation) {
 
 // describeIncarnation asks a node for the topic until one shows an
 // incarnation no deletion took, with every partition led, and learns its
-// id, replicas and leaders; then the operator writes to it.
+// id, replicas and leaders; then the operator writes to it. A node that
+// knows no topic of the name sends the operator back to creating it: a
+// TOPIC_ALREADY_EXISTS may have come from a controller deposed before the
+// deletion that has not yet noticed (it answers from its own image, as
+// Kafka's does), so the creation it refused never happened.
 func (r *run) describeIncarnation(rc *recreation) {
 	if r.violation != nil {
 		return
@@ -204,6 +221,10 @@ func (r *run) describeIncarnation(rc *recreation) {
 	topic.Topic = kmsg.StringPtr(rc.topic.Name)
 	req.Topics = append(req.Topics, topic)
 	r.admin.request(clientAddress(rc.nextNode(len(r.nodes))), req, func(resp kmsg.Response, err error) {
+		if err == nil && rc.incarnation > 1 && topicUnknown(resp.(*kmsg.MetadataResponse)) {
+			r.retryAdmin(func() { r.createTopic(rc) })
+			return
+		}
 		if err != nil || !r.learnIncarnation(rc, resp.(*kmsg.MetadataResponse)) {
 			r.retryAdmin(func() { r.describeIncarnation(rc) })
 			return
@@ -217,6 +238,12 @@ func (r *run) describeIncarnation(rc *recreation) {
 			r.writeIncarnation(rc, p, 0)
 		}
 	})
+}
+
+// topicUnknown reports whether a Metadata answer for one topic says
+// there is none of the name.
+func topicUnknown(resp *kmsg.MetadataResponse) bool {
+	return len(resp.Topics) == 1 && resp.Topics[0].ErrorCode == kerr.UnknownTopicOrPartition.Code
 }
 
 // learnIncarnation takes the current incarnation from a Metadata answer,
@@ -271,18 +298,87 @@ func (r *run) writeIncarnation(rc *recreation, partition int32, attempt int) {
 				code, offset = ts[0].Partitions[0].ErrorCode, ts[0].Partitions[0].BaseOffset
 			}
 		}
-		if code == 0 {
+		switch {
+		case code == 0:
 			rc.writes[index].acked, rc.writes[index].offset = true, offset
 			r.note(fmt.Sprintf("n%d acknowledged %s at %d", node, w.value, offset))
-		} else if attempt+1 < recreateWriteAttemptsMax {
+			r.confirmWrite(rc, index, 0)
+		case attempt+1 < recreateWriteAttemptsMax:
 			r.retryAdmin(func() { r.writeIncarnation(rc, partition, attempt+1) })
-			return
-		}
-		// Settled: acknowledged, or out of attempts.
-		if rc.writing--; rc.writing == 0 {
-			r.scheduleRecreate(rc)
+		default:
+			r.writeSettled(rc)
 		}
 	})
+}
+
+// writeSettled counts one partition's write settled: confirmed,
+// acknowledged but not confirmed, or out of attempts. Once every
+// partition's is, the operator waits for its next re-creation.
+func (r *run) writeSettled(rc *recreation) {
+	if rc.writing--; rc.writing == 0 {
+		r.scheduleRecreate(rc)
+	}
+}
+
+// confirmWrite reads an acknowledged write back by the incarnation's
+// topic id (Fetch v13 and up), from the replicas in turn: a broker whose
+// metadata has another topic of the name answers UNKNOWN_TOPIC_ID, and
+// one that leads no longer NOT_LEADER_OR_FOLLOWER.
+func (r *run) confirmWrite(rc *recreation, index, attempt int) {
+	if r.violation != nil {
+		return
+	}
+	w := rc.writes[index]
+	replicas := r.replicas[history.TopicPartition{Topic: rc.topic.Name, Partition: w.partition}]
+	node := rc.leaders[w.partition]
+	if attempt > 0 && len(replicas) > 0 {
+		node = replicas[(slices.Index(replicas, node)+attempt)%len(replicas)]
+	}
+	req := kmsg.NewPtrFetchRequest()
+	req.Version = confirmFetchVersion
+	req.ReplicaID = -1
+	req.MaxBytes = 1 << 20
+	topic := kmsg.NewFetchRequestTopic()
+	topic.TopicID = rc.id
+	partition := kmsg.NewFetchRequestTopicPartition()
+	partition.Partition, partition.FetchOffset, partition.PartitionMaxBytes = w.partition, w.offset, 1<<20
+	partition.CurrentLeaderEpoch, partition.LastFetchedEpoch, partition.LogStartOffset = -1, -1, -1
+	topic.Partitions = append(topic.Partitions, partition)
+	req.Topics = append(req.Topics, topic)
+	r.admin.request(clientAddress(int(node)), req, func(resp kmsg.Response, err error) {
+		if err == nil && fetchedValueAt(resp.(*kmsg.FetchResponse), w.offset) == w.value {
+			rc.writes[index].confirmed = true
+			r.note(fmt.Sprintf("n%d confirmed %s at %d in topic id %s", node, w.value, w.offset, rc.id))
+			r.writeSettled(rc)
+			return
+		}
+		if attempt+1 < confirmAttemptsMax {
+			r.retryAdmin(func() { r.confirmWrite(rc, index, attempt+1) })
+			return
+		}
+		r.note(fmt.Sprintf("%s acknowledged at %d not found in topic id %s", w.value, w.offset, rc.id))
+		r.writeSettled(rc)
+	})
+}
+
+// fetchedValueAt is the value of the record at offset in a one-partition
+// Fetch answer, or "" when it holds none there.
+func fetchedValueAt(resp *kmsg.FetchResponse, offset int64) string {
+	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 || resp.Topics[0].Partitions[0].ErrorCode != 0 {
+		return ""
+	}
+	for s := (batch.Scanner{Buf: resp.Topics[0].Partitions[0].RecordBatches}); s.Next(); {
+		records, err := batch.Records(s.Batch())
+		if err != nil {
+			return ""
+		}
+		for _, record := range records {
+			if s.Header().BaseOffset+int64(record.OffsetDelta) == offset {
+				return string(record.Value)
+			}
+		}
+	}
+	return ""
 }
 
 // recreatedProduceRequest is one record, acks=all, without a producer id.

@@ -106,10 +106,11 @@ func (r *run) stats() []sim.Option {
 	}
 	if len(r.recreations) > 0 {
 		// Only when the operator deletes and creates a topic again:
-		// incarnations created after the first, writes and those
-		// acknowledged.
-		recreated, writes, acked := r.recreationCounts()
-		stats = append(stats, sim.Opt("topics_recreated", recreated), sim.Opt("recreated_writes", writes), sim.Opt("recreated_writes_ok", acked))
+		// incarnations created after the first, writes, those
+		// acknowledged and those read back by topic id.
+		recreated, writes, acked, confirmed := r.recreationCounts()
+		stats = append(stats, sim.Opt("topics_recreated", recreated), sim.Opt("recreated_writes", writes),
+			sim.Opt("recreated_writes_ok", acked), sim.Opt("recreated_writes_confirmed", confirmed))
 	}
 	if r.counts.drainsAgain > 0 {
 		// Only when it happened, for the same reason.
