@@ -14,7 +14,8 @@
 // A run has three phases: setup (the admin client creates the topics with
 // CreateTopics and waits for a leader on every partition), safety (the
 // clients run while the nemesis applies the scenario's fault schedule,
-// and an operator may add partitions to a topic, growth.go),
+// and an operator may add partitions to a topic, growth.go, or delete a
+// topic of its own and create it again, recreates.go),
 // and liveness (every fault ends; within the scenario's bound every
 // producer finishes, a fresh reader drains every partition to its high
 // watermark, every group settles with each partition assigned once and
@@ -35,6 +36,10 @@
 //   - "group-unseen" and "group-lost-write": values a group skipped;
 //   - "replica-divergence": below the end the drain found, some replica's
 //     log differs from another's, batch by batch;
+//   - "deleted-topic-resurrected" and "recreated-topic-write-lost": a
+//     replica of a recreated topic's last incarnation holds a record
+//     acknowledged to a deleted one, or lacks one confirmed in it
+//     (recreate_check.go);
 //   - "leaders" and "partition-leaders": two nodes led the metadata quorum,
 //     or one partition, in the same epoch (the observer, observer.go,
 //     watches the nodes' logs);
@@ -53,7 +58,8 @@
 // setup.go and admin.go create the topics (growth.go adds partitions),
 // clients.go drives the clients
 // (offset_reader.go the lag monitors, deletes.go the operator deleting
-// consumed records),
+// consumed records, recreates.go the operator deleting and creating a
+// topic again),
 // nemesis.go and its nemesis_*.go files inject the faults, liveness.go and
 // group_liveness.go are the final phase, check.go and replicas.go judge,
 // observer.go watches the leaders. Planted bugs it must catch are in
