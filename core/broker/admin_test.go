@@ -329,16 +329,10 @@ func TestDeleteTopicsRemovesDataAndTheNameStartsOver(t *testing.T) {
 	c.produce("doomed", 0, "old-0", "old-1")
 	c.produce("doomed", 1, "old")
 
-	req := kmsg.NewPtrDeleteTopicsRequest()
-	req.Version = 6
-	req.TimeoutMillis = 30_000
-	byID := kmsg.NewDeleteTopicsRequestTopic()
-	byID.TopicID = created.TopicID
-	req.Topics = append(req.Topics, byID)
-	resp := c.request(req).(*kmsg.DeleteTopicsResponse)
-	requireNoError(t, "delete", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage)
-	if resp.Topics[0].Topic == nil || *resp.Topics[0].Topic != "doomed" {
-		t.Fatalf("answer %+v", resp.Topics[0])
+	answer := c.deleteTopicByID(created.TopicID)
+	requireNoError(t, "delete", answer.ErrorCode, answer.ErrorMessage)
+	if answer.Topic == nil || *answer.Topic != "doomed" {
+		t.Fatalf("answer %+v", answer)
 	}
 	requireError(t, "metadata", c.metadata("doomed").Topics[0].ErrorCode, nil, kerr.UnknownTopicOrPartition)
 	if dirs := partitionDirectories(t, n, "doomed"); len(dirs) != 0 {
@@ -372,8 +366,20 @@ func TestDeleteTopicsRemovesDataAndTheNameStartsOver(t *testing.T) {
 	}
 	requireTopicInMetadata(t, c, "doomed", 1)
 
-	resp = c.request(req).(*kmsg.DeleteTopicsResponse)
-	requireError(t, "delete by old id", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage, kerr.UnknownTopicID)
+	answer = c.deleteTopicByID(created.TopicID)
+	requireError(t, "delete by old id", answer.ErrorCode, answer.ErrorMessage, kerr.UnknownTopicID)
+}
+
+// deleteTopicByID deletes a topic by its id (DeleteTopics v6).
+func (c *testClient) deleteTopicByID(id [16]byte) kmsg.DeleteTopicsResponseTopic {
+	c.node.t.Helper()
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.Version = 6
+	req.TimeoutMillis = 30_000
+	byID := kmsg.NewDeleteTopicsRequestTopic()
+	byID.TopicID = id
+	req.Topics = append(req.Topics, byID)
+	return c.request(req).(*kmsg.DeleteTopicsResponse).Topics[0]
 }
 
 // A topic deleted and created again, then a power loss before the
@@ -386,14 +392,8 @@ func TestARecreatedTopicServesNoneOfTheDeletedOnesRecordsAfterAPowerLoss(t *test
 	c.produce("doomed", 0, "old-0", "old-1")
 	n.run(settleTime)
 
-	req := kmsg.NewPtrDeleteTopicsRequest()
-	req.Version = 6
-	req.TimeoutMillis = 30_000
-	byID := kmsg.NewDeleteTopicsRequestTopic()
-	byID.TopicID = deleted.TopicID
-	req.Topics = append(req.Topics, byID)
-	resp := c.request(req).(*kmsg.DeleteTopicsResponse)
-	requireNoError(t, "delete", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage)
+	answer := c.deleteTopicByID(deleted.TopicID)
+	requireNoError(t, "delete", answer.ErrorCode, answer.ErrorMessage)
 	created := c.createTopic("doomed", 1)
 	n.restart() // at once: the directory changes were never synced
 	c = n.connect()

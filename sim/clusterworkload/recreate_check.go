@@ -69,22 +69,16 @@ func (r *run) awaitRecreatedTopics(deadline int64) bool {
 // below it (diverged), or returns "".
 func (r *run) recreatedReplicasApart() (problem string, diverged bool) {
 	for _, tp := range r.recreatedPartitions() {
-		logs := make([]replicaLog, 0, len(r.replicas[tp]))
 		end := int64(-1)
-		for _, id := range r.replicas[tp] {
-			n := r.nodes[id-1]
-			if !n.up {
-				return n.name + " is down", false
+		logs, problem := r.readLiveReplicaLogs(tp, func(name string, log replicaLog) string {
+			if end >= 0 && log.end != end {
+				return fmt.Sprintf("%s's %s ends at %d, another replica's at %d", name, tp, log.end, end)
 			}
-			log, replicaEnd, err := readReplicaLog(n.machine.Disk, tp)
-			if err != nil {
-				return fmt.Sprintf("%s's %s: %v", n.name, tp, err), false
-			}
-			if end >= 0 && replicaEnd != end {
-				return fmt.Sprintf("%s's %s ends at %d, another replica's at %d", n.name, tp, replicaEnd, end), false
-			}
-			end = replicaEnd
-			logs = append(logs, replicaLog{batches: log, end: replicaEnd})
+			end = log.end
+			return ""
+		})
+		if problem != "" {
+			return problem, false
 		}
 		if problem, _ := r.compareReplicas(tp, end, logs); problem != "" {
 			return problem, true

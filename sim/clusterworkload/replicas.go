@@ -84,20 +84,14 @@ func (r *run) replicasBehind(ends map[history.TopicPartition]int64) (problem str
 	partitions := sortedPartitions(ends)
 	look := replicaLook{step: r.kernel.Steps(), logs: make(map[history.TopicPartition][]replicaLog, len(partitions))}
 	for _, tp := range partitions {
-		logs := make([]replicaLog, 0, len(r.replicas[tp]))
-		for _, id := range r.replicas[tp] {
-			n := r.nodes[id-1]
-			if !n.up {
-				return n.name + " is down", false
+		logs, problem := r.readLiveReplicaLogs(tp, func(name string, log replicaLog) string {
+			if log.end < ends[tp] {
+				return fmt.Sprintf("%s's %s ends at %d, below %d", name, tp, log.end, ends[tp])
 			}
-			log, end, err := readReplicaLog(n.machine.Disk, tp)
-			if err != nil {
-				return fmt.Sprintf("%s's %s: %v", n.name, tp, err), false
-			}
-			if end < ends[tp] {
-				return fmt.Sprintf("%s's %s ends at %d, below %d", n.name, tp, end, ends[tp]), false
-			}
-			logs = append(logs, replicaLog{batches: log, end: end})
+			return ""
+		})
+		if problem != "" {
+			return problem, false
 		}
 		look.logs[tp] = logs
 	}
@@ -108,6 +102,31 @@ func (r *run) replicasBehind(ends map[history.TopicPartition]int64) (problem str
 		}
 	}
 	return "", false
+}
+
+// readLiveReplicaLogs reads the log of every replica of tp, in the order
+// r.replicas lists them, or names the first that is down, cannot be read,
+// or is refused by accept (which names what is wrong with it, or returns
+// ""). It stops there: a read may draw a disk fault, so a look reads no
+// more than it needs.
+func (r *run) readLiveReplicaLogs(tp history.TopicPartition, accept func(node string, log replicaLog) string) ([]replicaLog, string) {
+	logs := make([]replicaLog, 0, len(r.replicas[tp]))
+	for _, id := range r.replicas[tp] {
+		n := r.nodes[id-1]
+		if !n.up {
+			return nil, n.name + " is down"
+		}
+		batches, end, err := readReplicaLog(n.machine.Disk, tp)
+		if err != nil {
+			return nil, fmt.Sprintf("%s's %s: %v", n.name, tp, err)
+		}
+		log := replicaLog{batches: batches, end: end}
+		if problem := accept(n.name, log); problem != "" {
+			return nil, problem
+		}
+		logs = append(logs, log)
+	}
+	return logs, ""
 }
 
 // replicaLook is what one look at the replicas read: each partition's
