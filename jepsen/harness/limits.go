@@ -141,3 +141,8 @@ const (
 	// split (fence, shrink the ISR, move the leadership).
 	strandStepTimeout = 20 * time.Second
 )
+
+// recreateEveryMin bounds how often the operator deletes and creates its
+// topic again (Workload.RecreateEvery): each round is several admin
+// requests.
+const recreateEveryMin = 200 * time.Millisecond

@@ -70,7 +70,11 @@ type Result struct {
 	// DeletesSent and DeletesAnswered count the operator's
 	// DeleteRecords (Workload.DeleteEvery), and those a leader answered.
 	DeletesSent, DeletesAnswered int64
-	Pass                         bool
+	// The operator recreating its topic (Workload.RecreateEvery):
+	// incarnations created after the first, values written, those
+	// acknowledged, and those read back by topic id.
+	Recreated, RecreatedWrites, RecreatedAcked, RecreatedConfirmed int
+	Pass                                                           bool
 }
 
 // drainPhaseName names the final read among a run's phases.
@@ -134,6 +138,8 @@ type runner struct {
 	log      *historyLog
 	// deleter is the workload's operator deleting records, if it has one.
 	deleter *deleter
+	// recreator is its operator recreating a topic, if it has one.
+	recreator *recreator
 
 	progressMutex sync.Mutex
 }
@@ -216,6 +222,7 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	r.deleter = workload.deleter
+	r.recreator = workload.recreator
 	stopProgress := r.reportProgress(workload)
 	workloadStopped := false
 	stopWorkload := func() {
@@ -279,6 +286,18 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	if drained != nil {
 		r.problem("final read: %v", drained)
+	}
+	if r.recreator != nil {
+		if recovered == nil {
+			_ = r.phase("check the recreated topic's last incarnation", func() error {
+				for _, problem := range r.recreator.check(ctx) {
+					r.problem("%s", problem)
+				}
+				return nil
+			})
+		}
+		r.result.Recreated, r.result.RecreatedWrites, r.result.RecreatedAcked, r.result.RecreatedConfirmed = r.recreator.counts()
+		r.recreator.client.Close()
 	}
 	r.result.Stats.Drained = drained == nil
 	return nil

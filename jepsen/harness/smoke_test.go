@@ -64,6 +64,9 @@ func TestSmokeRun(t *testing.T) {
 	if result.DeletesAnswered == 0 {
 		t.Errorf("no DeleteRecords was answered (%d sent)", result.DeletesSent)
 	}
+	if result.Recreated == 0 || result.RecreatedConfirmed == 0 {
+		t.Errorf("the operator's topic was created again %d times, with %d writes confirmed", result.Recreated, result.RecreatedConfirmed)
+	}
 	s := result.Stats
 	if s.SendsOK == 0 || s.RecordsPolled == 0 || s.CommitsOK == 0 || s.Assignments == 0 || !s.Drained {
 		t.Errorf("the workload did too little: %s", s)
@@ -74,11 +77,13 @@ func TestSmokeRun(t *testing.T) {
 }
 
 // smokeWorkload is the default workload with an operator deleting what
-// the group has consumed every 2 s, so that the real binary's
-// DeleteRecords meets the faults too.
+// the group has consumed every 2 s, and one deleting a topic of its own
+// and creating it again every 2 s, so that the real binary's
+// DeleteRecords and DeleteTopics meet the faults too.
 func smokeWorkload() Workload {
 	w := DefaultWorkload(3)
 	w.DeleteEvery = 2 * time.Second
+	w.RecreateEvery = 2 * time.Second
 	return w
 }
 

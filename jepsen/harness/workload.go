@@ -54,6 +54,10 @@ type Workload struct {
 	// DeleteEvery, when set (and there is a group), has an operator
 	// delete what the group has consumed every DeleteEvery (deleter.go).
 	DeleteEvery time.Duration
+	// RecreateEvery, when set, has an operator delete a topic of its own
+	// (the workload's topic name and "-scratch") and create it again
+	// this often, writing to each incarnation (recreator.go).
+	RecreateEvery time.Duration
 }
 
 // DefaultWorkload is the workload `sluice jepsen` runs unless told
@@ -95,6 +99,8 @@ func (w Workload) validate(nodes int) error {
 		return fmt.Errorf("%d assign consumers, %d group members: each between 0 and %d", w.AssignConsumers, w.GroupMembers, workloadClientsMax)
 	case w.GroupMembers > 0 && w.Group == "":
 		return errors.New("group members without a group name")
+	case w.RecreateEvery < 0 || w.RecreateEvery > 0 && w.RecreateEvery < recreateEveryMin:
+		return fmt.Errorf("recreate every %v: at least %v, or 0 for never", w.RecreateEvery, recreateEveryMin)
 	case !w.AcksAll && w.Idempotence != IdempotenceOff:
 		return errors.New("acks=1 producers cannot be idempotent: set idempotence off")
 	}
@@ -109,6 +115,7 @@ type clients struct {
 	members   []*groupMember
 	reader    *committedReader
 	deleter   *deleter
+	recreator *recreator
 
 	cancel  context.CancelFunc
 	ticker  *time.Ticker
@@ -172,6 +179,14 @@ func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, erro
 		}
 		c.deleter = d
 	}
+	if w.RecreateEvery > 0 {
+		recreator, err := newRecreator(cluster, w)
+		if err != nil {
+			c.closeAll()
+			return nil, err
+		}
+		c.recreator = recreator
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.ticker = time.NewTicker(time.Second / time.Duration(w.SendsPerSecond))
@@ -189,6 +204,9 @@ func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, erro
 	}
 	if c.deleter != nil {
 		c.deleter.start(ctx)
+	}
+	if c.recreator != nil {
+		c.recreator.start(ctx)
 	}
 	return c, nil
 }
@@ -220,6 +238,17 @@ func (c *clients) stop() error {
 		wait.Add(1)
 		go func() { defer wait.Done(); c.deleter.stop() }()
 	}
+	if c.recreator != nil {
+		wait.Add(1)
+		go func() {
+			defer wait.Done()
+			if err := c.recreator.stop(recoveryTimeout); err != nil {
+				c.mutex.Lock()
+				c.failure = errors.Join(c.failure, err)
+				c.mutex.Unlock()
+			}
+		}()
+	}
 	wait.Wait()
 	c.mutex.Lock()
 	defer c.mutex.Unlock()
@@ -243,6 +272,9 @@ func (c *clients) closeAll() {
 	if c.deleter != nil {
 		c.deleter.client.Close()
 	}
+	if c.recreator != nil {
+		c.recreator.client.Close()
+	}
 }
 
 // progress is a one-line summary of what the clients have done.
@@ -264,6 +296,10 @@ func (c *clients) progress() string {
 		acked, unknown, polled, grouped, commits, rebalances)
 	if c.deleter != nil {
 		line += fmt.Sprintf("; deletes sent=%d answered=%d", c.deleter.sent.Load(), c.deleter.ok.Load())
+	}
+	if c.recreator != nil {
+		recreated, writes, acked, confirmed := c.recreator.counts()
+		line += fmt.Sprintf("; recreated=%d writes=%d acked=%d confirmed=%d", recreated, writes, acked, confirmed)
 	}
 	return line
 }
