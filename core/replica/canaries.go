@@ -45,4 +45,11 @@ const (
 	// followers to follow it (the bug cluster seed 59 found): a follower
 	// that takes over serves the deleted records again.
 	CanaryDeleteWithoutFollowers = "replica-delete-without-followers"
+
+	// CanaryIgnoreTopicID opens whatever directory has the partition's
+	// topic name and index, whatever topic id its partition.metadata
+	// names, as Sluice did before it kept the file (the bug cluster seed
+	// 618 found): a node down across a deletion and re-creation takes the
+	// deleted topic's records for the new topic's.
+	CanaryIgnoreTopicID = "replica-ignore-topic-id"
 )

@@ -136,7 +136,7 @@ func Open(w core.World, dir string, id Identity, config Config) (*Partition, err
 	if err != nil {
 		return nil, err
 	}
-	if hasFile && found != id.TopicID {
+	if hasFile && found != id.TopicID && !w.Canaries.On(CanaryIgnoreTopicID) {
 		return nil, &OtherTopicIDError{Dir: dir, Found: found, Want: id.TopicID}
 	}
 	l, err := corelog.Open(w, dir, config.Log)

@@ -53,6 +53,20 @@ var canaryBiases = map[string]canaryBias{
 	// Deleted records come back when a follower that had not followed
 	// the deletion takes over: deletions of what the group consumed, and
 	// leaders crashed and cut off.
+	// A deleted topic's directory is taken for the new topic's by a node
+	// down across the deletion and the re-creation: an operator
+	// re-creating a topic every node hosts, and nodes crashed often.
+	replica.CanaryIgnoreTopicID: func(s *scenario.Scenario) {
+		recreated := slices.IndexFunc(s.Topics, func(t scenario.Topic) bool { return t.Recreated() })
+		if recreated < 0 {
+			s.Topics = append(s.Topics, scenario.Topic{Name: scenario.RecreatedTopicName, Partitions: 1})
+			recreated = len(s.Topics) - 1
+		}
+		t := &s.Topics[recreated]
+		t.Replication, t.MinInsync, t.RecreateEvery = min(3, s.Cluster.Nodes), 1, 500*time.Millisecond
+		setRate(s, scenario.KindCrash, time.Second)
+		s.Schedule = scenario.GenerateSchedule(*s)
+	},
 	replica.CanaryDeleteWithoutFollowers: func(s *scenario.Scenario) {
 		for i := range s.Topics {
 			if s.Topics[i].Name == s.Clients.Groups[0].Topic {

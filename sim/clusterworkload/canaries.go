@@ -54,6 +54,12 @@ func Canaries() []sim.Canary {
 			SeedsMax:    canaryDeleteWithoutFollowersSeedsMax,
 		},
 		{
+			Name:        replica.CanaryIgnoreTopicID,
+			Workload:    Name,
+			Description: "a replica opens the directory of its topic's name whatever topic id it belongs to: a node down across a deletion and re-creation serves the deleted topic's records",
+			SeedsMax:    canaryIgnoreTopicIDSeedsMax,
+		},
+		{
 			Name:        group.CanaryStaleGenerationCommit,
 			Workload:    Name,
 			Description: "the group coordinator accepts an offset commit from an older generation: a paused consumer commits after its group moved on",
@@ -88,4 +94,5 @@ const (
 	canaryStaleGenerationCommitSeedsMax   = 100
 	canaryCommitBeforeDurableSeedsMax     = 100
 	canaryDeleteWithoutFollowersSeedsMax  = 100
+	canaryIgnoreTopicIDSeedsMax           = 100
 )
