@@ -280,3 +280,45 @@ func TestGroupRequestsForAnotherCoordinatorsGroup(t *testing.T) {
 		t.Fatal("broker and coordinator disagree on the group's partition")
 	}
 }
+
+// A group's committed offsets of a deleted topic go with it, as in Kafka:
+// a topic created again under the name is a new topic, and a group
+// resuming it from the old offsets would skip its first records. The
+// group's offsets of other topics stay, through a restart too.
+func TestDeletingATopicDeletesTheGroupsOffsetsOfIt(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	admin := n.connect()
+	orders := admin.createTopic("orders", 2)
+	admin.createTopic("audit", 1)
+	requireNoError(t, "find coordinator", admin.findCoordinator(0, "app")[0].ErrorCode, nil)
+	m := n.groupMember("app")
+	m.joined(m.startJoin())
+	m.synced(m.client.send(m.syncRequest(map[string]string{m.id: "orders"})))
+	requireNoError(t, "commit orders-0", m.commit("orders", 0, 17), nil)
+	requireNoError(t, "commit orders-1", m.commit("orders", 1, 4), nil)
+	requireNoError(t, "commit audit-0", m.commit("audit", 0, 9), nil)
+
+	deleted := admin.deleteTopicByID(orders.TopicID)
+	requireNoError(t, "delete orders", deleted.ErrorCode, deleted.ErrorMessage)
+	n.run(settleTime) // the tombstones commit
+	admin.createTopic("orders", 2)
+	if got := admin.fetchOffsets("app", "orders", 0, 1); !slices.Equal(got, []int64{-1, -1}) {
+		t.Fatalf("the re-created topic's committed offsets %v, want none (-1)", got)
+	}
+	if got := admin.fetchOffsets("app", "audit", 0); !slices.Equal(got, []int64{9}) {
+		t.Fatalf("another topic's committed offset %v, want 9", got)
+	}
+
+	// The deletion is in __consumer_offsets: a restart replays it.
+	n.restart()
+	admin = n.connect()
+	for admin.describeGroup("app").ErrorCode == kerr.CoordinatorLoadInProgress.Code {
+		n.run(10 * time.Millisecond)
+	}
+	if got := admin.fetchOffsets("app", "orders", 0, 1); !slices.Equal(got, []int64{-1, -1}) {
+		t.Fatalf("after a restart the re-created topic's committed offsets %v, want none (-1)", got)
+	}
+	if got := admin.fetchOffsets("app", "audit", 0); !slices.Equal(got, []int64{9}) {
+		t.Fatalf("after a restart another topic's committed offset %v, want 9", got)
+	}
+}

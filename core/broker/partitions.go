@@ -156,9 +156,11 @@ func (b *Broker) reconfigureTopic(topic string) {
 	}
 }
 
-// removeTopic closes a deleted topic's partitions and removes their data.
+// removeTopic closes a deleted topic's partitions and removes their data,
+// and has the groups this node coordinates forget their offsets of it.
 func (b *Broker) removeTopic(t *metadata.Topic) {
 	b.offsetsTopicRemoved(t)
+	b.groups.coordinator.TopicDeleted(t.Name)
 	for _, key := range b.sortedPartitionKeys() {
 		if key.topic != t.Name {
 			continue

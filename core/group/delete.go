@@ -201,3 +201,45 @@ func (c *Coordinator) offsetDeleteGroup(groupID string) (*group, error) {
 	}
 	return g, nil
 }
+
+// TopicDeleted deletes every loaded group's committed offsets of a deleted
+// topic, as Kafka's coordinator does (onPartitionsDeleted): a topic created
+// again under the name is a new topic, with new logs, and a group that
+// resumed it from the deleted topic's offsets would skip its first records.
+// The tombstones are written as OffsetDelete writes them, without an
+// answer to wait for; a write that fails leaves the offsets, as does a
+// partition still loading when the deletion is applied (in Kafka too).
+func (c *Coordinator) TopicDeleted(topic string) {
+	for _, index := range sortedKeys(c.partitions) {
+		p := c.partitions[index]
+		if p.loading() || p.unloaded {
+			continue
+		}
+		for _, id := range sortedKeys(p.groups) {
+			g := p.groups[id]
+			doomed := map[topicPartition]bool{}
+			for tp := range g.offsets { // order-independent: builds a set
+				if tp.topic == topic {
+					doomed[tp] = true
+				}
+			}
+			for tp := range g.pendingCommits { // order-independent: builds a set
+				if tp.topic == topic {
+					doomed[tp] = true
+				}
+			}
+			records := c.offsetTombstones(g, doomed)
+			if len(records) == 0 {
+				continue
+			}
+			c.logger.Info("deleting the committed offsets of a deleted topic", "group", g.id, "topic", topic, "partitions", len(records))
+			c.write(p, records, func(err error) {
+				if err == nil && !p.unloaded && p.groups[g.id] == g {
+					for tp := range doomed { // order-independent: deletes from a map
+						delete(g.offsets, tp)
+					}
+				}
+			}, func() {})
+		}
+	}
+}
