@@ -2,7 +2,6 @@ package clusterworkload
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -11,7 +10,6 @@ import (
 	"sluice/core/batch"
 	"sluice/core/metadata"
 	"sluice/jepsen/history"
-	"sluice/sim/kernel"
 	"sluice/sim/scenario"
 )
 
@@ -58,7 +56,6 @@ const (
 // recreation is one recreated topic's operator.
 type recreation struct {
 	topic scenario.Topic
-	rng   *rand.Rand
 	// incarnation counts the topic's incarnations: 1 is the one setup
 	// created.
 	incarnation int
@@ -105,10 +102,7 @@ func (r *run) startRecreates() {
 		if !t.Recreated() {
 			continue
 		}
-		rc := &recreation{
-			topic: t, rng: kernel.NewRand(r.scenario.Seed, "workload/recreates/"+t.Name),
-			incarnation: 1, byValue: map[string]int{},
-		}
+		rc := &recreation{topic: t, incarnation: 1, byValue: map[string]int{}}
 		r.recreations = append(r.recreations, rc)
 		rc.busy = true
 		r.describeIncarnation(rc)
@@ -147,6 +141,17 @@ func (r *run) scheduleRecreate(rc *recreation) {
 // broker's forwarding queue, and by name it would delete whatever topic
 // has the name when it reaches the controller, a later incarnation too.
 func (r *run) deleteTopic(rc *recreation) {
+	r.deleteByID(rc, rc.id, func() {
+		rc.deleted = append(rc.deleted, rc.id)
+		rc.id = metadata.TopicID{}
+		rc.incarnation++
+		r.createTopic(rc)
+	})
+}
+
+// deleteByID sends DeleteTopics for id to node after node until one
+// answers that it is gone, then calls deleted.
+func (r *run) deleteByID(rc *recreation, id metadata.TopicID, deleted func()) {
 	if r.violation != nil {
 		return
 	}
@@ -154,7 +159,7 @@ func (r *run) deleteTopic(rc *recreation) {
 	req.Version = deleteTopicsVersion
 	req.TimeoutMillis = int32(adminTimeout.Milliseconds())
 	topic := kmsg.NewDeleteTopicsRequestTopic()
-	topic.TopicID = rc.id
+	topic.TopicID = id
 	req.Topics = append(req.Topics, topic)
 	node := rc.nextNode(len(r.nodes))
 	r.admin.request(clientAddress(node), req, func(resp kmsg.Response, err error) {
@@ -165,14 +170,11 @@ func (r *run) deleteTopic(rc *recreation) {
 			}
 		}
 		if code != 0 && code != kerr.UnknownTopicID.Code {
-			r.retryAdmin(func() { r.deleteTopic(rc) })
+			r.retryAdmin(func() { r.deleteByID(rc, id, deleted) })
 			return
 		}
-		r.note(fmt.Sprintf("n%d: %s incarnation %d (%s) deleted (%v)", node, rc.topic.Name, rc.incarnation, rc.id, kerr.ErrorForCode(code)))
-		rc.deleted = append(rc.deleted, rc.id)
-		rc.id = metadata.TopicID{}
-		rc.incarnation++
-		r.createTopic(rc)
+		r.note(fmt.Sprintf("n%d: %s topic id %s deleted (%v)", node, rc.topic.Name, id, kerr.ErrorForCode(code)))
+		deleted()
 	})
 }
 
@@ -225,6 +227,14 @@ func (r *run) describeIncarnation(rc *recreation) {
 			r.retryAdmin(func() { r.createTopic(rc) })
 			return
 		}
+		if id, stale := r.deletedIDShown(rc, resp, err); stale {
+			// Either this node has not applied the deletion yet, or the
+			// UNKNOWN_TOPIC_ID that confirmed it came from a deposed
+			// controller that never knew the incarnation. Deleting it
+			// again settles which, and is harmless in the first case.
+			r.retryAdmin(func() { r.deleteByID(rc, id, func() { r.createTopic(rc) }) })
+			return
+		}
 		if err != nil || !r.learnIncarnation(rc, resp.(*kmsg.MetadataResponse)) {
 			r.retryAdmin(func() { r.describeIncarnation(rc) })
 			return
@@ -238,6 +248,20 @@ func (r *run) describeIncarnation(rc *recreation) {
 			r.writeIncarnation(rc, p, 0)
 		}
 	})
+}
+
+// deletedIDShown returns the id a Metadata answer shows for the topic if
+// it is one the operator deleted.
+func (r *run) deletedIDShown(rc *recreation, resp kmsg.Response, err error) (metadata.TopicID, bool) {
+	if err != nil {
+		return metadata.TopicID{}, false
+	}
+	topics := resp.(*kmsg.MetadataResponse).Topics
+	if len(topics) != 1 || topics[0].ErrorCode != 0 {
+		return metadata.TopicID{}, false
+	}
+	id := metadata.TopicID(topics[0].TopicID)
+	return id, slices.Contains(rc.deleted, id)
 }
 
 // topicUnknown reports whether a Metadata answer for one topic says
