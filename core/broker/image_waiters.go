@@ -42,7 +42,7 @@ func (w *imageWaiters) wait(ready func() bool, done func()) {
 	}
 	waiter := &imageWaiter{ready: ready, done: done}
 	waiter.timer = w.broker.w.Clock.AfterFunc(imageWaitMax, func() {
-		w.broker.log.Warn("answering before this broker's metadata caught up with the controller's", "waited", imageWaitMax)
+		w.broker.log.Warn("answering before this broker's metadata (or its replicas of a new topic) caught up", "waited", imageWaitMax)
 		w.finish(waiter)
 	})
 	w.waiting = append(w.waiting, waiter)
