@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"os"
@@ -11,7 +12,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func init() {
@@ -23,7 +26,8 @@ const topicUsage = `usage: sluice topic <create|list|describe|delete> [flags] [t
   sluice topic create --partitions 6 --replication-factor 3 [--config retention.ms=60000] orders
   sluice topic list
   sluice topic describe orders
-  sluice topic delete orders`
+  sluice topic delete orders
+  sluice topic delete --id <topic id, as describe prints it>`
 
 // adminTimeout bounds every admin request the tools make.
 const adminTimeout = 30 * time.Second
@@ -40,6 +44,8 @@ func runTopic(args []string) int {
 	replicationFactor := flags.Int("replication-factor", -1, "replication factor for create (-1: the broker's default)")
 	var configs settings
 	flags.Var(&configs, "config", "topic config key=value for create (repeatable)")
+	var ids settings
+	flags.Var(&ids, "id", "for delete: a topic id to delete, as describe prints it (repeatable); safer than a name that may be reused")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
@@ -61,6 +67,9 @@ func runTopic(args []string) int {
 	case "describe":
 		return topicDescribe(ctx, admin, flags.Args())
 	case "delete":
+		if len(ids) > 0 {
+			return topicDeleteByID(ctx, client, ids, flags.Args())
+		}
 		return topicDelete(ctx, admin, flags.Args())
 	}
 	fmt.Fprintln(os.Stderr, topicUsage)
@@ -165,4 +174,62 @@ func topicDelete(ctx context.Context, admin *kadm.Client, topics []string) int {
 		fmt.Printf("deleted %s\n", r.Topic)
 	}
 	return status
+}
+
+// topicDeleteByID deletes topics named by id (DeleteTopics v6, KIP-516):
+// unlike a name, an id never names the next topic created under the same
+// name, so a delete that is retried or arrives late cannot take it.
+func topicDeleteByID(ctx context.Context, client *kgo.Client, ids, names []string) int {
+	if len(names) > 0 {
+		fmt.Fprintln(os.Stderr, "sluice topic delete: name topics or give --id, not both")
+		return 2
+	}
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.Version = 6
+	req.TimeoutMillis = int32(adminTimeout.Milliseconds())
+	for _, text := range ids {
+		id, err := parseTopicID(text)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "sluice topic delete: --id %q: %v\n", text, err)
+			return 2
+		}
+		topic := kmsg.NewDeleteTopicsRequestTopic()
+		topic.TopicID = id
+		req.Topics = append(req.Topics, topic)
+	}
+	resp, err := req.RequestWith(ctx, client)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice topic delete:", err)
+		return 1
+	}
+	status := 0
+	for _, t := range resp.Topics {
+		id := kadm.TopicID(t.TopicID)
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", id, err)
+			status = 1
+			continue
+		}
+		name := "?"
+		if t.Topic != nil {
+			name = *t.Topic
+		}
+		fmt.Printf("deleted %s (id %s)\n", name, id)
+	}
+	return status
+}
+
+// parseTopicID reads a topic id in base64, standard (as kadm and
+// describe print it) or URL-safe (as Kafka's tools and partition.metadata
+// write it), padded or not.
+func parseTopicID(text string) ([16]byte, error) {
+	var id [16]byte
+	trimmed := strings.TrimRight(text, "=")
+	for _, encoding := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		if decoded, err := encoding.DecodeString(trimmed); err == nil && len(decoded) == len(id) {
+			copy(id[:], decoded)
+			return id, nil
+		}
+	}
+	return id, fmt.Errorf("not a topic id: want 16 bytes in base64")
 }

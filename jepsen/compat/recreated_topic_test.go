@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -105,5 +106,35 @@ func checkPartitionMetadataFiles(t *testing.T, dataDir, topic string, id [16]byt
 		if !strings.HasPrefix(string(data), "version: 0\n") || !strings.Contains(string(data), want+"\n") {
 			t.Fatalf("%s/partition.metadata holds %q, want version 0 and %q", dir, data, want)
 		}
+	}
+}
+
+// TestSluiceTopicDeleteByID: `sluice topic delete --id` deletes the topic
+// `sluice topic describe` shows by its id, and only that one: the name
+// created again is another topic, which a second delete by the old id
+// leaves alone.
+func TestSluiceTopicDeleteByID(t *testing.T) {
+	t.Parallel()
+	broker := StartBroker(t, Options{})
+	binary := BuildBinary(t)
+	const topic = "deleted-by-id"
+	createTopicWithFranzGo(t, broker.Addr(), topic, 1)
+	described := string(runOutsideTool(t, nil, binary, "topic", "describe", "--brokers", broker.Addr(), topic))
+	old := topicID(t, broker.Addr(), topic)
+	printed := base64.StdEncoding.EncodeToString(old[:])
+	if !strings.Contains(described, "id "+printed) {
+		t.Fatalf("sluice topic describe printed %q, without the id %s", described, printed)
+	}
+	if out := string(runOutsideTool(t, nil, binary, "topic", "delete", "--brokers", broker.Addr(), "--id", printed)); !strings.Contains(out, "deleted "+topic) {
+		t.Fatalf("sluice topic delete --id printed %q", out)
+	}
+	createTopicWithFranzGo(t, broker.Addr(), topic, 1)
+	again := topicID(t, broker.Addr(), topic)
+	cmd := exec.Command(binary, "topic", "delete", "--brokers", broker.Addr(), "--id", printed)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "UNKNOWN_TOPIC_ID") {
+		t.Fatalf("deleting the old id again: %v, %q; want a failure naming UNKNOWN_TOPIC_ID", err, out)
+	}
+	if now := topicID(t, broker.Addr(), topic); now != again {
+		t.Fatalf("the topic created again has id %x after the stale delete, want %x", now, again)
 	}
 }
