@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -33,7 +34,8 @@ import (
 //
 // While an incarnation is current its leader must serve nothing
 // acknowledged to a deleted one (read back whole, by topic id, before the
-// incarnation is deleted). After the run, every replica of the last
+// incarnation is deleted), nor may any node's copy that names the
+// incarnation's id in its partition.metadata hold such a record. After the run, every replica of the last
 // incarnation (its segment files, in each node's data folder) must hold
 // nothing acknowledged to a deleted incarnation, and the leader must
 // serve every write confirmed in the last one at its offset (check).
@@ -57,6 +59,9 @@ type recreator struct {
 	deleted     [][16]byte
 	writes      []recreatedWrite
 	recreated   atomic.Int64
+	// copiesRead counts the nodes' copies of incarnations read on disk
+	// while they were current (readIncarnation).
+	copiesRead atomic.Int64
 }
 
 // recreatedWrite is one value the operator sent to one incarnation.
@@ -210,18 +215,51 @@ func (c *recreator) confirm(ctx context.Context, partition int32, offset int64, 
 // its start, by topic id, and keeps any value acknowledged to a deleted
 // incarnation that it serves: a node that took a deleted topic's
 // directory for the new topic's, and leads it, serves the old records.
+//
+// Every node's copy is looked at too, on disk, where its partition.metadata
+// names the incarnation's id (a directory without the file, or with
+// another id, may still be a deleted incarnation's on a node that has not
+// applied the deletion yet): a copy that says it is this incarnation's
+// must not hold a deleted one's records, even on a follower.
 func (c *recreator) readIncarnation(ctx context.Context) {
+	c.mutex.Lock()
+	id := c.id
+	c.mutex.Unlock()
 	for partition := range c.partitions {
-		values, err := c.fetchByID(ctx, partition, 0)
-		if err != nil {
-			continue
+		var found []string
+		if values, err := c.fetchByID(ctx, partition, 0); err == nil {
+			found = append(found, c.resurrected(values, fmt.Sprintf("the leader of %s-%d", c.topic, partition))...)
 		}
-		if found := c.resurrected(values, fmt.Sprintf("the leader of %s-%d", c.topic, partition)); len(found) > 0 {
+		for _, n := range c.cluster.Nodes() {
+			if c.directoryTopicID(n, partition) == id {
+				c.copiesRead.Add(1)
+				found = append(found, c.resurrected(c.onDisk(n, partition), fmt.Sprintf("node %d's files of %s-%d", n.ID, c.topic, partition))...)
+			}
+		}
+		if len(found) > 0 {
 			c.mutex.Lock()
 			c.served = append(c.served, found...)
 			c.mutex.Unlock()
 		}
 	}
+}
+
+// directoryTopicID is the topic id a node's partition.metadata of
+// partition names, or zero when it has none that reads.
+func (c *recreator) directoryTopicID(n *Node, partition int32) [16]byte {
+	var id [16]byte
+	data, err := os.ReadFile(filepath.Join(n.dataDir, fmt.Sprintf("%s-%d", c.topic, partition), "partition.metadata"))
+	if err != nil {
+		return id
+	}
+	for line := range strings.Lines(string(data)) {
+		if encoded, ok := strings.CutPrefix(strings.TrimSpace(line), "topic_id: "); ok {
+			if decoded, err := base64.RawURLEncoding.DecodeString(encoded); err == nil && len(decoded) == len(id) {
+				copy(id[:], decoded)
+			}
+		}
+	}
+	return id
 }
 
 // resurrected describes the values among values that were acknowledged

@@ -107,8 +107,8 @@ func verdictText(result *Result) string {
 		fmt.Fprintf(&b, "deletes: every %v, sent %d, answered %d (deleted-records-served holds the answers)\n", w.DeleteEvery, result.DeletesSent, result.DeletesAnswered)
 	}
 	if w.RecreateEvery > 0 {
-		fmt.Fprintf(&b, "recreated topic: every %v, incarnations after the first %d, writes %d, acknowledged %d, confirmed by topic id %d (deleted-topic-resurrected, recreated-topic-write-lost)\n",
-			w.RecreateEvery, result.Recreated, result.RecreatedWrites, result.RecreatedAcked, result.RecreatedConfirmed)
+		fmt.Fprintf(&b, "recreated topic: every %v, incarnations after the first %d, writes %d, acknowledged %d, confirmed by topic id %d, nodes' copies read on disk %d (deleted-topic-resurrected, recreated-topic-write-lost)\n",
+			w.RecreateEvery, result.Recreated, result.RecreatedWrites, result.RecreatedAcked, result.RecreatedConfirmed, result.RecreatedCopiesRead)
 	}
 	fmt.Fprintf(&b, "history: %s\n\n", result.Stats)
 	fmt.Fprintf(&b, "phases:\n")

@@ -74,7 +74,10 @@ type Result struct {
 	// incarnations created after the first, values written, those
 	// acknowledged, and those read back by topic id.
 	Recreated, RecreatedWrites, RecreatedAcked, RecreatedConfirmed int
-	Pass                                                           bool
+	// RecreatedCopiesRead counts the nodes' copies of incarnations read
+	// on disk while they were current.
+	RecreatedCopiesRead int64
+	Pass                bool
 }
 
 // drainPhaseName names the final read among a run's phases.
@@ -297,6 +300,7 @@ func (r *runner) run(ctx context.Context) error {
 			})
 		}
 		r.result.Recreated, r.result.RecreatedWrites, r.result.RecreatedAcked, r.result.RecreatedConfirmed = r.recreator.counts()
+		r.result.RecreatedCopiesRead = r.recreator.copiesRead.Load()
 		r.recreator.client.Close()
 	}
 	r.result.Stats.Drained = drained == nil

@@ -64,8 +64,8 @@ func TestSmokeRun(t *testing.T) {
 	if result.DeletesAnswered == 0 {
 		t.Errorf("no DeleteRecords was answered (%d sent)", result.DeletesSent)
 	}
-	if result.Recreated == 0 || result.RecreatedConfirmed == 0 {
-		t.Errorf("the operator's topic was created again %d times, with %d writes confirmed", result.Recreated, result.RecreatedConfirmed)
+	if result.Recreated == 0 || result.RecreatedConfirmed == 0 || result.RecreatedCopiesRead == 0 {
+		t.Errorf("the operator's topic was created again %d times, with %d writes confirmed and %d nodes' copies read", result.Recreated, result.RecreatedConfirmed, result.RecreatedCopiesRead)
 	}
 	s := result.Stats
 	if s.SendsOK == 0 || s.RecordsPolled == 0 || s.CommitsOK == 0 || s.Assignments == 0 || !s.Drained {
