@@ -33,6 +33,8 @@
 // the high watermark (high_watermark.go) and ISR changes
 // (isr_changes.go); then the follower: follower_fetch.go,
 // follower_append.go and follower_truncate.go. Read (read.go) serves
-// consumers. README-replication.md says how the pieces keep acknowledged
+// consumers. topic_id_file.go ties the directory to its topic id, so that
+// a topic created again under a deleted one's name never opens the deleted
+// one's records. README-replication.md says how the pieces keep acknowledged
 // writes, and which Kafka improvements were weighed.
 package replica
