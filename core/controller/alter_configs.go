@@ -31,7 +31,7 @@ func (c *Controller) AlterConfigs(req *kmsg.AlterConfigsRequest, done func(*kmsg
 		}
 		done(resp)
 	}
-	c.submit(func() ([]metadata.Record, func(*failure)) {
+	c.submitAdmin(func() ([]metadata.Record, func(*failure)) {
 		records := c.planConfigAlterations(resources, req.ValidateOnly, func(i int, _ map[string]string) (map[string]string, *failure) {
 			replacement := map[string]string{}
 			for _, config := range req.Resources[i].Configs {

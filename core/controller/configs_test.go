@@ -44,10 +44,10 @@ func TestIncrementalAlterConfigsOperations(t *testing.T) {
 	requireConfigs(t, tc, "t", map[string]string{metadata.ConfigRetentionMs: "200", metadata.ConfigCleanupPolicy: "delete,compact"})
 
 	// Appending what is there changes nothing; subtracting removes it.
-	proposals := len(tc.proposer.proposals)
+	proposals := tc.proposer.changes()
 	resp = tc.incrementalAlter(false, incremental(topic, "t", metadata.ConfigCleanupPolicy, appendTo, "compact"))
 	requireCode(t, "append again", resp.Resources[0].ErrorCode, resp.Resources[0].ErrorMessage, nil)
-	if len(tc.proposer.proposals) != proposals {
+	if tc.proposer.changes() != proposals {
 		t.Fatal("a change to nothing proposed records")
 	}
 	resp = tc.incrementalAlter(false, incremental(topic, "t", metadata.ConfigCleanupPolicy, subtract, "delete"))
@@ -77,10 +77,10 @@ func TestIncrementalAlterConfigsRefusals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := newTestController(t, Config{}, 1)
 			tc.mustCreate("t", 1, 1, metadata.ConfigRetentionMs, "100")
-			proposals := len(tc.proposer.proposals)
+			proposals := tc.proposer.changes()
 			resp := tc.incrementalAlter(false, tt.resource)
 			requireCode(t, tt.name, resp.Resources[0].ErrorCode, resp.Resources[0].ErrorMessage, tt.want)
-			if len(tc.proposer.proposals) != proposals {
+			if tc.proposer.changes() != proposals {
 				t.Fatal("a refused change proposed records")
 			}
 			requireConfigs(t, tc, "t", map[string]string{metadata.ConfigRetentionMs: "100"})

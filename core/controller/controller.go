@@ -178,6 +178,28 @@ func (c *Controller) runNext() {
 // operation whose turn comes after the controller stopped being active,
 // or before it is ready, is refused then (NOT_CONTROLLER).
 func (c *Controller) submit(plan func() (records []metadata.Record, answer func(*failure)), refuse func(*failure)) {
+	c.submitWith(false, plan, refuse)
+}
+
+// submitAdmin is submit for an administrator's request (creating and
+// deleting topics, adding partitions, changing configs), whose answer a
+// client takes for the cluster's state: when the plan changes nothing
+// (every item refused, or validate-only), the answer still waits for a
+// no-op record to commit. The plan read this controller's image, and a
+// controller deposed without knowing it yet (cut off from the quorum)
+// would answer from a stale one: TOPIC_ALREADY_EXISTS for a topic its
+// successor has deleted, UNKNOWN_TOPIC_ID for one its successor created.
+// The commit proves this controller still led after the plan was made, so
+// nothing another leader committed can have changed what the plan read; a
+// barrier that fails refuses the whole request, retriably (NOT_CONTROLLER,
+// or REQUEST_TIMED_OUT). Kafka's controller answers from its image at once.
+func (c *Controller) submitAdmin(plan func() (records []metadata.Record, answer func(*failure)), refuse func(*failure)) {
+	c.submitWith(true, plan, refuse)
+}
+
+// submitWith is submit, with a no-op barrier before an answer that
+// changes nothing when barrier is set (submitAdmin).
+func (c *Controller) submitWith(barrier bool, plan func() (records []metadata.Record, answer func(*failure)), refuse func(*failure)) {
 	if !c.active {
 		refuse(notController())
 		return
@@ -192,6 +214,17 @@ func (c *Controller) submit(plan func() (records []metadata.Record, answer func(
 		}
 		records, answer := plan()
 		assert(len(records) <= recordsPerOperationMax, "operation planned %d records, more than %d", len(records), recordsPerOperationMax)
+		if barrier && len(records) == 0 {
+			c.propose([]metadata.Record{{NoOp: &metadata.NoOpRecord{}}}, func(err error) {
+				if err != nil {
+					refuse(proposalFailed(err))
+				} else {
+					answer(nil)
+				}
+				finish()
+			})
+			return
+		}
 		c.propose(records, func(err error) {
 			var outcome *failure
 			if err != nil {

@@ -29,7 +29,7 @@ import (
 // nothing. Otherwise the new PartitionRecords of every topic that passes
 // are one proposal.
 func (c *Controller) CreatePartitions(req *kmsg.CreatePartitionsRequest, done func(*kmsg.CreatePartitionsResponse)) {
-	c.submit(func() ([]metadata.Record, func(*failure)) {
+	c.submitAdmin(func() ([]metadata.Record, func(*failure)) {
 		failures, records := c.planPartitionCreations(req)
 		if req.ValidateOnly {
 			records = nil

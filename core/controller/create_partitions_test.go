@@ -121,10 +121,10 @@ func TestCreatePartitionsRefusals(t *testing.T) {
 func TestCreatePartitionsValidateOnly(t *testing.T) {
 	tc := newTestController(t, Config{}, 1)
 	topic := tc.mustCreate("t", 1, 1)
-	proposals := len(tc.proposer.proposals)
+	proposals := tc.proposer.changes()
 	resp := tc.createPartitions(true, growTo("t", 5))
 	requireCode(t, "validate", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage, nil)
-	if len(topic.Partitions) != 1 || len(tc.proposer.proposals) != proposals {
+	if len(topic.Partitions) != 1 || tc.proposer.changes() != proposals {
 		t.Fatal("validate-only created partitions")
 	}
 }

@@ -46,7 +46,7 @@ const clusterMetadataTopic = "__cluster_metadata"
 // would give, without a topic id. Answers (v5+) carry the partition count,
 // replication factor and every config with its source.
 func (c *Controller) CreateTopics(req *kmsg.CreateTopicsRequest, done func(*kmsg.CreateTopicsResponse)) {
-	c.submit(func() ([]metadata.Record, func(*failure)) {
+	c.submitAdmin(func() ([]metadata.Record, func(*failure)) {
 		plan := c.planTopicCreations(req)
 		return plan.records, func(outcome *failure) { done(plan.answer(outcome)) }
 	}, func(f *failure) {

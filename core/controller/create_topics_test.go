@@ -143,13 +143,13 @@ func TestCreateTopicsRefusals(t *testing.T) {
 			tc.mustCreate("with.underscore", 1, 1)
 			tc.fence(3)
 			before := tc.c.Image().TopicNames()
-			proposals := len(tc.proposer.proposals)
+			proposals := tc.proposer.changes()
 			resp := tc.createTopics(false, tt.topic)
 			requireCode(t, tt.name, resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage, tt.want)
 			if resp.Topics[0].NumPartitions != -1 || resp.Topics[0].ReplicationFactor != -1 || resp.Topics[0].TopicID != [16]byte{} {
 				t.Fatalf("a refusal answered %+v", resp.Topics[0])
 			}
-			if len(tc.proposer.proposals) != proposals || !slices.Equal(tc.c.Image().TopicNames(), before) {
+			if tc.proposer.changes() != proposals || !slices.Equal(tc.c.Image().TopicNames(), before) {
 				t.Fatalf("a refused creation changed the metadata")
 			}
 		})
@@ -194,7 +194,7 @@ func TestCreateTopicsValidateOnlyCreatesNothing(t *testing.T) {
 	if resp.Topics[0].NumPartitions != 4 || resp.Topics[0].ReplicationFactor != 2 || resp.Topics[0].TopicID != [16]byte{} {
 		t.Fatalf("validate-only answered %+v", resp.Topics[0])
 	}
-	if len(tc.c.Image().Topics) != 0 || len(tc.c.Image().Configs) != 0 || len(tc.proposer.proposals) != 0 {
+	if len(tc.c.Image().Topics) != 0 || len(tc.c.Image().Configs) != 0 || tc.proposer.changes() != 0 {
 		t.Fatalf("validate-only changed the metadata: topics %v", tc.c.Image().TopicNames())
 	}
 	tc.mustCreate("maybe", 4, 2)
@@ -281,3 +281,22 @@ type testError string
 func (e testError) Error() string { return string(e) }
 
 const errTest = testError("disk on fire")
+
+// A controller deposed without knowing it yet must not answer from its
+// stale image: a refusal waits for a no-op barrier to commit, and a
+// barrier that cannot commit (the quorum has a new leader) refuses the
+// request retriably instead of answering TOPIC_ALREADY_EXISTS for a topic
+// its successor may have deleted.
+func TestARefusalWaitsForABarrierAndADeposedControllerRetries(t *testing.T) {
+	tc := newTestController(t, Config{}, 1)
+	tc.mustCreate("existing", 1, 1)
+	resp := tc.createTopics(false, topicRequest("existing", 1, 1))
+	requireCode(t, "existing", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage, kerr.TopicAlreadyExists)
+	if last := tc.proposer.proposals[len(tc.proposer.proposals)-1]; len(last) != 1 || last[0].NoOp == nil {
+		t.Fatalf("the refusal committed %v, want a no-op barrier", last)
+	}
+
+	tc.proposer.failure = kerr.NotController
+	resp = tc.createTopics(false, topicRequest("existing", 1, 1))
+	requireCode(t, "deposed", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage, kerr.NotController)
+}

@@ -25,7 +25,7 @@ import (
 // each broker then closes the topic's partitions and deletes their data.
 func (c *Controller) DeleteTopics(req *kmsg.DeleteTopicsRequest, done func(*kmsg.DeleteTopicsResponse)) {
 	entries := deleteTopicsEntries(req)
-	c.submit(func() ([]metadata.Record, func(*failure)) {
+	c.submitAdmin(func() ([]metadata.Record, func(*failure)) {
 		c.planTopicDeletions(entries)
 		var records []metadata.Record
 		for _, e := range entries {

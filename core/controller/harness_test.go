@@ -75,6 +75,19 @@ func (p *fakeProposer) apply(records ...metadata.Record) {
 	}
 }
 
+// changes counts the proposals that change the metadata: every proposal
+// but the no-op barriers an administrator's request commits before it
+// answers without changing anything (submitAdmin).
+func (p *fakeProposer) changes() int {
+	changing := 0
+	for _, records := range p.proposals {
+		if len(records) != 1 || records[0].NoOp == nil {
+			changing++
+		}
+	}
+	return changing
+}
+
 // release commits the oldest held proposal.
 func (p *fakeProposer) release(t *testing.T) {
 	t.Helper()

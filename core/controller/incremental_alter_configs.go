@@ -42,7 +42,7 @@ func (c *Controller) IncrementalAlterConfigs(req *kmsg.IncrementalAlterConfigsRe
 		}
 		done(resp)
 	}
-	c.submit(func() ([]metadata.Record, func(*failure)) {
+	c.submitAdmin(func() ([]metadata.Record, func(*failure)) {
 		records := c.planConfigAlterations(resources, req.ValidateOnly, func(i int, configs map[string]string) (map[string]string, *failure) {
 			if configs == nil {
 				configs = map[string]string{}

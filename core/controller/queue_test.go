@@ -27,12 +27,17 @@ func TestOperationsRunOneAtATime(t *testing.T) {
 		t.Fatalf("%d proposals pending and %d answers before any commit; want 1 and 0", len(tc.proposer.pending), len(answers))
 	}
 	tc.proposer.release(t)
-	// The first is answered; the second ran and, proposing nothing, was
-	// answered too; the third is now waiting for its commit.
-	if len(answers) != 2 || len(tc.proposer.pending) != 1 {
-		t.Fatalf("%d answers and %d pending after the first commit; want 2 and 1", len(answers), len(tc.proposer.pending))
+	// The first is answered; the second ran, changing nothing, and waits
+	// for its no-op barrier to commit before it answers.
+	if len(answers) != 1 || len(tc.proposer.pending) != 1 || tc.proposer.pending[0].records[0].NoOp == nil {
+		t.Fatalf("%d answers and %d pending after the first commit; want 1 and the second's barrier", len(answers), len(tc.proposer.pending))
 	}
 	requireCode(t, "first", answers[0].Topics[0].ErrorCode, answers[0].Topics[0].ErrorMessage, nil)
+	tc.proposer.release(t)
+	// The second is answered; the third is now waiting for its commit.
+	if len(answers) != 2 || len(tc.proposer.pending) != 1 {
+		t.Fatalf("%d answers and %d pending after the barrier; want 2 and 1", len(answers), len(tc.proposer.pending))
+	}
 	requireCode(t, "second", answers[1].Topics[0].ErrorCode, answers[1].Topics[0].ErrorMessage, kerr.TopicAlreadyExists)
 	tc.proposer.release(t)
 	if len(answers) != 3 || answers[2].Topics[0].Topic != "other" || answers[2].Topics[0].ErrorCode != 0 {
@@ -64,7 +69,11 @@ func TestOperationQueueIsBounded(t *testing.T) {
 		t.Fatal("a request to a full queue was not answered at once")
 	}
 	requireCode(t, "full", refused.Topics[0].ErrorCode, refused.Topics[0].ErrorMessage, kerr.RequestTimedOut)
-	tc.proposer.release(t)
+	// Each of the rest finds the topic created and commits a barrier
+	// before it answers.
+	for len(tc.proposer.pending) > 0 {
+		tc.proposer.release(t)
+	}
 	if answered != operationsQueuedMax+1 {
 		t.Fatalf("%d of %d queued operations answered", answered, operationsQueuedMax+1)
 	}

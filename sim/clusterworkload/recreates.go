@@ -211,8 +211,10 @@ func (r *run) createTopic(rc *recreation) {
 // id, replicas and leaders; then the operator writes to it. A node that
 // knows no topic of the name sends the operator back to creating it: a
 // TOPIC_ALREADY_EXISTS may have come from a controller deposed before the
-// deletion that has not yet noticed (it answers from its own image, as
-// Kafka's does), so the creation it refused never happened.
+// deletion that had not yet noticed, so the creation it refused never
+// happened. (Sluice's controller now commits a no-op before such an
+// answer, which a deposed one cannot; Kafka's answers from its image, and
+// an operator must not count on either.)
 func (r *run) describeIncarnation(rc *recreation) {
 	if r.violation != nil {
 		return
