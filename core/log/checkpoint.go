@@ -2,10 +2,15 @@ package log
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
+	"path"
 	"strconv"
 	"strings"
+
+	"sluice/core"
 )
 
 // checkpoint is what the log remembers across restarts besides its
@@ -142,4 +147,21 @@ func cutLastLine(b []byte) (body []byte, last string, found bool) {
 		return nil, "", false
 	}
 	return b[:i+1], string(b[i+1 : len(b)-1]), true
+}
+
+// CheckpointedStart is the log start offset recorded in a log directory's
+// checkpoint file as the disk holds it now, 0 when there is none: where
+// the log in dir starts for a reader of its files, who sees segments from
+// their first batch, which may lie below the start (segments go only once
+// a checkpoint past them is durable). For tools that look at a node's
+// disk, as the simulator's replica checks do.
+func CheckpointedStart(fsys core.FS, dir string) (int64, error) {
+	c, err := readChecked(fsys, path.Join(dir, checkpointName), checkpointBytesMax, decodeCheckpoint)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return c.startOffset, nil
 }

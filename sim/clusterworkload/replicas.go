@@ -11,6 +11,7 @@ import (
 
 	"sluice/core"
 	"sluice/core/batch"
+	corelog "sluice/core/log"
 	"sluice/jepsen/history"
 )
 
@@ -202,9 +203,6 @@ type comparison struct {
 // returns "". logs are the replicas' logs, in the order r.replicas lists
 // them; they are only read, never changed.
 func (r *run) compareReplicas(tp history.TopicPartition, end int64, logs []replicaLog) (string, comparison) {
-	var compared comparison
-	var reference []storedBatch
-	referenceNode := ""
 	// Retention deletes each replica's oldest segments on its own
 	// schedule: compare from the highest start among them. And nothing
 	// below the log start the final leader answered is readable: a
@@ -216,6 +214,74 @@ func (r *run) compareReplicas(tp history.TopicPartition, end int64, logs []repli
 	if r.drainer != nil {
 		start = max(start, r.drainer.LogStart(tp))
 	}
+	problem, compared := r.compareReplicasFrom(tp, start, end, logs)
+	if problem == "" {
+		return "", compared
+	}
+	// The same holds below a replica's own log start, which its files do
+	// not show (a segment goes only once it is wholly below the start):
+	// a follower whose start followed a deletion past such a batch keeps
+	// it there, unreadable, while a leader that had not followed the
+	// deletion serves the records below it. Each replica is then compared
+	// from its own start, which its checkpoint records; that is read only
+	// now, when the replicas differ, since every read may draw a disk
+	// fault, which would move the run.
+	starts := make([]int64, len(logs))
+	moved := false
+	for i, id := range r.replicas[tp] {
+		starts[i] = start
+		dir := fmt.Sprintf("%s-%d", tp.Topic, tp.Partition)
+		if at, err := corelog.CheckpointedStart(r.nodes[id-1].machine.Disk, dir); err == nil && at > start {
+			starts[i], moved = at, true
+		}
+	}
+	if moved {
+		return r.compareReplicasFromEach(tp, starts, end, logs)
+	}
+	return problem, compared
+}
+
+// compareReplicasFromEach compares each replica's log from its own start
+// (starts, in r.replicas' order) with the log of the replica that starts
+// lowest, from the later of their two starts: every offset two replicas
+// both serve is compared, through the one that serves the most.
+func (r *run) compareReplicasFromEach(tp history.TopicPartition, starts []int64, end int64, logs []replicaLog) (string, comparison) {
+	var compared comparison
+	ref := 0
+	for i := range starts {
+		if logs[i].err != nil {
+			return fmt.Sprintf("%s's %s cannot be read: %v", r.nodes[r.replicas[tp][i]-1].name, tp, logs[i].err), compared
+		}
+		if starts[i] < starts[ref] {
+			ref = i
+		}
+	}
+	referenceNode := r.nodes[r.replicas[tp][ref]-1].name
+	reference := from(below(logs[ref].batches, end), starts[ref])
+	if problem := checkContiguous(reference, starts[ref], end); problem != "" {
+		return fmt.Sprintf("%s's %s below its end %d: %s", referenceNode, tp, end, problem), compared
+	}
+	compared.replicas++
+	for i, id := range r.replicas[tp] {
+		if i == ref {
+			continue
+		}
+		start := max(starts[ref], starts[i])
+		committed := from(below(logs[i].batches, end), start)
+		compared.replicas++
+		if problem := compareLogs(from(reference, start), committed); problem != "" {
+			return fmt.Sprintf("%s below its end %d, from %d: %s has %s; %s", tp, end, start, referenceNode, problem, r.nodes[id-1].name), compared
+		}
+		compared.batches += len(committed)
+	}
+	return "", compared
+}
+
+// compareReplicasFrom is compareReplicas from a start offset.
+func (r *run) compareReplicasFrom(tp history.TopicPartition, start, end int64, logs []replicaLog) (string, comparison) {
+	var compared comparison
+	var reference []storedBatch
+	referenceNode := ""
 	for i, id := range r.replicas[tp] {
 		n := r.nodes[id-1]
 		if logs[i].err != nil {
