@@ -156,11 +156,6 @@ func (c *Coordinator) OffsetDelete(req *kmsg.OffsetDeleteRequest, done func(*kms
 			doomed[topicPartition{topic: rt.Topic, partition: rp.Partition}] = true
 		}
 	}
-	records := c.offsetTombstones(g, doomed)
-	if len(records) == 0 {
-		done(resp)
-		return
-	}
 	answered := false
 	finish := func(err error) {
 		if answered {
@@ -172,14 +167,30 @@ func (c *Coordinator) OffsetDelete(req *kmsg.OffsetDeleteRequest, done func(*kms
 		}
 		done(resp)
 	}
+	if !c.deleteOffsets(g, doomed, finish, func() { finish(kerr.RequestTimedOut) }) {
+		done(resp)
+	}
+}
+
+// deleteOffsets writes the tombstones of the group's offsets of the
+// partitions in doomed, committed or being committed, and forgets them
+// once the tombstones commit; committed gets the outcome, timedOut runs at
+// the commit timeout. It reports false, writing nothing, when the group
+// has no offset there.
+func (c *Coordinator) deleteOffsets(g *group, doomed map[topicPartition]bool, committed func(err error), timedOut func()) bool {
+	records := c.offsetTombstones(g, doomed)
+	if len(records) == 0 {
+		return false
+	}
 	c.write(g.partition, records, func(err error) {
 		if err == nil && !g.partition.unloaded && g.partition.groups[g.id] == g {
 			for tp := range doomed { // order-independent: deletes from a map
 				delete(g.offsets, tp)
 			}
 		}
-		finish(err)
-	}, func() { finish(kerr.RequestTimedOut) })
+		committed(err)
+	}, timedOut)
+	return true
 }
 
 // offsetDeleteGroup finds the group whose offsets an OffsetDelete may
@@ -228,18 +239,9 @@ func (c *Coordinator) TopicDeleted(topic string) {
 					doomed[tp] = true
 				}
 			}
-			records := c.offsetTombstones(g, doomed)
-			if len(records) == 0 {
-				continue
+			if c.deleteOffsets(g, doomed, func(error) {}, func() {}) {
+				c.logger.Info("deleting the committed offsets of a deleted topic", "group", g.id, "topic", topic, "partitions", len(doomed))
 			}
-			c.logger.Info("deleting the committed offsets of a deleted topic", "group", g.id, "topic", topic, "partitions", len(records))
-			c.write(p, records, func(err error) {
-				if err == nil && !p.unloaded && p.groups[g.id] == g {
-					for tp := range doomed { // order-independent: deletes from a map
-						delete(g.offsets, tp)
-					}
-				}
-			}, func() {})
 		}
 	}
 }

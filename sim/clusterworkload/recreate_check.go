@@ -90,16 +90,57 @@ func (r *run) recreatedReplicasApart() (problem string, diverged bool) {
 // checkRecreatedTopics reads the converged replicas of every recreated
 // partition and checks what they hold against what the operator wrote.
 func (r *run) checkRecreatedTopics() {
+	r.eachRecreatedReplica(func(rc *recreation, tp history.TopicPartition, node int32) bool {
+		r.checkRecreatedReplica(rc, tp, node)
+		return r.violation == nil
+	})
+}
+
+// eachRecreatedReplica calls visit for every replica of every recreated
+// partition, in order, while it returns true.
+func (r *run) eachRecreatedReplica(visit func(rc *recreation, tp history.TopicPartition, node int32) bool) {
 	for _, rc := range r.recreations {
 		for p := range int32(rc.topic.Partitions) {
 			tp := history.TopicPartition{Topic: rc.topic.Name, Partition: p}
 			for _, id := range r.replicas[tp] {
-				if r.checkRecreatedReplica(rc, tp, id); r.violation != nil {
+				if !visit(rc, tp, id) {
 					return
 				}
 			}
 		}
 	}
+}
+
+// storedValue is one record of a replica's log: its offset and value.
+type storedValue struct {
+	offset int64
+	value  string
+}
+
+// valuesOf decodes the records of a replica's log, up to the first batch
+// that cannot be decoded, which it describes in the error.
+func valuesOf(log []storedBatch) ([]storedValue, error) {
+	var values []storedValue
+	for _, b := range log {
+		records, err := batch.Records(b.bytes)
+		if err != nil {
+			return values, fmt.Errorf("%s cannot be decoded: %v", describeBatch(b), err)
+		}
+		for _, record := range records {
+			values = append(values, storedValue{offset: b.header.BaseOffset + int64(record.OffsetDelta), value: string(record.Value)})
+		}
+	}
+	return values, nil
+}
+
+// deletedWrite returns the write of value when it was acknowledged to an
+// incarnation since deleted.
+func (rc *recreation) deletedWrite(value string) (recreatedWrite, bool) {
+	index, written := rc.byValue[value]
+	if !written || !rc.writes[index].acked || rc.writes[index].incarnation >= rc.incarnation {
+		return recreatedWrite{}, false
+	}
+	return rc.writes[index], true
 }
 
 // checkRecreatedReplica checks one replica of the last incarnation.
@@ -110,29 +151,23 @@ func (r *run) checkRecreatedReplica(rc *recreation, tp history.TopicPartition, n
 		r.fail("replica-liveness", fmt.Sprintf("%s's %s cannot be read: %v", name, tp, err))
 		return
 	}
+	values, err := valuesOf(log)
+	if err != nil {
+		r.fail("replica-divergence", fmt.Sprintf("%s's %s: %v", name, tp, err))
+		return
+	}
 	found := map[string]int64{}
-	for _, b := range log {
-		records, err := batch.Records(b.bytes)
-		if err != nil {
-			r.fail("replica-divergence", fmt.Sprintf("%s's %s: %s cannot be decoded: %v", name, tp, describeBatch(b), err))
+	for _, v := range values {
+		if _, written := rc.byValue[v.value]; !written {
+			r.fail("deleted-topic-resurrected", fmt.Sprintf("%s's %s holds %q at offset %d, which the operator never wrote", name, tp, v.value, v.offset))
 			return
 		}
-		for _, record := range records {
-			offset := b.header.BaseOffset + int64(record.OffsetDelta)
-			value := string(record.Value)
-			index, written := rc.byValue[value]
-			switch {
-			case !written:
-				r.fail("deleted-topic-resurrected", fmt.Sprintf("%s's %s holds %q at offset %d, which the operator never wrote", name, tp, value, offset))
-				return
-			case rc.writes[index].incarnation < rc.incarnation && rc.writes[index].acked:
-				w := rc.writes[index]
-				r.fail("deleted-topic-resurrected", fmt.Sprintf("%s's %s (incarnation %d, topic id %s) holds %q at offset %d, acknowledged at offset %d to incarnation %d, which was deleted",
-					name, tp, rc.incarnation, rc.id, value, offset, w.offset, w.incarnation))
-				return
-			}
-			found[value] = offset
+		if w, deleted := rc.deletedWrite(v.value); deleted {
+			r.fail("deleted-topic-resurrected", fmt.Sprintf("%s's %s (incarnation %d, topic id %s) holds %q at offset %d, acknowledged at offset %d to incarnation %d, which was deleted",
+				name, tp, rc.incarnation, rc.id, v.value, v.offset, w.offset, w.incarnation))
+			return
 		}
+		found[v.value] = v.offset
 	}
 	for _, w := range rc.writes {
 		if w.incarnation != rc.incarnation || w.partition != tp.Partition || !w.confirmed {
@@ -153,31 +188,24 @@ func (r *run) checkRecreatedReplica(rc *recreation, tp history.TopicPartition, n
 // findResurrected names a record acknowledged to a deleted incarnation
 // that a replica of the last one holds, or returns "".
 func (r *run) findResurrected() string {
-	for _, rc := range r.recreations {
-		for p := range int32(rc.topic.Partitions) {
-			tp := history.TopicPartition{Topic: rc.topic.Name, Partition: p}
-			for _, id := range r.replicas[tp] {
-				n := r.nodes[id-1]
-				log, _, err := readReplicaLog(n.machine.Disk, tp)
-				if err != nil {
-					continue
-				}
-				for _, b := range log {
-					records, err := batch.Records(b.bytes)
-					if err != nil {
-						continue
-					}
-					for _, record := range records {
-						if index, written := rc.byValue[string(record.Value)]; written && rc.writes[index].acked && rc.writes[index].incarnation < rc.incarnation {
-							return fmt.Sprintf("%s's %s (incarnation %d) holds %q at offset %d, acknowledged to incarnation %d, which was deleted",
-								n.name, tp, rc.incarnation, record.Value, b.header.BaseOffset+int64(record.OffsetDelta), rc.writes[index].incarnation)
-						}
-					}
-				}
+	found := ""
+	r.eachRecreatedReplica(func(rc *recreation, tp history.TopicPartition, node int32) bool {
+		n := r.nodes[node-1]
+		log, _, err := readReplicaLog(n.machine.Disk, tp)
+		if err != nil {
+			return true
+		}
+		values, _ := valuesOf(log) // what decodes: the failure is named anyway
+		for _, v := range values {
+			if w, deleted := rc.deletedWrite(v.value); deleted {
+				found = fmt.Sprintf("%s's %s (incarnation %d) holds %q at offset %d, acknowledged to incarnation %d, which was deleted",
+					n.name, tp, rc.incarnation, v.value, v.offset, w.incarnation)
+				return false
 			}
 		}
-	}
-	return ""
+		return true
+	})
+	return found
 }
 
 // recreationCounts sums the operators' work: incarnations created and
