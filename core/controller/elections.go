@@ -118,7 +118,7 @@ func (c *Controller) elect(p *metadata.Partition, isr []int32, view candidates) 
 	if c.uncleanElectionEnabled(p.Topic.Name) {
 		for _, replica := range p.Replicas {
 			if view.mayLead(replica) {
-				c.log.Warn("unclean leader election: a replica outside the ISR leads, and writes only the ISR had are lost",
+				c.log.Warn(UncleanElectionMessage,
 					"topic", p.Topic.Name, "partition", p.Index, "leader", replica, "previous_isr", p.ISR)
 				return replica, []int32{replica}
 			}
@@ -140,6 +140,10 @@ func eligibleAt(p *metadata.Partition, isr []int32, view candidates, n int) int3
 	}
 	panic(fmt.Sprintf("controller: %s-%d has fewer eligible leaders than counted", p.Topic.Name, p.Index))
 }
+
+// UncleanElectionMessage is what the controller logs (a warning) when it
+// chooses a leader outside the ISR; the simulator counts these lines.
+const UncleanElectionMessage = "unclean leader election: a replica outside the ISR leads, and writes only the ISR had are lost"
 
 // uncleanElectionEnabled reads unclean.leader.election.enable for a topic.
 func (c *Controller) uncleanElectionEnabled(topic string) bool {

@@ -19,14 +19,16 @@ import (
 //     when every replica holding it loses its page cache before a sync,
 //     at once (a power loss of every node) or one after the other faster
 //     than re-replication;
-//   - every partition of an unclean topic: an out-of-sync replica may be
-//     elected, taking back what only the ISR had.
+//   - every partition of a topic that allowed unclean leader elections
+//     at some point (created so, or altered: alters.go) whose leader a
+//     controller chose outside the ISR: that replica takes back what
+//     only the ISR had.
 func (r *run) lossPermitted() []history.TopicPartition {
 	pageCacheLost := r.machineCrashes() > 0
 	var permitted []history.TopicPartition
 	for _, tp := range r.allPartitions() {
 		t, _ := r.scenario.Topic(tp.Topic)
-		permit := t.Unclean || (t.PageCache && pageCacheLost)
+		permit := slices.Contains(r.uncleanElected(), tp) || (t.PageCache && pageCacheLost)
 		for _, p := range r.producers {
 			if p.settings.Acks == 1 && slices.Contains(p.partitions, tp) {
 				permit = true
@@ -37,6 +39,21 @@ func (r *run) lossPermitted() []history.TopicPartition {
 		}
 	}
 	return permitted
+}
+
+// uncleanElected lists the partitions of topics that allowed unclean
+// leader elections at some point (created so, or altered: alters.go)
+// whose leader a controller chose outside the ISR, in allPartitions'
+// order. A controller's canary that elects so without the config does
+// not count: that is the bug the checks must catch.
+func (r *run) uncleanElected() []history.TopicPartition {
+	var elected []history.TopicPartition
+	for _, tp := range r.allPartitions() {
+		if r.observer.uncleanElected[tp] && r.uncleanAllowed(tp.Topic) {
+			elected = append(elected, tp)
+		}
+	}
+	return elected
 }
 
 // machineCrashes counts node crashes and halts.

@@ -41,6 +41,9 @@ func (r *run) coverage() *sim.Coverage {
 	c.CountAction(actionStaticLeaderSkipsAssignment, int(group.SkippedAssignments))
 	recreated, _, _, _ := r.recreationCounts()
 	c.CountAction(actionRecreateTopic, recreated)
+	_, altered := r.alterCounts()
+	c.CountAction(actionAlterConfigs, altered)
+	c.CountAction(actionUncleanElection, r.counts.uncleanElections)
 	return c
 }
 
@@ -49,8 +52,9 @@ func (r *run) coverage() *sim.Coverage {
 // (CreatePartitions), a group leader rebalancing for the new partitions,
 // a DeleteRecords answered, a restarted static member rejoining by its
 // group.instance.id, a returning static leader told to skip the
-// assignment (KIP-814), and a topic deleted and created again, the new
-// incarnation learned.
+// assignment (KIP-814), a topic deleted and created again, the new
+// incarnation learned, a topic's config change confirmed, and a leader
+// elected outside the ISR.
 const (
 	actionGrowPartitions              = "grow-partitions"
 	actionGroupGrowthRebalance        = "group-growth-rebalance"
@@ -58,9 +62,12 @@ const (
 	actionStaticRejoin                = "static-rejoin"
 	actionStaticLeaderSkipsAssignment = "static-leader-skips-assignment"
 	actionRecreateTopic               = "recreate-topic"
+	actionAlterConfigs                = "alter-configs"
+	actionUncleanElection             = "unclean-election"
 )
 
 var actions = []string{
 	actionGrowPartitions, actionGroupGrowthRebalance, actionDeleteRecords,
 	actionStaticRejoin, actionStaticLeaderSkipsAssignment, actionRecreateTopic,
+	actionAlterConfigs, actionUncleanElection,
 }

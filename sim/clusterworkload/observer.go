@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 
+	"sluice/core/controller"
 	"sluice/core/replica"
+	"sluice/jepsen/history"
 	"sluice/sim"
 )
 
@@ -59,6 +61,9 @@ type observer struct {
 	partitionLeaders map[string]map[int32]int
 	partitionLeader  map[string]leadership
 	topicIDsSeen     map[string]bool
+	// uncleanElected are the partitions a controller elected a leader of
+	// outside the ISR.
+	uncleanElected map[history.TopicPartition]bool
 }
 
 func newObserver(r *run) *observer {
@@ -69,6 +74,7 @@ func newObserver(r *run) *observer {
 		partitionLeaders: map[string]map[int32]int{},
 		partitionLeader:  map[string]leadership{},
 		topicIDsSeen:     map[string]bool{},
+		uncleanElected:   map[history.TopicPartition]bool{},
 	}
 }
 
@@ -128,6 +134,27 @@ func (o *observer) snapshotLine(message string) {
 	}
 }
 
+// uncleanElection notes a controller's choice of a leader outside the
+// ISR: the one way an unclean topic's partition may lose acknowledged
+// writes (lossPermitted).
+func (o *observer) uncleanElection(r slog.Record) {
+	tp := history.TopicPartition{Partition: -1}
+	r.Attrs(func(a slog.Attr) bool {
+		switch {
+		case a.Key == "topic":
+			tp.Topic = a.Value.String()
+		case a.Key == partitionAttribute && a.Value.Kind() == slog.KindInt64:
+			tp.Partition = int32(a.Value.Int64())
+		}
+		return true
+	})
+	if tp.Topic == "" || tp.Partition < 0 {
+		panic(fmt.Sprintf("clusterworkload: %q logged without its topic and partition", r.Message))
+	}
+	o.run.counts.uncleanElections++
+	o.uncleanElected[tp] = true
+}
+
 // watchingHandler passes a node's log on to the trace, and shows the
 // observer the lines it recognizes.
 type watchingHandler struct {
@@ -162,6 +189,8 @@ func (h *watchingHandler) Handle(ctx context.Context, r slog.Record) error {
 		h.observer.snapshotLine(r.Message)
 	case h.partition != "" && r.Message == replica.CompactedMessage:
 		h.observer.run.counts.compactions++
+	case r.Message == controller.UncleanElectionMessage:
+		h.observer.uncleanElection(r)
 	}
 	if h.inner.Enabled(ctx, r.Level) {
 		return h.inner.Handle(ctx, r)

@@ -112,6 +112,17 @@ func (r *run) stats() []sim.Option {
 		stats = append(stats, sim.Opt("topics_recreated", recreated), sim.Opt("recreated_writes", writes),
 			sim.Opt("recreated_writes_ok", acked), sim.Opt("recreated_writes_confirmed", confirmed))
 	}
+	if len(r.alterers) > 0 {
+		// Only when the operator alters a topic's configs: changes
+		// begun and confirmed.
+		changes, confirmed := r.alterCounts()
+		stats = append(stats, sim.Opt("config_changes", changes), sim.Opt("config_changes_ok", confirmed))
+	}
+	if r.counts.uncleanElections > 0 {
+		// Only when it happened: leaders a controller chose outside
+		// the ISR.
+		stats = append(stats, sim.Opt("unclean_elections", r.counts.uncleanElections))
+	}
 	if r.counts.drainsAgain > 0 {
 		// Only when it happened, for the same reason.
 		stats = append(stats, sim.Opt("drains_again", r.counts.drainsAgain))

@@ -102,6 +102,9 @@ type run struct {
 	// recreations are the operators of the topics deleted and created
 	// again (recreates.go).
 	recreations []*recreation
+	// alterers are the operators of the topics whose configs change
+	// (alters.go).
+	alterers []*alterer
 	// deletions are the DeleteRecords a leader answered (deletes.go),
 	// for the checker's deleted-records-served.
 	deletions []checker.DeleteAnswered
@@ -144,6 +147,10 @@ type counts struct {
 	// compactions counts the compaction steps that removed records, of
 	// any replica (__consumer_offsets is compacted).
 	compactions int
+	// uncleanElections counts the leaders a controller chose outside the
+	// ISR (the observer sees its warning; one whose record a deposed
+	// controller never committed counts too).
+	uncleanElections int
 }
 
 func runScenario(s scenario.Scenario, options sim.RunOptions) (result sim.Result, r *run) {
@@ -266,6 +273,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 	r.startGrowth(r.kernel.Now())
 	r.startDeletes()
 	r.startRecreates()
+	r.startAlters()
 	r.runWhile(r.kernel.Now()+int64(s.Safety), func() bool { return true })
 	r.waitForOperations()
 	if r.violation != nil {

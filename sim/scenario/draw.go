@@ -76,21 +76,26 @@ const (
 	drawRecreateEveryMax      = 3 * time.Second
 	drawRecreatePartitionsMax = 3
 	drawDeleteEveryMin        = 300 * time.Millisecond
-	drawDeleteEveryMax        = 3 * time.Second
-	drawGrowMin               = 1
-	drawGrowMax               = 2
-	drawGrowFromMin           = 0.15
-	drawGrowFromMax           = 0.75
-	drawDriftChance           = 0.4
-	drawDriftMax              = 0.02
-	drawBuggifyChance         = 0.5
-	drawBuggifyChanceMax      = 0.5
-	drawTornWriteChance       = 0.5
-	drawReadCorruptionMax     = 0.002
-	drawSyncFailureMax        = 0.001
-	drawSafetyMin             = 9 * time.Second
-	drawSafetyMax             = 12 * time.Second
-	drawLiveness              = 40 * time.Second
+	// drawAlterChance of runs have an operator alter the configs of a
+	// topic the clients use, every drawAlterEveryMin to Max.
+	drawAlterChance       = 0.25
+	drawAlterEveryMin     = 300 * time.Millisecond
+	drawAlterEveryMax     = 2500 * time.Millisecond
+	drawDeleteEveryMax    = 3 * time.Second
+	drawGrowMin           = 1
+	drawGrowMax           = 2
+	drawGrowFromMin       = 0.15
+	drawGrowFromMax       = 0.75
+	drawDriftChance       = 0.4
+	drawDriftMax          = 0.02
+	drawBuggifyChance     = 0.5
+	drawBuggifyChanceMax  = 0.5
+	drawTornWriteChance   = 0.5
+	drawReadCorruptionMax = 0.002
+	drawSyncFailureMax    = 0.001
+	drawSafetyMin         = 9 * time.Second
+	drawSafetyMax         = 12 * time.Second
+	drawLiveness          = 40 * time.Second
 	// drawOperations is the default scenario's floor of client
 	// operations, which the safety phase waits for.
 	drawOperations = 200
@@ -191,6 +196,7 @@ func Draw(seed uint64) Scenario {
 	drawGrowth(kernel.NewRand(seed, "scenario/draw-growth"), s.Topics, s.Safety)
 	drawDeletes(kernel.NewRand(seed, "scenario/draw-deletes"), &s)
 	drawRecreates(kernel.NewRand(seed, "scenario/draw-recreates"), &s)
+	drawAlters(kernel.NewRand(seed, "scenario/draw-alters"), &s)
 	s.Timeouts.Think = min(s.Timeouts.Think, thinkForSends(s, drawSendsMin))
 	s.Operations = drawOperations
 	s.Liveness = drawLiveness
@@ -308,6 +314,28 @@ func drawRecreates(rng random, s *Scenario) {
 	t.MinInsync = 1 + rng.IntN(t.Replication)
 	t.RecreateEvery = roundMilli(between(rng, drawRecreateEveryMin, drawRecreateEveryMax))
 	s.Topics = append(s.Topics, t)
+}
+
+// drawAlters has an operator alter the configs of one topic the clients
+// use in some runs, over and over while the faults go on: turning unclean
+// leader election on and off and moving min.insync.replicas, as operators
+// do to bring a partition back whose in-sync replicas are down. The
+// brokers must follow each change, and the replicas agree again once an
+// unclean election it allowed is over.
+func drawAlters(rng random, s *Scenario) {
+	if rng.Float64() >= drawAlterChance {
+		return
+	}
+	var used []int
+	for i, t := range s.Topics {
+		if !t.Recreated() && s.Clients.uses(t.Name) {
+			used = append(used, i)
+		}
+	}
+	if len(used) == 0 {
+		return
+	}
+	s.Topics[used[rng.IntN(len(used))]].AlterEvery = roundMilli(between(rng, drawAlterEveryMin, drawAlterEveryMax))
 }
 
 // RecreatedTopicName names the topic the swarm's operator deletes and

@@ -47,6 +47,9 @@ func Format(s Scenario) string {
 		if t.RecreateEvery != 0 {
 			text += " recreate-every " + formatDuration(t.RecreateEvery)
 		}
+		if t.AlterEvery != 0 {
+			text += " alter-every " + formatDuration(t.AlterEvery)
+		}
 		line("%s", text)
 	}
 	formatClients(&b, s.Clients)

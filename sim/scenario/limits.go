@@ -36,7 +36,10 @@ const (
 	deleteEveryMin = 100 * time.Millisecond
 	// recreateEveryMin bounds how often an operator deletes a topic and
 	// creates it again (Topic.RecreateEvery).
-	recreateEveryMin      = 200 * time.Millisecond
+	recreateEveryMin = 200 * time.Millisecond
+	// alterEveryMin bounds how often an operator alters a topic's
+	// configs (Topic.AlterEvery).
+	alterEveryMin         = 100 * time.Millisecond
 	producersMax          = 8
 	readersMax            = 4
 	groupsMax             = 2

@@ -33,6 +33,9 @@ func (s Scenario) Options() []sim.Option {
 		if t.RecreateEvery != 0 {
 			text += "/recreate-every" + formatDuration(t.RecreateEvery)
 		}
+		if t.AlterEvery != 0 {
+			text += "/alter-every" + formatDuration(t.AlterEvery)
+		}
 		topics = append(topics, text)
 	}
 	for _, p := range s.Clients.Producers {

@@ -115,6 +115,16 @@ type Topic struct {
 	// alone: no client reads or writes it. Zero: it lives for the whole
 	// run.
 	RecreateEvery time.Duration
+	// AlterEvery, when set, has an operator change the topic's configs
+	// every AlterEvery in the safety phase (IncrementalAlterConfigs), as
+	// operators do while a cluster is in trouble: it turns
+	// unclean.leader.election.enable on, to bring back a partition whose
+	// in-sync replicas are all down, and off again once it is back, or
+	// sets min.insync.replicas anew. Each change must reach every broker
+	// through the metadata log, whatever faults it meets, and an unclean
+	// election it allowed must leave every replica agreeing once the
+	// guarantee is restored. Zero: the configs stay as created.
+	AlterEvery time.Duration
 }
 
 // Recreated reports whether an operator deletes the topic and creates it

@@ -259,6 +259,25 @@ func TestSwarmDeletesConsumedRecordsInSomeRuns(t *testing.T) {
 	}
 }
 
+func TestSwarmAltersATopicsConfigsInSomeRuns(t *testing.T) {
+	drawn := 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		s := Draw(seed)
+		for _, topic := range s.Topics {
+			if topic.AlterEvery == 0 {
+				continue
+			}
+			drawn++
+			if !s.Clients.uses(topic.Name) || topic.Recreated() || topic.AlterEvery < drawAlterEveryMin || topic.AlterEvery > drawAlterEveryMax {
+				t.Fatalf("seed %d: %s has its configs altered every %v; want a topic the clients use, every %v to %v", seed, topic.Name, topic.AlterEvery, drawAlterEveryMin, drawAlterEveryMax)
+			}
+		}
+	}
+	if drawn < 60 || drawn > 140 {
+		t.Fatalf("%d of 400 seeds alter a topic's configs; want about 100", drawn)
+	}
+}
+
 // The draws of TestSwarm*InSomeRuns and Static come back from their text
 // in TestFormatThenParseGivesTheScenarioBack, over the same 400 seeds.
 func TestSwarmMakesSomeGroupsStatic(t *testing.T) {
@@ -297,11 +316,14 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"metadata-snapshot-every -5":   "metadata-snapshot-every -5",
 		"logs retention-bytes 1":       "retention-bytes 1",
 		"logs retention-bytes lots":    "retention-bytes",
-		"safety 10s\ntopic orders partitions 3 grow-to 3 grow-at 1s":  "grows from 3 to 3",
-		"safety 10s\ntopic orders partitions 3 grow-to 17 grow-at 1s": "at most 16",
-		"safety 10s\ntopic orders partitions 3 grow-to 5 grow-at 10s": "within the safety phase",
-		"topic orders partitions 3 grow-at 1s":                        "grow-at without grow-to",
-		"topic orders partitions 3 grow-to 5 grow-at soon":            "grow-at",
+		"safety 10s\ntopic orders partitions 3 grow-to 3 grow-at 1s":              "grows from 3 to 3",
+		"safety 10s\ntopic orders partitions 3 grow-to 17 grow-at 1s":             "at most 16",
+		"safety 10s\ntopic orders partitions 3 grow-to 5 grow-at 10s":             "within the safety phase",
+		"topic orders partitions 3 grow-at 1s":                                    "grow-at without grow-to",
+		"topic orders partitions 3 grow-to 5 grow-at soon":                        "grow-at",
+		"safety 10s\ntopic orders partitions 3 alter-every 50ms":                  "configs altered every 50ms",
+		"safety 10s\ntopic orders partitions 3 alter-every 11s":                   "configs altered every 11s",
+		"safety 10s\ntopic scratch partitions 1 recreate-every 1s alter-every 1s": "nor has its configs altered",
 	}
 	for text, want := range cases {
 		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {

@@ -103,6 +103,9 @@ func Size(s scenario.Scenario) int {
 		if t.RecreateEvery != 0 {
 			size++
 		}
+		if t.AlterEvery != 0 {
+			size++
+		}
 	}
 	return size
 }

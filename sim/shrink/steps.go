@@ -77,6 +77,7 @@ func shorterSafety(s scenario.Scenario) []candidate {
 			}
 			c.Topics[i].DeleteEvery = min(c.Topics[i].DeleteEvery, safety)
 			c.Topics[i].RecreateEvery = min(c.Topics[i].RecreateEvery, safety)
+			c.Topics[i].AlterEvery = min(c.Topics[i].AlterEvery, safety)
 		}
 		out = append(out, candidate{fmt.Sprintf("safety %v", safety), c})
 	}
@@ -128,7 +129,7 @@ func defaultLogs(s scenario.Scenario) []candidate {
 
 // noTopicActions drops what an operator does to a topic during the run,
 // one action of one topic at a time: growing it, deleting its consumed
-// records, deleting it and creating it again.
+// records, deleting it and creating it again, altering its configs.
 func noTopicActions(s scenario.Scenario) []candidate {
 	var out []candidate
 	for i, t := range s.Topics {
@@ -139,6 +140,7 @@ func noTopicActions(s scenario.Scenario) []candidate {
 			{"does not grow", func(t *scenario.Topic) bool { was := t.GrowTo != 0; t.GrowTo, t.GrowAt = 0, 0; return was }},
 			{"has nothing deleted", func(t *scenario.Topic) bool { was := t.DeleteEvery != 0; t.DeleteEvery = 0; return was }},
 			{"is not created again", func(t *scenario.Topic) bool { was := t.RecreateEvery != 0; t.RecreateEvery = 0; return was }},
+			{"keeps its configs", func(t *scenario.Topic) bool { was := t.AlterEvery != 0; t.AlterEvery = 0; return was }},
 		} {
 			c := clone(s)
 			if action.unset(&c.Topics[i]) {

@@ -17,7 +17,7 @@ func TestShrinkingDropsATopicsGrowth(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	s.Topics[0].DeleteEvery = 0
+	s.Topics[0].DeleteEvery, s.Topics[0].AlterEvery = 0, 0
 	candidates := noTopicActions(s)
 	if len(candidates) != 1 || candidates[0].scenario.Topics[0].GrowTo != 0 || Size(candidates[0].scenario) >= Size(s) {
 		t.Fatalf("noTopicActions gave %+v, want one smaller candidate without the growth", candidates)
@@ -31,6 +31,34 @@ func TestShrinkingDropsATopicsGrowth(t *testing.T) {
 		}
 		if grows := c.scenario.Topics[0].GrowTo != 0; grows != (c.scenario.Safety > 6*time.Second) {
 			t.Fatalf("%s: growth kept=%v", c.name, grows)
+		}
+	}
+}
+
+// An operator altering a topic's configs is an action a case may not need
+// either: noTopicActions offers the scenario without it, and a shorter
+// safety phase keeps the interval within the phase.
+func TestShrinkingDropsATopicsConfigChanges(t *testing.T) {
+	s := scenario.Draw(1)
+	s.Safety = 10 * time.Second
+	s.Topics[0].GrowTo, s.Topics[0].GrowAt, s.Topics[0].DeleteEvery = 0, 0, 0
+	s.Topics[0].AlterEvery = 8 * time.Second
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	candidates := noTopicActions(s)
+	if len(candidates) != 1 || candidates[0].scenario.Topics[0].AlterEvery != 0 || Size(candidates[0].scenario) >= Size(s) {
+		t.Fatalf("noTopicActions gave %d candidates, want one smaller candidate without the config changes", len(candidates))
+	}
+	if candidates[0].name != "topic orders keeps its configs" {
+		t.Fatalf("candidate named %q", candidates[0].name)
+	}
+	for _, c := range shorterSafety(s) {
+		if err := c.scenario.Validate(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if every := c.scenario.Topics[0].AlterEvery; every > c.scenario.Safety || every == 0 {
+			t.Fatalf("%s: alters every %v with safety %v", c.name, every, c.scenario.Safety)
 		}
 	}
 }
