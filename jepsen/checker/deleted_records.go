@@ -14,7 +14,9 @@ import (
 // partition below its low watermark. Per partition the answers are sorted
 // by time and folded into the highest low watermark answered so far; each
 // poll looks up what was highest just before its invoke. One finding per
-// poll and partition, naming its first such record.
+// poll and partition, naming its first such record; permitted in a
+// partition a leader was elected for outside the ISR
+// (Options.UncleanElected).
 func (a *analysis) deletedRecordsServed() []Finding {
 	if len(a.options.DeletesAnswered) == 0 {
 		return nil
@@ -28,6 +30,10 @@ func (a *analysis) deletedRecordsServed() []Finding {
 		if n := len(list); n == 0 || d.LowWatermark > list[n-1].lowWatermark {
 			raised[d.Partition] = append(list, raise{d.At, d.LowWatermark})
 		}
+	}
+	unclean := map[history.TopicPartition]bool{}
+	for _, tp := range a.options.UncleanElected {
+		unclean[tp] = true
 	}
 	var findings []Finding
 	for _, operation := range a.operations {
@@ -47,9 +53,13 @@ func (a *analysis) deletedRecordsServed() []Finding {
 				if record.Offset >= answered.lowWatermark {
 					continue
 				}
+				status := Failure
+				if unclean[poll.Partition] {
+					status = Permitted
+				}
 				findings = append(findings, Finding{
 					Anomaly:   DeletedRecordsServed,
-					Status:    Failure,
+					Status:    status,
 					Partition: poll.Partition,
 					Ops:       opList(operation.Complete),
 					Detail: fmt.Sprintf("a poll invoked at %v (op %d) read offset %d (%q), below %d, which a DeleteRecords answered at %v said was deleted",

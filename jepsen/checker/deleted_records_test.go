@@ -34,6 +34,29 @@ func TestDeletedRecordsServed(t *testing.T) {
 		report := CheckDeletedRecordsServed(s.ops(), options)
 		wantFindings(t, report, DeletedRecordsServed, Failure, []int{stale})
 	})
+	t.Run("after an unclean election the same read is permitted, in that partition only", func(t *testing.T) {
+		s := newScript(t)
+		written(s)
+		stale := s.poll(2, pollOf(t0, 0, records(0, "a", 1, "b")), pollOf(t1, 0, records(0, "c"))) // invoked at 7
+		options := Options{
+			DeletesAnswered: []DeleteAnswered{{Partition: t0, LowWatermark: 1, At: 3}, {Partition: t1, LowWatermark: 1, At: 3}},
+			UncleanElected:  []history.TopicPartition{t0},
+		}
+		report := CheckDeletedRecordsServed(s.ops(), options)
+		class := checkedClass(t, report, DeletedRecordsServed)
+		if class.Count != 2 || class.Permitted != 1 || len(class.Examples) != 2 {
+			t.Fatalf("want one permitted finding (t0) and one failure (t1):\n%s", report)
+		}
+		for _, example := range class.Examples {
+			want := Failure
+			if example.Partition == t0 {
+				want = Permitted
+			}
+			if example.Status != want || example.Ops[0] != stale {
+				t.Errorf("%s: status %s, want %s", example.Partition, example.Status, want)
+			}
+		}
+	})
 	t.Run("invalid answers are refused", func(t *testing.T) {
 		s := newScript(t)
 		written(s)

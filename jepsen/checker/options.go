@@ -35,6 +35,16 @@ type Options struct {
 	// way belong in Deleted too, for the checks of what was not read.
 	DeletesAnswered []DeleteAnswered
 
+	// UncleanElected lists partitions a controller gave a leader outside
+	// the ISR (unclean.leader.election.enable). Such a leader may lack
+	// what a DeleteRecords answer said was deleted, as it may lack
+	// acknowledged writes: a low watermark counts only the replicas on
+	// live brokers (Kafka's lowWatermarkIfLeader), and a replica that
+	// was down may still start below it when it is elected. A
+	// DeletedRecordsServed there is reported as permitted. List these
+	// partitions in LossPermitted too.
+	UncleanElected []history.TopicPartition
+
 	// FinalDrain says the history ends with polls that read every
 	// partition to its end, so a value still unseen is lost.
 	FinalDrain bool
@@ -58,6 +68,11 @@ func (o Options) validate() error {
 	for _, d := range o.Deleted {
 		if d.Partition.Topic == "" || d.Partition.Partition < 0 || d.Offset < 0 {
 			return fmt.Errorf("checker: records deleted below offset %d of invalid partition %q", d.Offset, d.Partition.String())
+		}
+	}
+	for _, tp := range o.UncleanElected {
+		if tp.Topic == "" || tp.Partition < 0 {
+			return fmt.Errorf("checker: unclean election in invalid partition %q", tp.String())
 		}
 	}
 	for _, d := range o.DeletesAnswered {

@@ -74,6 +74,7 @@ func (r *run) checkHistory(finalDrain bool) {
 		LossPermitted:   r.lossPermitted(),
 		Deleted:         r.deletedRecords(),
 		DeletesAnswered: r.deletions,
+		UncleanElected:  r.uncleanElected(),
 		FinalDrain:      finalDrain,
 	}
 	r.recordChecked(ops, options)
