@@ -52,6 +52,7 @@ func (b *Broker) reconcileTopicRoles(name string) {
 				continue
 			}
 		}
+		p.NoteUncleanElection(mp.UncleanEpoch)
 		if mp.Leader == b.config.NodeID && mayLead {
 			p.BecomeLeader(mp.LeaderEpoch, mp.PartitionEpoch, mp.Replicas, mp.ISR)
 			continue

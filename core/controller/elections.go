@@ -170,6 +170,10 @@ func partitionChange(p *metadata.Partition, leader int32, isr []int32) (metadata
 	changed := false
 	if leader != p.Leader {
 		change.Leader = &leader
+		// A leader from outside the ISR it replaces was elected
+		// uncleanly (elect's last resort): every node must know, for
+		// good (metadata.Partition.UncleanEpoch).
+		change.Unclean = leader >= 0 && !slices.Contains(p.ISR, leader)
 		changed = true
 	}
 	if !slices.Equal(isr, p.ISR) {

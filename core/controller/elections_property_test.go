@@ -17,7 +17,10 @@ import (
 //   - every ISR is non-empty and made of replicas;
 //   - every leader is registered, unfenced and in its ISR;
 //   - a partition is leaderless only when no ISR member may lead, and,
-//     where the topic allows unclean elections, no replica at all.
+//     where the topic allows unclean elections, no replica at all;
+//   - a leader from outside the ISR it replaced is marked an unclean
+//     election (metadata.Partition.UncleanEpoch, its leader epoch), the
+//     mark never goes back, and without the config there is none.
 func TestElectionsKeepTheirPromises(t *testing.T) {
 	checkElectionsKeepTheirPromises(t, false)
 }
@@ -42,6 +45,7 @@ func checkElectionsKeepTheirPromises(t *testing.T, buggify bool) {
 		}
 		tc.mustCreate("t", 4, 3, configs...)
 		for range rapid.IntRange(1, 25).Draw(rt, "steps") {
+			before := partitionStates(tc.c.Image())
 			id := rapid.Int32Range(1, 4).Draw(rt, "broker")
 			switch rapid.IntRange(0, 4).Draw(rt, "action") {
 			case 0:
@@ -60,8 +64,39 @@ func checkElectionsKeepTheirPromises(t *testing.T, buggify bool) {
 			}
 			requireLeadershipInvariants(rt, tc.c.Image())
 			tc.requireLeaderlessOnlyWithoutCandidates(rt, unclean)
+			requireUncleanElectionsMarked(rt, before, tc.c.Image(), unclean)
 		}
 	})
+}
+
+// partitionStates copies topic t's partitions as they stand.
+func partitionStates(img *metadata.Image) []metadata.Partition {
+	var states []metadata.Partition
+	for _, p := range img.Topics["t"].Partitions {
+		state := *p
+		state.ISR = slices.Clone(p.ISR)
+		states = append(states, state)
+	}
+	return states
+}
+
+// requireUncleanElectionsMarked checks one step's elections against the
+// partitions before it (each step elects a partition's leader once at
+// most).
+func requireUncleanElectionsMarked(rt *rapid.T, before []metadata.Partition, img *metadata.Image, unclean bool) {
+	for i, p := range img.Topics["t"].Partitions {
+		was := before[i]
+		switch {
+		case p.UncleanEpoch < was.UncleanEpoch:
+			rt.Fatalf("partition %d: unclean epoch went back from %d to %d", p.Index, was.UncleanEpoch, p.UncleanEpoch)
+		case !unclean && p.UncleanEpoch != 0:
+			rt.Fatalf("partition %d: unclean epoch %d without unclean elections allowed", p.Index, p.UncleanEpoch)
+		case p.LeaderEpoch > was.LeaderEpoch && p.Leader >= 0 && !slices.Contains(was.ISR, p.Leader) && p.UncleanEpoch != p.LeaderEpoch:
+			rt.Fatalf("partition %d: leader %d from outside the ISR %v in epoch %d, unclean epoch %d", p.Index, p.Leader, was.ISR, p.LeaderEpoch, p.UncleanEpoch)
+		case p.UncleanEpoch > was.UncleanEpoch && (p.UncleanEpoch != p.LeaderEpoch || slices.Contains(was.ISR, p.Leader)):
+			rt.Fatalf("partition %d: unclean epoch %d set for leader %d of epoch %d, from the ISR %v", p.Index, p.UncleanEpoch, p.Leader, p.LeaderEpoch, was.ISR)
+		}
+	}
 }
 
 // randomAlterPartition has a partition's leader ask for a random ISR that

@@ -51,6 +51,10 @@ type Partition struct {
 	Leader         int32 // -1 when leaderless
 	LeaderEpoch    int32
 	PartitionEpoch int32
+	// UncleanEpoch is the leader epoch of the latest leader chosen
+	// outside the ISR, 0 if none ever was (see
+	// PartitionChangeRecord.Unclean).
+	UncleanEpoch int32
 }
 
 // ConfigResource names what a config belongs to.
@@ -166,6 +170,7 @@ func (img *Image) applyPartition(r *PartitionRecord) error {
 		Leader:         r.Leader,
 		LeaderEpoch:    r.LeaderEpoch,
 		PartitionEpoch: r.PartitionEpoch,
+		UncleanEpoch:   r.UncleanEpoch,
 	})
 	return nil
 }
@@ -175,9 +180,16 @@ func (img *Image) applyPartitionChange(r *PartitionChangeRecord) error {
 	if err != nil {
 		return err
 	}
+	newLeader := r.Leader != nil && *r.Leader != p.Leader && *r.Leader >= 0
+	if r.Unclean && !newLeader {
+		return fmt.Errorf("topic %q partition %d: an unclean election without a new leader", p.Topic.Name, p.Index)
+	}
 	if r.Leader != nil && *r.Leader != p.Leader {
 		p.Leader = *r.Leader
 		p.LeaderEpoch++
+	}
+	if r.Unclean {
+		p.UncleanEpoch = p.LeaderEpoch
 	}
 	if r.ISR != nil {
 		p.ISR = slices.Clone(r.ISR)

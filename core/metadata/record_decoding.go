@@ -63,6 +63,7 @@ func (d *encodedReader) partitionChange() *PartitionChangeRecord {
 	if d.skip(`,"replicas":`) {
 		c.Replicas = d.int32s()
 	}
+	c.Unclean = d.skip(`,"unclean":true`)
 	d.expect(`}`)
 	return c
 }
@@ -95,6 +96,9 @@ func (d *encodedReader) partition() *PartitionRecord {
 	p.LeaderEpoch = d.int32()
 	d.expect(`,"partition_epoch":`)
 	p.PartitionEpoch = d.int32()
+	if d.skip(`,"unclean_epoch":`) {
+		p.UncleanEpoch = d.int32()
+	}
 	d.expect(`}`)
 	return p
 }

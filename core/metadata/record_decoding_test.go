@@ -98,6 +98,8 @@ func TestDecodeEncodedTakesEveryKindAndTheIntegerLimits(t *testing.T) {
 		{Partition: &PartitionRecord{TopicID: TopicID{9}, Partition: 2}},
 		{PartitionChange: &PartitionChangeRecord{TopicID: TopicID{4}, Partition: 1, Leader: &leader, ISR: []int32{2}, Replicas: []int32{2, 3}}},
 		{PartitionChange: &PartitionChangeRecord{TopicID: TopicID{4}, Partition: 1}},
+		{PartitionChange: &PartitionChangeRecord{TopicID: TopicID{4}, Partition: 1, Leader: &leader, ISR: []int32{2}, Unclean: true}},
+		{Partition: &PartitionRecord{TopicID: TopicID{9}, Partition: 2, Replicas: []int32{1}, ISR: []int32{1}, Leader: 1, LeaderEpoch: 4, UncleanEpoch: 3}},
 		{RemoveTopic: &RemoveTopicRecord{TopicID: TopicID{5}}},
 		{Config: &ConfigRecord{ResourceType: ResourceTopic, ResourceName: "t", Name: ConfigCleanupPolicy, Value: &value}},
 		{Config: &ConfigRecord{ResourceType: math.MinInt8, ResourceName: "1", Name: "x"}},
@@ -181,6 +183,7 @@ func randomRecord(t *rapid.T) Record {
 		return Record{Partition: &PartitionRecord{
 			TopicID: id("topic"), Partition: rapid.Int32().Draw(t, "partition"), Replicas: int32s("replicas"), ISR: int32s("isr"),
 			Leader: rapid.Int32().Draw(t, "leader"), LeaderEpoch: rapid.Int32().Draw(t, "leader epoch"), PartitionEpoch: rapid.Int32().Draw(t, "partition epoch"),
+			UncleanEpoch: rapid.Int32().Draw(t, "unclean epoch"),
 		}}
 	case 4:
 		change := &PartitionChangeRecord{TopicID: id("topic"), Partition: rapid.Int32().Draw(t, "partition"), ISR: int32s("isr"), Replicas: int32s("replicas")}
@@ -188,6 +191,7 @@ func randomRecord(t *rapid.T) Record {
 			leader := rapid.Int32().Draw(t, "leader")
 			change.Leader = &leader
 		}
+		change.Unclean = rapid.Bool().Draw(t, "unclean")
 		return Record{PartitionChange: change}
 	case 5:
 		return Record{RemoveTopic: &RemoveTopicRecord{TopicID: id("topic")}}

@@ -63,6 +63,10 @@ type PartitionRecord struct {
 	Leader         int32   `json:"leader"`
 	LeaderEpoch    int32   `json:"leader_epoch"`
 	PartitionEpoch int32   `json:"partition_epoch"`
+	// UncleanEpoch is the leader epoch of the partition's latest unclean
+	// election (see PartitionChangeRecord.Unclean), 0 if it never had
+	// one: a snapshot carries it on.
+	UncleanEpoch int32 `json:"unclean_epoch,omitempty"`
 }
 
 // PartitionChangeRecord changes a partition's leader or ISR. Nil fields are
@@ -74,6 +78,12 @@ type PartitionChangeRecord struct {
 	Leader    *int32  `json:"leader,omitempty"`
 	ISR       []int32 `json:"isr,omitempty"`
 	Replicas  []int32 `json:"replicas,omitempty"`
+	// Unclean marks a new leader the controller chose outside the ISR
+	// (unclean.leader.election.enable): it may lack records that were
+	// committed, so a follower may have to cut below its high watermark
+	// to follow it, now or long after the config was turned off again.
+	// Kafka's KIP-704 records the same fact as LeaderRecoveryState.
+	Unclean bool `json:"unclean,omitempty"`
 }
 
 // RemoveTopicRecord deletes a topic and its partitions.

@@ -46,6 +46,7 @@ func (img *Image) Records() []Record {
 				Leader:         p.Leader,
 				LeaderEpoch:    p.LeaderEpoch,
 				PartitionEpoch: p.PartitionEpoch,
+				UncleanEpoch:   p.UncleanEpoch,
 			}})
 		}
 	}

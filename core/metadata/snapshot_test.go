@@ -116,6 +116,7 @@ func randomImage(t *rapid.T) *Image {
 			if rapid.Bool().Draw(t, "new leader") {
 				leader := rapid.SampledFrom(append([]int32{-1}, p.Replicas...)).Draw(t, "leader")
 				change.Leader = &leader
+				change.Unclean = leader >= 0 && leader != p.Leader && rapid.Bool().Draw(t, "unclean")
 			}
 			if rapid.Bool().Draw(t, "new isr") {
 				change.ISR = p.Replicas[:rapid.IntRange(1, len(p.Replicas)).Draw(t, "isr size")]
@@ -143,4 +144,40 @@ func randomImage(t *rapid.T) *Image {
 		}
 	}
 	return img
+}
+
+// An unclean election is remembered for good: a later clean change keeps
+// its epoch, and so does a snapshot, since a follower that was away may
+// have to cut below its high watermark to follow long after.
+func TestAnUncleanElectionIsRemembered(t *testing.T) {
+	id := TopicID{3}
+	leader := func(id int32) *int32 { return &id }
+	records := []Record{
+		{Topic: &TopicRecord{Name: "t", ID: id}},
+		{Partition: &PartitionRecord{TopicID: id, Partition: 0, Replicas: []int32{1, 2}, ISR: []int32{1}, Leader: 1}},
+		{PartitionChange: &PartitionChangeRecord{TopicID: id, Partition: 0, Leader: leader(-1)}},
+		{PartitionChange: &PartitionChangeRecord{TopicID: id, Partition: 0, Leader: leader(2), ISR: []int32{2}, Unclean: true}},
+		{PartitionChange: &PartitionChangeRecord{TopicID: id, Partition: 0, Leader: leader(1), ISR: []int32{2, 1}}},
+	}
+	img := NewImage()
+	for i, r := range records {
+		if err := img.Apply(int64(i), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := img.Topics["t"].Partitions[0]
+	if p.LeaderEpoch != 3 || p.UncleanEpoch != 2 {
+		t.Fatalf("leader epoch %d, unclean epoch %d; want 3 and 2", p.LeaderEpoch, p.UncleanEpoch)
+	}
+	rebuilt, err := ImageFromRecords(img.Offset, img.Records())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rebuilt.Topics["t"].Partitions[0].UncleanEpoch; got != 2 {
+		t.Fatalf("the snapshot's image has unclean epoch %d, want 2", got)
+	}
+	err = img.Apply(int64(len(records)), Record{PartitionChange: &PartitionChangeRecord{TopicID: id, Partition: 0, ISR: []int32{1}, Unclean: true}})
+	if err == nil {
+		t.Fatal("an unclean change without a new leader was applied")
+	}
 }

@@ -30,8 +30,6 @@ type Config struct {
 	// TimestampBeforeMax and TimestampAfterMax bound how far a
 	// CreateTime batch's timestamp may be from the broker's clock.
 	TimestampBeforeMax, TimestampAfterMax time.Duration
-	// UncleanLeaderElection is unclean.leader.election.enable.
-	UncleanLeaderElection bool
 	// Compact and Delete say what cleanup.policy holds: compact keeps the
 	// latest record per key, delete applies retention; both may be set.
 	Compact bool
@@ -98,7 +96,6 @@ func ConfigFrom(topicConfigs, defaults map[string]string) (Config, error) {
 	c.LogAppendTime = get(metadata.ConfigMessageTimestampType) == "LogAppendTime"
 	c.TimestampBeforeMax = milliseconds(metadata.ConfigMessageTimestampBeforeMs)
 	c.TimestampAfterMax = milliseconds(metadata.ConfigMessageTimestampAfterMs)
-	c.UncleanLeaderElection = get(metadata.ConfigUncleanLeaderElection) == "true"
 	policy := get(metadata.ConfigCleanupPolicy)
 	c.Compact = containsPolicy(policy, "compact")
 	c.Log.Compacted = c.Compact

@@ -175,47 +175,60 @@ func TestFollowerWithoutTheLeadersEpochAsksAgain(t *testing.T) {
 }
 
 // A follower never cuts below its high watermark under the durable
-// default (an assertion: it would mean a committed record is lost); in
-// page-cache mode, where a leader that lost power can come back without
-// records it had counted, the cut happens and is logged.
+// default (an assertion: it would mean a committed record is lost), even
+// where the topic allows unclean elections but none happened. It cuts,
+// and logs, where the partition had an unclean election (the metadata
+// says so), whatever the config says by now: an operator turns it on to
+// bring a partition back and off again once it is. And in page-cache
+// mode, where a leader that lost power can come back without records it
+// had counted.
 func TestFollowerNeverTruncatesBelowItsHighWatermark(t *testing.T) {
-	for _, durable := range []bool{true, false} {
-		configs := map[string]string{}
-		if !durable {
-			configs["flush.messages"] = "1000"
-		}
-		h := newHarness(t, 2, configs)
-		h.setLeader(1, []int32{1, 2})
-		_, m1 := h.produce("m1")
-		_, m2 := h.produce("m2")
-		h.runUntil("acknowledged", func() bool { return m1.answered && m2.answered })
-		follower := h.partition(2)
-		h.runUntil("the follower knows the high watermark", func() bool { return follower.HighWatermark() == 2 })
-		position, ready := follower.FetchPosition()
-		if !ready {
-			t.Fatal("the follower is not ready to fetch")
-		}
-		diverging := FetchAnswer{DivergingEpoch: 1, DivergingEndOffset: 1, HighWatermark: -1, LogStartOffset: 0}
-		panicked := func() (message string) {
-			defer func() {
-				if r := recover(); r != nil {
-					message = r.(string)
-				}
-			}()
-			follower.HandleFetchAnswer(position, diverging)
-			return ""
-		}()
-		if durable {
-			if !strings.Contains(panicked, "below its high watermark") {
-				t.Fatalf("durable: a cut below the high watermark did not trip the assertion (panic %q)", panicked)
+	for _, c := range []struct {
+		name         string
+		configs      map[string]string
+		uncleanEpoch int32
+		cuts         bool
+	}{
+		{"durable", map[string]string{}, 0, false},
+		{"unclean allowed, none happened", map[string]string{"unclean.leader.election.enable": "true"}, 0, false},
+		{"after an unclean election, the config off again", map[string]string{"unclean.leader.election.enable": "false"}, 1, true},
+		{"page-cache mode", map[string]string{"flush.messages": "1000"}, 0, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, 2, c.configs)
+			h.setLeader(1, []int32{1, 2})
+			_, m1 := h.produce("m1")
+			_, m2 := h.produce("m2")
+			h.runUntil("acknowledged", func() bool { return m1.answered && m2.answered })
+			follower := h.partition(2)
+			h.runUntil("the follower knows the high watermark", func() bool { return follower.HighWatermark() == 2 })
+			follower.NoteUncleanElection(c.uncleanEpoch)
+			position, ready := follower.FetchPosition()
+			if !ready {
+				t.Fatal("the follower is not ready to fetch")
 			}
-			continue
-		}
-		if panicked != "" {
-			t.Fatalf("page-cache mode: %s", panicked)
-		}
-		if end, hw := follower.LogEndOffset(), follower.HighWatermark(); end != 1 || hw != 1 {
-			t.Fatalf("page-cache mode: log end %d, high watermark %d after cutting to 1", end, hw)
-		}
+			diverging := FetchAnswer{DivergingEpoch: 1, DivergingEndOffset: 1, HighWatermark: -1, LogStartOffset: 0}
+			panicked := func() (message string) {
+				defer func() {
+					if r := recover(); r != nil {
+						message = r.(string)
+					}
+				}()
+				follower.HandleFetchAnswer(position, diverging)
+				return ""
+			}()
+			if !c.cuts {
+				if !strings.Contains(panicked, "below its high watermark") {
+					t.Fatalf("a cut below the high watermark did not trip the assertion (panic %q)", panicked)
+				}
+				return
+			}
+			if panicked != "" {
+				t.Fatal(panicked)
+			}
+			if end, hw := follower.LogEndOffset(), follower.HighWatermark(); end != 1 || hw != 1 {
+				t.Fatalf("log end %d, high watermark %d after cutting to 1", end, hw)
+			}
+		})
 	}
 }

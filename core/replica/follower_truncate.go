@@ -20,11 +20,13 @@ import (
 //
 // Invariant (asserted): a follower never cuts below its high watermark,
 // since everything below it is committed and every possible leader has
-// it. Two configurations knowingly break the promise, and there the cut
-// is logged instead: unclean.leader.election.enable, which may elect a
-// replica that lacks committed records, and page-cache mode
-// (flush.messages > 1), where a leader whose machine lost power may come
-// back without records it had counted as committed.
+// it. Two things knowingly break the promise, and there the cut is logged
+// instead: an unclean election in the partition's history (the metadata
+// says so, NoteUncleanElection), whose leader may lack committed records,
+// whatever unclean.leader.election.enable says by the time this follower
+// meets it; and page-cache mode (flush.messages > 1), where a leader whose
+// machine lost power may come back without records it had counted as
+// committed.
 
 // truncateDivergence cuts the log where the leader's answer says it
 // diverges (Kafka's AbstractFetcherThread.getOffsetTruncationState).
@@ -138,10 +140,10 @@ func (p *Partition) checkTruncation(offset int64, reason string) {
 	if offset >= p.highWatermark {
 		return
 	}
-	if p.config.Durable && !p.config.UncleanLeaderElection {
+	if p.config.Durable && p.uncleanEpoch == 0 {
 		panic(fmt.Sprintf("replica: %s-%d would truncate to %d, below its high watermark %d (%s): a committed record would be lost",
 			p.Topic, p.Index, offset, p.highWatermark, reason))
 	}
 	p.logger.Warn("truncating below the high watermark: committed records are lost (unclean election or lost page cache)",
-		"to", offset, "high_watermark", p.highWatermark, "reason", reason)
+		"to", offset, "high_watermark", p.highWatermark, "reason", reason, "unclean_epoch", p.uncleanEpoch)
 }

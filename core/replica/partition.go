@@ -35,6 +35,11 @@ type Partition struct {
 	leaderEpoch    int32
 	partitionEpoch int32
 	replicas       []int32
+	// uncleanEpoch is the leader epoch of the partition's latest leader
+	// elected outside the ISR, 0 if none ever was (metadata's
+	// Partition.UncleanEpoch): from then on a follower may have to cut
+	// below its high watermark (follower_truncate.go).
+	uncleanEpoch int32
 	// isr is the committed ISR: what the metadata log says. A leader's
 	// proposed change lives in proposal until the metadata shows it.
 	isr []int32

@@ -30,6 +30,18 @@ const (
 	roleFollower
 )
 
+// NoteUncleanElection takes the leader epoch of the partition's latest
+// unclean election from the metadata (0 for none), before the broker
+// applies the leadership: the follower of such a leader must know before
+// it fetches, since the leader may lack what this replica counted as
+// committed. It never forgets one, whatever the topic's config says by
+// now: an operator turns unclean.leader.election.enable on to bring a
+// partition back and off once it is back, and a follower that was away
+// meanwhile still has to cut below its high watermark.
+func (p *Partition) NoteUncleanElection(epoch int32) {
+	p.uncleanEpoch = max(p.uncleanEpoch, epoch)
+}
+
 // BecomeLeader makes this replica the leader for leaderEpoch, as the
 // metadata log decided. Called again for the same leadership, it applies a
 // newer partition epoch: the ISR the controller committed, perhaps the
