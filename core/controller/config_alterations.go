@@ -87,6 +87,9 @@ func (c *Controller) planConfigAlterations(resources []*configAlteration, valida
 		}
 		if r.failure == nil && !validateOnly {
 			records = append(records, configChangeRecords(topicResource(r.resourceName), current, updated)...)
+			if effectiveTopicConfig(metadata.ConfigUncleanLeaderElection, updated, c.config.TopicDefaults) == "true" {
+				records = append(records, c.electLeaderlessUncleanly(r.resourceName)...)
+			}
 		}
 	}
 	if len(records) > recordsPerOperationMax {

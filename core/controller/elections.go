@@ -91,10 +91,43 @@ func (c *Controller) electLeaderless(joining int32) []metadata.Record {
 	return records
 }
 
+// electLeaderlessUncleanly returns the elections a change turning
+// unclean.leader.election.enable on for topic makes possible: a leader
+// for each of its leaderless partitions, from outside the ISR where no
+// ISR member may lead. They go out with the change itself, so that the
+// runbook's first step — turn it on to bring back a partition whose
+// in-sync replicas are all down — brings it back at once, rather than at
+// the next broker's return (Kafka's controller runs these every
+// unclean.leader.election.interval.ms).
+func (c *Controller) electLeaderlessUncleanly(topic string) []metadata.Record {
+	t, ok := c.image.Topics[topic]
+	if !ok {
+		return nil
+	}
+	view := candidates{c: c, leaving: -1, joining: -1}
+	var records []metadata.Record
+	for _, p := range t.Partitions {
+		if p.Leader >= 0 {
+			continue
+		}
+		leader, isr := c.electAllowingUnclean(p, p.ISR, view, true)
+		if record, changed := partitionChange(p, leader, isr); changed {
+			records = append(records, record)
+		}
+	}
+	return records
+}
+
 // elect picks p's leader from isr (see the rules above) and returns it
 // with the ISR it leads: isr itself, a single member after an unclean
 // election, or -1 and isr when nobody may lead.
 func (c *Controller) elect(p *metadata.Partition, isr []int32, view candidates) (int32, []int32) {
+	return c.electAllowingUnclean(p, isr, view, c.uncleanElectionEnabled(p.Topic.Name))
+}
+
+// electAllowingUnclean is elect with the topic's unclean leader election
+// setting given.
+func (c *Controller) electAllowingUnclean(p *metadata.Partition, isr []int32, view candidates, unclean bool) (int32, []int32) {
 	eligible := 0
 	first := int32(-1)
 	for _, replica := range p.Replicas {
@@ -115,7 +148,7 @@ func (c *Controller) elect(p *metadata.Partition, isr []int32, view candidates) 
 	if eligible > 0 {
 		return first, isr
 	}
-	if c.uncleanElectionEnabled(p.Topic.Name) {
+	if unclean {
 		for _, replica := range p.Replicas {
 			if view.mayLead(replica) {
 				c.log.Warn(UncleanElectionMessage,

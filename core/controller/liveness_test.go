@@ -241,6 +241,37 @@ func TestUncleanElectionOnlyWhereTheTopicAllowsIt(t *testing.T) {
 	}
 }
 
+// The runbook for a partition whose in-sync replicas are all down: turning
+// unclean.leader.election.enable on elects a replica outside the ISR with
+// the change itself, marked as unclean, not at the next broker's return;
+// turning it off again elects nobody and leaves the mark.
+func TestTurningUncleanElectionOnElectsTheLeaderlessAtOnce(t *testing.T) {
+	tc := newTestController(t, Config{}, 1, 2)
+	tc.mustCreate("t", 1, 2)
+	p := tc.c.Image().Topics["t"].Partitions[0]
+	leader, follower := p.Leader, p.Replicas[1]
+	resp := tc.alterPartition(3, leader, alterISR("t", p, leader))
+	requireErrorCode(t, "shrink", resp.Topics[0].Partitions[0].ErrorCode, nil)
+	tc.expire(leader)
+	if p.Leader != -1 {
+		t.Fatalf("leader %d with the ISR's only member gone, want none", p.Leader)
+	}
+	epoch := p.LeaderEpoch
+
+	alter := tc.incrementalAlter(false, incremental(topic, "t", metadata.ConfigUncleanLeaderElection, set, "true"))
+	requireCode(t, "turn on", alter.Resources[0].ErrorCode, alter.Resources[0].ErrorMessage, nil)
+	requireLeadershipInvariants(t, tc.c.Image())
+	if p.Leader != follower || !slices.Equal(p.ISR, []int32{follower}) || p.UncleanEpoch != epoch+1 || p.LeaderEpoch != epoch+1 {
+		t.Fatalf("after turning it on: leader %d ISR %v epoch %d unclean epoch %d, want %d alone at epoch %d, unclean", p.Leader, p.ISR, p.LeaderEpoch, p.UncleanEpoch, follower, epoch+1)
+	}
+
+	alter = tc.incrementalAlter(false, incremental(topic, "t", metadata.ConfigUncleanLeaderElection, set, "false"))
+	requireCode(t, "turn off", alter.Resources[0].ErrorCode, alter.Resources[0].ErrorMessage, nil)
+	if p.Leader != follower || p.UncleanEpoch != epoch+1 {
+		t.Fatalf("after turning it off: leader %d, unclean epoch %d", p.Leader, p.UncleanEpoch)
+	}
+}
+
 func TestWantFenceFencesTheBroker(t *testing.T) {
 	tc := newTestController(t, Config{}, 1, 2)
 	tc.mustCreate("t", 2, 2)

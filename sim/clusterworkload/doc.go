@@ -14,8 +14,9 @@
 // A run has three phases: setup (the admin client creates the topics with
 // CreateTopics and waits for a leader on every partition), safety (the
 // clients run while the nemesis applies the scenario's fault schedule,
-// and an operator may add partitions to a topic, growth.go, or delete a
-// topic of its own and create it again, recreates.go),
+// and an operator may add partitions to a topic, growth.go, delete a
+// topic of its own and create it again, recreates.go, or alter a topic's
+// configs, alters.go),
 // and liveness (every fault ends; within the scenario's bound every
 // producer finishes, a fresh reader drains every partition to its high
 // watermark, every group settles with each partition assigned once and
@@ -31,8 +32,9 @@
 //     partition) and nonlinearizable-committed-offset (per group and
 //     partition); "inconclusive" when porcupine ran out of time. Loss is
 //     permitted, and counted, where the configuration allows it (acks=1,
-//     page-cache topics once a machine lost its page cache, unclean
-//     topics; see lossPermitted);
+//     page-cache topics once a machine lost its page cache, partitions a
+//     controller elected a leader of outside the ISR while the topic
+//     allowed it; see lossPermitted);
 //   - "group-unseen" and "group-lost-write": values a group skipped;
 //   - "replica-divergence": below the end the drain found, some replica's
 //     log differs from another's, batch by batch;
@@ -40,6 +42,10 @@
 //     replica of a recreated topic's last incarnation holds a record
 //     acknowledged to a deleted one, or lacks one confirmed in it
 //     (recreate_check.go);
+//   - "config-not-applied": once converged, a live node describes an
+//     altered topic's configs otherwise than the operator left them, or
+//     otherwise than another node; "config-alter-refused": a valid
+//     change was refused (alters.go);
 //   - "leaders" and "partition-leaders": two nodes led the metadata quorum,
 //     or one partition, in the same epoch (the observer, observer.go,
 //     watches the nodes' logs);
@@ -59,7 +65,7 @@
 // clients.go drives the clients
 // (offset_reader.go the lag monitors, deletes.go the operator deleting
 // consumed records, recreates.go the operator deleting and creating a
-// topic again),
+// topic again, alters.go the operator altering a topic's configs),
 // nemesis.go and its nemesis_*.go files inject the faults, liveness.go and
 // group_liveness.go are the final phase, check.go and replicas.go judge,
 // observer.go watches the leaders. Planted bugs it must catch are in
