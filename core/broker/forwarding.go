@@ -74,6 +74,8 @@ func (b *Broker) callLocalController(req kmsg.Request, done func(kmsg.Response))
 		c.AlterConfigs(r, func(resp *kmsg.AlterConfigsResponse) { done(resp) })
 	case *kmsg.IncrementalAlterConfigsRequest:
 		c.IncrementalAlterConfigs(r, func(resp *kmsg.IncrementalAlterConfigsResponse) { done(resp) })
+	case *kmsg.ElectLeadersRequest:
+		c.ElectLeaders(r, func(resp *kmsg.ElectLeadersResponse) { done(resp) })
 	case *kmsg.AllocateProducerIDsRequest:
 		c.AllocateProducerIDs(r, func(resp *kmsg.AllocateProducerIDsResponse) { done(resp) })
 	case *kmsg.BrokerRegistrationRequest:

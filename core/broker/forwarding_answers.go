@@ -52,6 +52,19 @@ func refuseWhole(req kmsg.Request, code *kerr.Error, message string) kmsg.Respon
 			ar.ResourceType, ar.ResourceName, ar.ErrorCode, ar.ErrorMessage = res.ResourceType, res.ResourceName, code.Code, &message
 			answer.Resources = append(answer.Resources, ar)
 		}
+	case *kmsg.ElectLeadersRequest:
+		answer := resp.(*kmsg.ElectLeadersResponse)
+		answer.ErrorCode = code.Code // v1+; v0 has only the partitions'
+		for _, t := range r.Topics {
+			at := kmsg.NewElectLeadersResponseTopic()
+			at.Topic = t.Topic
+			for _, partition := range t.Partitions {
+				ap := kmsg.NewElectLeadersResponseTopicPartition()
+				ap.Partition, ap.ErrorCode, ap.ErrorMessage = partition, code.Code, &message
+				at.Partitions = append(at.Partitions, ap)
+			}
+			answer.Topics = append(answer.Topics, at)
+		}
 	case *kmsg.AllocateProducerIDsRequest:
 		resp.(*kmsg.AllocateProducerIDsResponse).ErrorCode = code.Code
 	case *kmsg.BrokerRegistrationRequest:
@@ -96,6 +109,11 @@ func firstErrorCode(resp kmsg.Response) int16 {
 		if len(r.Resources) > 0 {
 			return r.Resources[0].ErrorCode
 		}
+	case *kmsg.ElectLeadersResponse:
+		if r.ErrorCode != 0 || len(r.Topics) == 0 || len(r.Topics[0].Partitions) == 0 {
+			return r.ErrorCode
+		}
+		return r.Topics[0].Partitions[0].ErrorCode
 	case *kmsg.AllocateProducerIDsResponse:
 		return r.ErrorCode
 	case *kmsg.BrokerRegistrationResponse:

@@ -2,6 +2,7 @@ package compat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -235,5 +236,64 @@ func waitFor(ctx context.Context, t *testing.T, cluster *harness.Cluster, what s
 			t.Fatalf("waiting for %s: %v", what, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
+	}
+}
+
+// TestPreferredLeaderElectionAfterARestart: a partition's preferred leader
+// is killed and comes back, leaving the leadership elsewhere, as a rolling
+// restart does; kadm's ElectLeaders (kafka-leader-election.sh
+// --election-type preferred, for every partition) moves it back once the
+// node is in sync, and a second run finds nothing to do.
+func TestPreferredLeaderElectionAfterARestart(t *testing.T) {
+	cluster := startCompatCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*failoverWaitMax)
+	defer cancel()
+	const topic = "preferred"
+	createClusterTopic(t, cluster, topic)
+	client, err := kgo.NewClient(cluster.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	admin := kadm.NewClient(client)
+	preferred := runbookPartition(t, cluster, topic).Replicas[0]
+	waitFor(ctx, t, cluster, "partition 0 led by its preferred replica", func() bool { return runbookPartition(t, cluster, topic).Leader == preferred })
+	if err := cluster.Node(int(preferred)).Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, cluster, "another leader", func() bool { p := runbookPartition(t, cluster, topic); return p.Leader >= 0 && p.Leader != preferred })
+	if err := cluster.Node(int(preferred)).Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cluster.WaitHealthy(ctx, failoverWaitMax, topic); err != nil {
+		t.Fatal(err)
+	}
+	if leader := runbookPartition(t, cluster, topic).Leader; leader == preferred {
+		t.Fatalf("node %d leads again without an election", leader)
+	}
+
+	results, err := admin.ElectLeaders(ctx, kadm.ElectPreferredReplica, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := results[topic][0]; !ok || r.Err != nil {
+		t.Fatalf("partition 0's election: %+v (all: %+v)", r, results)
+	}
+	waitFor(ctx, t, cluster, "partition 0 led by its preferred replica again", func() bool { return runbookPartition(t, cluster, topic).Leader == preferred })
+	results, err = admin.ElectLeaders(ctx, kadm.ElectPreferredReplica, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results[topic]) != 0 {
+		t.Fatalf("a second election for every partition answered %+v; want nothing needing one", results[topic])
+	}
+	set := kadm.TopicsSet{}
+	set.Add(topic, 0)
+	results, err = admin.ElectLeaders(ctx, kadm.ElectPreferredReplica, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results[topic][0]; !errors.Is(r.Err, kerr.ElectionNotNeeded) {
+		t.Fatalf("partition 0 named: %+v, want ELECTION_NOT_NEEDED", r)
 	}
 }
