@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -18,16 +19,18 @@ import (
 )
 
 func init() {
-	register("topic", "manage topics: create, list, describe, delete", runTopic)
+	register("topic", "manage topics: create, list, describe, alter, delete, elect-leaders", runTopic)
 }
 
-const topicUsage = `usage: sluice topic <create|list|describe|delete> [flags] [topic...]
+const topicUsage = `usage: sluice topic <create|list|describe|alter|delete|elect-leaders> [flags] [topic...]
 
   sluice topic create --partitions 6 --replication-factor 3 [--config retention.ms=60000] orders
   sluice topic list
   sluice topic describe orders
+  sluice topic alter --config unclean.leader.election.enable=true [--delete-config retention.ms] orders
   sluice topic delete orders
-  sluice topic delete --id <topic id, as describe prints it>`
+  sluice topic delete --id <topic id, as describe prints it>
+  sluice topic elect-leaders [--unclean] [orders ...]   (no topic: every partition)`
 
 // adminTimeout bounds every admin request the tools make.
 const adminTimeout = 30 * time.Second
@@ -46,6 +49,9 @@ func runTopic(args []string) int {
 	flags.Var(&configs, "config", "topic config key=value for create (repeatable)")
 	var ids settings
 	flags.Var(&ids, "id", "for delete: a topic id to delete, as describe prints it (repeatable); safer than a name that may be reused")
+	var deleteConfigs settings
+	flags.Var(&deleteConfigs, "delete-config", "for alter: a topic config to remove, back to the broker's default (repeatable)")
+	unclean := flags.Bool("unclean", false, "for elect-leaders: give leaderless partitions a leader from outside the ISR (loses what only the ISR had), instead of moving leadership back to each partition's preferred replica")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
@@ -66,6 +72,10 @@ func runTopic(args []string) int {
 		return topicList(ctx, admin)
 	case "describe":
 		return topicDescribe(ctx, admin, flags.Args())
+	case "alter":
+		return topicAlter(ctx, admin, flags.Args(), configs, deleteConfigs)
+	case "elect-leaders":
+		return topicElectLeaders(ctx, admin, flags.Args(), *unclean)
 	case "delete":
 		if len(ids) > 0 {
 			return topicDeleteByID(ctx, client, ids, flags.Args())
@@ -232,4 +242,103 @@ func parseTopicID(text string) ([16]byte, error) {
 		}
 	}
 	return id, fmt.Errorf("not a topic id: want 16 bytes in base64")
+}
+
+// topicAlter sets and removes topic configs (IncrementalAlterConfigs), as
+// kafka-configs.sh --alter does.
+func topicAlter(ctx context.Context, admin *kadm.Client, topics []string, set, remove settings) int {
+	if len(topics) == 0 || len(set)+len(remove) == 0 {
+		fmt.Fprintln(os.Stderr, "sluice topic alter: name at least one topic and give --config key=value or --delete-config key")
+		return 2
+	}
+	var alterations []kadm.AlterConfig
+	for _, c := range set {
+		key, value, ok := strings.Cut(c, "=")
+		if !ok {
+			fmt.Fprintf(os.Stderr, "sluice topic alter: --config %q: expected key=value\n", c)
+			return 2
+		}
+		alterations = append(alterations, kadm.AlterConfig{Op: kadm.SetConfig, Name: key, Value: kadm.StringPtr(value)})
+	}
+	for _, key := range remove {
+		alterations = append(alterations, kadm.AlterConfig{Op: kadm.DeleteConfig, Name: key})
+	}
+	responses, err := admin.AlterTopicConfigs(ctx, alterations, topics...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice topic alter:", err)
+		return 1
+	}
+	status := 0
+	for _, r := range responses {
+		if r.Err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v %s\n", r.Name, r.Err, r.ErrMessage)
+			status = 1
+			continue
+		}
+		fmt.Printf("altered %s\n", r.Name)
+	}
+	return status
+}
+
+// topicElectLeaders runs leader elections (ElectLeaders, as
+// kafka-leader-election.sh): preferred by default, unclean with --unclean;
+// for every partition of the topics named, or of every topic.
+func topicElectLeaders(ctx context.Context, admin *kadm.Client, topics []string, unclean bool) int {
+	how := kadm.ElectPreferredReplica
+	if unclean {
+		how = kadm.ElectLiveReplica
+	}
+	var set kadm.TopicsSet
+	if len(topics) > 0 {
+		details, err := admin.ListTopics(ctx, topics...)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sluice topic elect-leaders:", err)
+			return 1
+		}
+		set = kadm.TopicsSet{}
+		for _, name := range topics {
+			t, ok := details[name]
+			if !ok || t.Err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", name, kerr.UnknownTopicOrPartition)
+				return 1
+			}
+			for _, p := range t.Partitions {
+				set.Add(name, p.Partition)
+			}
+		}
+	}
+	results, err := admin.ElectLeaders(ctx, how, set)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice topic elect-leaders:", err)
+		return 1
+	}
+	status, elected := 0, 0
+	names := make([]string, 0, len(results))
+	for name := range results {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		partitions := make([]int32, 0, len(results[name]))
+		for p := range results[name] {
+			partitions = append(partitions, p)
+		}
+		sort.Slice(partitions, func(i, j int) bool { return partitions[i] < partitions[j] })
+		for _, p := range partitions {
+			switch r := results[name][p]; {
+			case r.Err == nil:
+				fmt.Printf("elected a leader for %s-%d\n", name, p)
+				elected++
+			case errors.Is(r.Err, kerr.ElectionNotNeeded):
+				fmt.Printf("%s-%d needs no election\n", name, p)
+			default:
+				fmt.Fprintf(os.Stderr, "%s-%d: %v %s\n", name, p, r.Err, r.ErrMessage)
+				status = 1
+			}
+		}
+	}
+	if len(names) == 0 {
+		fmt.Println("no partition needs an election")
+	}
+	return status
 }
