@@ -98,12 +98,14 @@ func (r *run) altering() bool {
 }
 
 // uncleanAllowed reports whether topic allowed unclean leader elections
-// at some point of the run: created so, or an operator asked for it.
+// at some point of the run: created so, or an operator asked for it (a
+// config change, or an unclean ElectLeaders: elections.go).
 func (r *run) uncleanAllowed(topic string) bool {
 	if t, ok := r.scenario.Topic(topic); ok && t.Unclean {
 		return true
 	}
-	return slices.ContainsFunc(r.alterers, func(a *alterer) bool { return a.topic.Name == topic && a.uncleanAsked })
+	return slices.ContainsFunc(r.alterers, func(a *alterer) bool { return a.topic.Name == topic && a.uncleanAsked }) ||
+		slices.ContainsFunc(r.electors, func(e *elector) bool { return e.topic.Name == topic && e.uncleanAsked })
 }
 
 // alterRound begins one change, and schedules the next round, until the

@@ -44,6 +44,8 @@ func (r *run) coverage() *sim.Coverage {
 	_, altered := r.alterCounts()
 	c.CountAction(actionAlterConfigs, altered)
 	c.CountAction(actionUncleanElection, r.counts.uncleanElections)
+	_, elected := r.electionCounts()
+	c.CountAction(actionElectLeaders, elected)
 	return c
 }
 
@@ -53,8 +55,9 @@ func (r *run) coverage() *sim.Coverage {
 // a DeleteRecords answered, a restarted static member rejoining by its
 // group.instance.id, a returning static leader told to skip the
 // assignment (KIP-814), a topic deleted and created again, the new
-// incarnation learned, a topic's config change confirmed, and a leader
-// elected outside the ISR.
+// incarnation learned, a topic's config change confirmed, a leader
+// elected outside the ISR, and a partition given a leader by the
+// operator's ElectLeaders.
 const (
 	actionGrowPartitions              = "grow-partitions"
 	actionGroupGrowthRebalance        = "group-growth-rebalance"
@@ -64,10 +67,11 @@ const (
 	actionRecreateTopic               = "recreate-topic"
 	actionAlterConfigs                = "alter-configs"
 	actionUncleanElection             = "unclean-election"
+	actionElectLeaders                = "elect-leaders"
 )
 
 var actions = []string{
 	actionGrowPartitions, actionGroupGrowthRebalance, actionDeleteRecords,
 	actionStaticRejoin, actionStaticLeaderSkipsAssignment, actionRecreateTopic,
-	actionAlterConfigs, actionUncleanElection,
+	actionAlterConfigs, actionUncleanElection, actionElectLeaders,
 }

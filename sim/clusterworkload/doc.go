@@ -15,8 +15,8 @@
 // CreateTopics and waits for a leader on every partition), safety (the
 // clients run while the nemesis applies the scenario's fault schedule,
 // and an operator may add partitions to a topic, growth.go, delete a
-// topic of its own and create it again, recreates.go, or alter a topic's
-// configs, alters.go),
+// topic of its own and create it again, recreates.go, alter a topic's
+// configs, alters.go, or run leader elections, elections.go),
 // and liveness (every fault ends; within the scenario's bound every
 // producer finishes, a fresh reader drains every partition to its high
 // watermark, every group settles with each partition assigned once and
@@ -45,7 +45,8 @@
 //   - "config-not-applied": once converged, a live node describes an
 //     altered topic's configs otherwise than the operator left them, or
 //     otherwise than another node; "config-alter-refused": a valid
-//     change was refused (alters.go);
+//     change was refused (alters.go); "elect-leaders-refused": an
+//     ElectLeaders answer Kafka's controller never gives (elections.go);
 //   - "leaders" and "partition-leaders": two nodes led the metadata quorum,
 //     or one partition, in the same epoch (the observer, observer.go,
 //     watches the nodes' logs);
@@ -65,7 +66,8 @@
 // clients.go drives the clients
 // (offset_reader.go the lag monitors, deletes.go the operator deleting
 // consumed records, recreates.go the operator deleting and creating a
-// topic again, alters.go the operator altering a topic's configs),
+// topic again, alters.go the operator altering a topic's configs,
+// elections.go the operator running leader elections),
 // nemesis.go and its nemesis_*.go files inject the faults, liveness.go and
 // group_liveness.go are the final phase, check.go and replicas.go judge,
 // observer.go watches the leaders. Planted bugs it must catch are in

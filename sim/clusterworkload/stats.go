@@ -118,6 +118,12 @@ func (r *run) stats() []sim.Option {
 		changes, confirmed := r.alterCounts()
 		stats = append(stats, sim.Opt("config_changes", changes), sim.Opt("config_changes_ok", confirmed))
 	}
+	if len(r.electors) > 0 {
+		// Only when the operator runs leader elections: rounds, and
+		// partitions given a leader.
+		rounds, elected := r.electionCounts()
+		stats = append(stats, sim.Opt("election_rounds", rounds), sim.Opt("elections_ok", elected))
+	}
 	if r.counts.uncleanElections > 0 {
 		// Only when it happened: leaders a controller chose outside
 		// the ISR.

@@ -105,6 +105,9 @@ type run struct {
 	// alterers are the operators of the topics whose configs change
 	// (alters.go).
 	alterers []*alterer
+	// electors are the operators running leader elections
+	// (elections.go).
+	electors []*elector
 	// deletions are the DeleteRecords a leader answered (deletes.go),
 	// for the checker's deleted-records-served.
 	deletions []checker.DeleteAnswered
@@ -274,6 +277,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 	r.startDeletes()
 	r.startRecreates()
 	r.startAlters()
+	r.startElections()
 	r.runWhile(r.kernel.Now()+int64(s.Safety), func() bool { return true })
 	r.waitForOperations()
 	if r.violation != nil {

@@ -78,9 +78,14 @@ const (
 	drawDeleteEveryMin        = 300 * time.Millisecond
 	// drawAlterChance of runs have an operator alter the configs of a
 	// topic the clients use, every drawAlterEveryMin to Max.
-	drawAlterChance       = 0.25
-	drawAlterEveryMin     = 300 * time.Millisecond
-	drawAlterEveryMax     = 2500 * time.Millisecond
+	drawAlterChance   = 0.25
+	drawAlterEveryMin = 300 * time.Millisecond
+	drawAlterEveryMax = 2500 * time.Millisecond
+	// drawElectChance of runs have an operator run leader elections for
+	// a topic the clients use, every drawElectEveryMin to Max.
+	drawElectChance       = 0.2
+	drawElectEveryMin     = 300 * time.Millisecond
+	drawElectEveryMax     = 2500 * time.Millisecond
 	drawDeleteEveryMax    = 3 * time.Second
 	drawGrowMin           = 1
 	drawGrowMax           = 2
@@ -197,6 +202,7 @@ func Draw(seed uint64) Scenario {
 	drawDeletes(kernel.NewRand(seed, "scenario/draw-deletes"), &s)
 	drawRecreates(kernel.NewRand(seed, "scenario/draw-recreates"), &s)
 	drawAlters(kernel.NewRand(seed, "scenario/draw-alters"), &s)
+	drawElections(kernel.NewRand(seed, "scenario/draw-elections"), &s)
 	s.Timeouts.Think = min(s.Timeouts.Think, thinkForSends(s, drawSendsMin))
 	s.Operations = drawOperations
 	s.Liveness = drawLiveness
@@ -336,6 +342,26 @@ func drawAlters(rng random, s *Scenario) {
 		return
 	}
 	s.Topics[used[rng.IntN(len(used))]].AlterEvery = roundMilli(between(rng, drawAlterEveryMin, drawAlterEveryMax))
+}
+
+// drawElections has an operator run leader elections for one topic the
+// clients use in some runs (ElectLeaders, preferred or unclean), over and
+// over while the faults go on: leadership moved on purpose must keep every
+// promise leadership moved by a failure does.
+func drawElections(rng random, s *Scenario) {
+	if rng.Float64() >= drawElectChance {
+		return
+	}
+	var used []int
+	for i, t := range s.Topics {
+		if !t.Recreated() && s.Clients.uses(t.Name) {
+			used = append(used, i)
+		}
+	}
+	if len(used) == 0 {
+		return
+	}
+	s.Topics[used[rng.IntN(len(used))]].ElectEvery = roundMilli(between(rng, drawElectEveryMin, drawElectEveryMax))
 }
 
 // RecreatedTopicName names the topic the swarm's operator deletes and

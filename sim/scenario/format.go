@@ -50,6 +50,9 @@ func Format(s Scenario) string {
 		if t.AlterEvery != 0 {
 			text += " alter-every " + formatDuration(t.AlterEvery)
 		}
+		if t.ElectEvery != 0 {
+			text += " elect-every " + formatDuration(t.ElectEvery)
+		}
 		line("%s", text)
 	}
 	formatClients(&b, s.Clients)

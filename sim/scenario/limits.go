@@ -39,7 +39,10 @@ const (
 	recreateEveryMin = 200 * time.Millisecond
 	// alterEveryMin bounds how often an operator alters a topic's
 	// configs (Topic.AlterEvery).
-	alterEveryMin         = 100 * time.Millisecond
+	alterEveryMin = 100 * time.Millisecond
+	// electEveryMin bounds how often an operator runs leader elections
+	// (Topic.ElectEvery).
+	electEveryMin         = 100 * time.Millisecond
 	producersMax          = 8
 	readersMax            = 4
 	groupsMax             = 2

@@ -36,6 +36,9 @@ func (s Scenario) Options() []sim.Option {
 		if t.AlterEvery != 0 {
 			text += "/alter-every" + formatDuration(t.AlterEvery)
 		}
+		if t.ElectEvery != 0 {
+			text += "/elect-every" + formatDuration(t.ElectEvery)
+		}
 		topics = append(topics, text)
 	}
 	for _, p := range s.Clients.Producers {

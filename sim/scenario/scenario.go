@@ -125,6 +125,15 @@ type Topic struct {
 	// election it allowed must leave every replica agreeing once the
 	// guarantee is restored. Zero: the configs stay as created.
 	AlterEvery time.Duration
+	// ElectEvery, when set, has an operator run leader elections for
+	// the topic's partitions every ElectEvery in the safety phase
+	// (ElectLeaders, as kafka-leader-election.sh): mostly preferred, to
+	// move leadership back to each partition's first replica, sometimes
+	// unclean, to give a leaderless partition a leader from outside its
+	// ISR. A preferred election must never elect a replica that lacks a
+	// committed record; an unclean one may, and loss is permitted where
+	// it did. Zero: leaders change only as the cluster decides.
+	ElectEvery time.Duration
 }
 
 // Recreated reports whether an operator deletes the topic and creates it

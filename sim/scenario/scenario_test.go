@@ -278,6 +278,25 @@ func TestSwarmAltersATopicsConfigsInSomeRuns(t *testing.T) {
 	}
 }
 
+func TestSwarmElectsLeadersInSomeRuns(t *testing.T) {
+	drawn := 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		s := Draw(seed)
+		for _, topic := range s.Topics {
+			if topic.ElectEvery == 0 {
+				continue
+			}
+			drawn++
+			if !s.Clients.uses(topic.Name) || topic.Recreated() || topic.ElectEvery < drawElectEveryMin || topic.ElectEvery > drawElectEveryMax {
+				t.Fatalf("seed %d: %s has leaders elected every %v; want a topic the clients use, every %v to %v", seed, topic.Name, topic.ElectEvery, drawElectEveryMin, drawElectEveryMax)
+			}
+		}
+	}
+	if drawn < 45 || drawn > 120 {
+		t.Fatalf("%d of 400 seeds run leader elections; want about 80", drawn)
+	}
+}
+
 // The draws of TestSwarm*InSomeRuns and Static come back from their text
 // in TestFormatThenParseGivesTheScenarioBack, over the same 400 seeds.
 func TestSwarmMakesSomeGroupsStatic(t *testing.T) {
@@ -323,7 +342,9 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"topic orders partitions 3 grow-to 5 grow-at soon":                        "grow-at",
 		"safety 10s\ntopic orders partitions 3 alter-every 50ms":                  "configs altered every 50ms",
 		"safety 10s\ntopic orders partitions 3 alter-every 11s":                   "configs altered every 11s",
-		"safety 10s\ntopic scratch partitions 1 recreate-every 1s alter-every 1s": "nor has its configs altered",
+		"safety 10s\ntopic scratch partitions 1 recreate-every 1s alter-every 1s": "has its configs altered",
+		"safety 10s\ntopic scratch partitions 1 recreate-every 1s elect-every 1s": "nor has leaders elected",
+		"safety 10s\ntopic orders partitions 3 elect-every 50ms":                  "leaders elected every 50ms",
 	}
 	for text, want := range cases {
 		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {

@@ -102,8 +102,10 @@ func (s Scenario) validateTopics() error {
 			return fmt.Errorf("scenario: topic %s deletes every %v; want %v to the safety phase (%v)", t.Name, t.DeleteEvery, deleteEveryMin, s.Safety)
 		case t.RecreateEvery != 0 && (t.RecreateEvery < recreateEveryMin || t.RecreateEvery > s.Safety):
 			return fmt.Errorf("scenario: topic %s is created again every %v; want %v to the safety phase (%v)", t.Name, t.RecreateEvery, recreateEveryMin, s.Safety)
-		case t.RecreateEvery != 0 && (t.GrowTo != 0 || t.DeleteEvery != 0 || t.AlterEvery != 0):
-			return fmt.Errorf("scenario: topic %s is created again, so it neither grows, has records deleted nor has its configs altered", t.Name)
+		case t.RecreateEvery != 0 && (t.GrowTo != 0 || t.DeleteEvery != 0 || t.AlterEvery != 0 || t.ElectEvery != 0):
+			return fmt.Errorf("scenario: topic %s is created again, so it neither grows, has records deleted, has its configs altered nor has leaders elected", t.Name)
+		case t.ElectEvery != 0 && (t.ElectEvery < electEveryMin || t.ElectEvery > s.Safety):
+			return fmt.Errorf("scenario: topic %s has leaders elected every %v; want %v to the safety phase (%v)", t.Name, t.ElectEvery, electEveryMin, s.Safety)
 		case t.AlterEvery != 0 && (t.AlterEvery < alterEveryMin || t.AlterEvery > s.Safety):
 			return fmt.Errorf("scenario: topic %s has its configs altered every %v; want %v to the safety phase (%v)", t.Name, t.AlterEvery, alterEveryMin, s.Safety)
 		case t.RecreateEvery != 0 && s.Clients.uses(t.Name):

@@ -106,6 +106,9 @@ func Size(s scenario.Scenario) int {
 		if t.AlterEvery != 0 {
 			size++
 		}
+		if t.ElectEvery != 0 {
+			size++
+		}
 	}
 	return size
 }

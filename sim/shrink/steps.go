@@ -78,6 +78,7 @@ func shorterSafety(s scenario.Scenario) []candidate {
 			c.Topics[i].DeleteEvery = min(c.Topics[i].DeleteEvery, safety)
 			c.Topics[i].RecreateEvery = min(c.Topics[i].RecreateEvery, safety)
 			c.Topics[i].AlterEvery = min(c.Topics[i].AlterEvery, safety)
+			c.Topics[i].ElectEvery = min(c.Topics[i].ElectEvery, safety)
 		}
 		out = append(out, candidate{fmt.Sprintf("safety %v", safety), c})
 	}
@@ -129,7 +130,8 @@ func defaultLogs(s scenario.Scenario) []candidate {
 
 // noTopicActions drops what an operator does to a topic during the run,
 // one action of one topic at a time: growing it, deleting its consumed
-// records, deleting it and creating it again, altering its configs.
+// records, deleting it and creating it again, altering its configs,
+// electing its leaders.
 func noTopicActions(s scenario.Scenario) []candidate {
 	var out []candidate
 	for i, t := range s.Topics {
@@ -141,6 +143,7 @@ func noTopicActions(s scenario.Scenario) []candidate {
 			{"has nothing deleted", func(t *scenario.Topic) bool { was := t.DeleteEvery != 0; t.DeleteEvery = 0; return was }},
 			{"is not created again", func(t *scenario.Topic) bool { was := t.RecreateEvery != 0; t.RecreateEvery = 0; return was }},
 			{"keeps its configs", func(t *scenario.Topic) bool { was := t.AlterEvery != 0; t.AlterEvery = 0; return was }},
+			{"has no leaders elected", func(t *scenario.Topic) bool { was := t.ElectEvery != 0; t.ElectEvery = 0; return was }},
 		} {
 			c := clone(s)
 			if action.unset(&c.Topics[i]) {
