@@ -69,7 +69,7 @@ bench-peers: build
 .PHONY: jepsen
 JEPSEN_FLAGS ?=
 jepsen: build
-	$(BIN) jepsen --nodes 3 --duration 4m --faults kill,pause,partition,rolling,full-kill --acks all --idempotence mixed --delete-every 2s --recreate-every 2s --out jepsen-results $(JEPSEN_FLAGS)
+	$(BIN) jepsen --nodes 3 --duration 4m --faults kill,pause,partition,rolling,full-kill --acks all --idempotence mixed --delete-every 2s --recreate-every 2s --elect-every 1s --out jepsen-results $(JEPSEN_FLAGS)
 
 # Open-ended fuzzing of what parses untrusted bytes: request frames
 # (core/wire), record batches (core/batch) and metadata records read back

@@ -45,6 +45,7 @@ func runJepsen(args []string) int {
 	rate := flags.Int("rate", 200, "sends per second, all producers together")
 	deleteEvery := flags.Duration("delete-every", 0, "have an operator delete what the group consumed (DeleteRecords) this often; 0: never")
 	recreateEvery := flags.Duration("recreate-every", 0, "have an operator delete a topic of its own and create it again this often (at least 200ms); 0: never")
+	electEvery := flags.Duration("elect-every", 0, "have an operator run preferred leader elections (ElectLeaders) for every partition this often; 0: never")
 	seed := flags.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the nemesis's choices (targets, durations, shapes)")
 	out := flags.String("out", "jepsen-results", "results root: each run writes to ROOT/<timestamp>")
 	holdMin := flags.Duration("hold-min", 4*time.Second, "shortest fault")
@@ -102,6 +103,11 @@ func runJepsen(args []string) int {
 	}
 	workload.DeleteEvery = *deleteEvery
 	workload.RecreateEvery = *recreateEvery
+	if *electEvery < 0 {
+		fmt.Fprintf(os.Stderr, "sluice jepsen: --elect-every %v: not negative\n", *electEvery)
+		return 2
+	}
+	workload.ElectEvery = *electEvery
 
 	root, err := filepath.Abs(*out)
 	if err != nil {

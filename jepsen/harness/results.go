@@ -110,6 +110,9 @@ func verdictText(result *Result) string {
 		fmt.Fprintf(&b, "recreated topic: every %v, incarnations after the first %d, writes %d, acknowledged %d, confirmed by topic id %d, nodes' copies read on disk %d (deleted-topic-resurrected, recreated-topic-write-lost)\n",
 			w.RecreateEvery, result.Recreated, result.RecreatedWrites, result.RecreatedAcked, result.RecreatedConfirmed, result.RecreatedCopiesRead)
 	}
+	if w.ElectEvery > 0 {
+		fmt.Fprintf(&b, "preferred leader elections: every %v, sent %d, partitions moved %d\n", w.ElectEvery, result.ElectionsSent, result.Elected)
+	}
 	fmt.Fprintf(&b, "history: %s\n\n", result.Stats)
 	fmt.Fprintf(&b, "phases:\n")
 	for _, p := range result.Phases {

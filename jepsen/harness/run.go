@@ -77,7 +77,10 @@ type Result struct {
 	// RecreatedCopiesRead counts the nodes' copies of incarnations read
 	// on disk while they were current.
 	RecreatedCopiesRead int64
-	Pass                bool
+	// ElectionsSent and Elected count the operator's preferred leader
+	// elections (Workload.ElectEvery) and the partitions they moved.
+	ElectionsSent, Elected int64
+	Pass                   bool
 }
 
 // drainPhaseName names the final read among a run's phases.
@@ -143,6 +146,8 @@ type runner struct {
 	deleter *deleter
 	// recreator is its operator recreating a topic, if it has one.
 	recreator *recreator
+	// elector is its operator running leader elections, if it has one.
+	elector *elector
 
 	progressMutex sync.Mutex
 }
@@ -226,6 +231,7 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.deleter = workload.deleter
 	r.recreator = workload.recreator
+	r.elector = workload.elector
 	stopProgress := r.reportProgress(workload)
 	workloadStopped := false
 	stopWorkload := func() {
@@ -302,6 +308,12 @@ func (r *runner) run(ctx context.Context) error {
 		r.result.Recreated, r.result.RecreatedWrites, r.result.RecreatedAcked, r.result.RecreatedConfirmed = r.recreator.counts()
 		r.result.RecreatedCopiesRead = r.recreator.copiesRead.Load()
 		r.recreator.client.Close()
+	}
+	if r.elector != nil {
+		for _, problem := range r.elector.problems() {
+			r.problem("%s", problem)
+		}
+		r.result.ElectionsSent, r.result.Elected = r.elector.sent.Load(), r.elector.elected.Load()
 	}
 	r.result.Stats.Drained = drained == nil
 	return nil

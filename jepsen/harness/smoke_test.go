@@ -64,6 +64,9 @@ func TestSmokeRun(t *testing.T) {
 	if result.DeletesAnswered == 0 {
 		t.Errorf("no DeleteRecords was answered (%d sent)", result.DeletesSent)
 	}
+	if result.ElectionsSent == 0 {
+		t.Error("no preferred leader election was sent")
+	}
 	if result.Recreated == 0 || result.RecreatedConfirmed == 0 || result.RecreatedCopiesRead == 0 {
 		t.Errorf("the operator's topic was created again %d times, with %d writes confirmed and %d nodes' copies read", result.Recreated, result.RecreatedConfirmed, result.RecreatedCopiesRead)
 	}
@@ -77,13 +80,15 @@ func TestSmokeRun(t *testing.T) {
 }
 
 // smokeWorkload is the default workload with an operator deleting what
-// the group has consumed every 2 s, and one deleting a topic of its own
-// and creating it again every 2 s, so that the real binary's
-// DeleteRecords and DeleteTopics meet the faults too.
+// the group has consumed every 2 s, one deleting a topic of its own and
+// creating it again every 2 s, and one running preferred leader elections
+// every second, so that the real binary's DeleteRecords, DeleteTopics and
+// ElectLeaders meet the faults too.
 func smokeWorkload() Workload {
 	w := DefaultWorkload(3)
 	w.DeleteEvery = 2 * time.Second
 	w.RecreateEvery = 2 * time.Second
+	w.ElectEvery = time.Second
 	return w
 }
 

@@ -58,6 +58,10 @@ type Workload struct {
 	// (the workload's topic name and "-scratch") and create it again
 	// this often, writing to each incarnation (recreator.go).
 	RecreateEvery time.Duration
+	// ElectEvery, when set, has an operator run preferred leader
+	// elections for every partition of the topic this often
+	// (elector.go).
+	ElectEvery time.Duration
 }
 
 // DefaultWorkload is the workload `sluice jepsen` runs unless told
@@ -116,6 +120,7 @@ type clients struct {
 	reader    *committedReader
 	deleter   *deleter
 	recreator *recreator
+	elector   *elector
 
 	cancel  context.CancelFunc
 	ticker  *time.Ticker
@@ -179,6 +184,14 @@ func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, erro
 		}
 		c.deleter = d
 	}
+	if w.ElectEvery > 0 {
+		e, err := newElector(cluster, w.Topic, w.Partitions, w.ElectEvery)
+		if err != nil {
+			c.closeAll()
+			return nil, err
+		}
+		c.elector = e
+	}
 	if w.RecreateEvery > 0 {
 		recreator, err := newRecreator(cluster, w)
 		if err != nil {
@@ -207,6 +220,9 @@ func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, erro
 	}
 	if c.recreator != nil {
 		c.recreator.start(ctx)
+	}
+	if c.elector != nil {
+		c.elector.start(ctx)
 	}
 	return c, nil
 }
@@ -237,6 +253,10 @@ func (c *clients) stop() error {
 	if c.deleter != nil {
 		wait.Add(1)
 		go func() { defer wait.Done(); c.deleter.stop() }()
+	}
+	if c.elector != nil {
+		wait.Add(1)
+		go func() { defer wait.Done(); c.elector.stop() }()
 	}
 	if c.recreator != nil {
 		wait.Add(1)
@@ -275,6 +295,9 @@ func (c *clients) closeAll() {
 	if c.recreator != nil {
 		c.recreator.client.Close()
 	}
+	if c.elector != nil {
+		c.elector.client.Close()
+	}
 }
 
 // progress is a one-line summary of what the clients have done.
@@ -300,6 +323,9 @@ func (c *clients) progress() string {
 	if c.recreator != nil {
 		recreated, writes, acked, confirmed := c.recreator.counts()
 		line += fmt.Sprintf("; recreated=%d writes=%d acked=%d confirmed=%d", recreated, writes, acked, confirmed)
+	}
+	if c.elector != nil {
+		line += fmt.Sprintf("; elections sent=%d elected=%d", c.elector.sent.Load(), c.elector.elected.Load())
 	}
 	return line
 }
