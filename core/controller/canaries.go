@@ -9,4 +9,9 @@ const (
 	// acknowledged writes, which are then lost (and followers that had
 	// them must cut below their high watermark).
 	CanaryUncleanElection = "controller-unclean-election"
+	// CanaryPreferredOutsideISR makes a preferred leader election
+	// (ElectLeaders) elect the partition's first replica even when it has
+	// fallen out of the ISR, alone in the new ISR: it may lack
+	// acknowledged writes, which are then lost.
+	CanaryPreferredOutsideISR = "controller-preferred-outside-isr"
 )

@@ -137,7 +137,11 @@ func (c *Controller) planElection(topic string, index int32, unclean bool, view 
 		if p.Leader == preferred {
 			return nil, fail(kerr.ElectionNotNeeded, "%s-%d is led by its preferred replica %d", topic, index, preferred)
 		}
-		if !slices.Contains(p.ISR, preferred) || !view.mayLead(preferred) {
+		inISR := slices.Contains(p.ISR, preferred)
+		if c.w.Canaries.On(CanaryPreferredOutsideISR) && !inISR && view.mayLead(preferred) {
+			inISR, isr = true, []int32{preferred}
+		}
+		if !inISR || !view.mayLead(preferred) {
 			return nil, fail(kerr.PreferredLeaderNotAvailable, "the preferred replica %d of %s-%d is not in the ISR %v or may not lead", preferred, topic, index, p.ISR)
 		}
 		leader = preferred

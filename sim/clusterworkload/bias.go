@@ -67,6 +67,24 @@ var canaryBiases = map[string]canaryBias{
 		setRate(s, scenario.KindCrash, time.Second)
 		s.Schedule = scenario.GenerateSchedule(*s)
 	},
+	// A preferred replica out of the ISR needs an operator electing
+	// while it has fallen behind yet stays unfenced: leaders crashed (the
+	// preferred one loses its leadership), and nodes paused longer than
+	// the replica lag but not the broker session.
+	controller.CanaryPreferredOutsideISR: func(s *scenario.Scenario) {
+		for i := range s.Topics {
+			if !s.Topics[i].Recreated() && s.Clients.Uses(s.Topics[i].Name) {
+				s.Topics[i].ElectEvery = 200 * time.Millisecond
+			}
+		}
+		s.Timeouts.ReplicaLag = 200 * time.Millisecond
+		s.Timeouts.BrokerSession = max(s.Timeouts.BrokerSession, 2*time.Second)
+		s.Faults.WindowMin, s.Faults.WindowMax = 400*time.Millisecond, 1500*time.Millisecond
+		s.Faults.LeaderBias = 0.2
+		setRate(s, scenario.KindCrash, 2*time.Second)
+		setRate(s, scenario.KindPause, 700*time.Millisecond)
+		s.Schedule = scenario.GenerateSchedule(*s)
+	},
 	replica.CanaryDeleteWithoutFollowers: func(s *scenario.Scenario) {
 		for i := range s.Topics {
 			if s.Topics[i].Name == s.Clients.Groups[0].Topic {

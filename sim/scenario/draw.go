@@ -334,7 +334,7 @@ func drawAlters(rng random, s *Scenario) {
 	}
 	var used []int
 	for i, t := range s.Topics {
-		if !t.Recreated() && s.Clients.uses(t.Name) {
+		if !t.Recreated() && s.Clients.Uses(t.Name) {
 			used = append(used, i)
 		}
 	}
@@ -354,7 +354,7 @@ func drawElections(rng random, s *Scenario) {
 	}
 	var used []int
 	for i, t := range s.Topics {
-		if !t.Recreated() && s.Clients.uses(t.Name) {
+		if !t.Recreated() && s.Clients.Uses(t.Name) {
 			used = append(used, i)
 		}
 	}

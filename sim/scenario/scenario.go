@@ -151,8 +151,8 @@ type Clients struct {
 	Groups    []Group
 }
 
-// uses reports whether any client reads or writes the topic.
-func (c Clients) uses(topic string) bool {
+// Uses reports whether any client reads or writes the topic.
+func (c Clients) Uses(topic string) bool {
 	for _, p := range c.Producers {
 		if p.Topic == topic {
 			return true

@@ -268,7 +268,7 @@ func TestSwarmAltersATopicsConfigsInSomeRuns(t *testing.T) {
 				continue
 			}
 			drawn++
-			if !s.Clients.uses(topic.Name) || topic.Recreated() || topic.AlterEvery < drawAlterEveryMin || topic.AlterEvery > drawAlterEveryMax {
+			if !s.Clients.Uses(topic.Name) || topic.Recreated() || topic.AlterEvery < drawAlterEveryMin || topic.AlterEvery > drawAlterEveryMax {
 				t.Fatalf("seed %d: %s has its configs altered every %v; want a topic the clients use, every %v to %v", seed, topic.Name, topic.AlterEvery, drawAlterEveryMin, drawAlterEveryMax)
 			}
 		}
@@ -287,7 +287,7 @@ func TestSwarmElectsLeadersInSomeRuns(t *testing.T) {
 				continue
 			}
 			drawn++
-			if !s.Clients.uses(topic.Name) || topic.Recreated() || topic.ElectEvery < drawElectEveryMin || topic.ElectEvery > drawElectEveryMax {
+			if !s.Clients.Uses(topic.Name) || topic.Recreated() || topic.ElectEvery < drawElectEveryMin || topic.ElectEvery > drawElectEveryMax {
 				t.Fatalf("seed %d: %s has leaders elected every %v; want a topic the clients use, every %v to %v", seed, topic.Name, topic.ElectEvery, drawElectEveryMin, drawElectEveryMax)
 			}
 		}

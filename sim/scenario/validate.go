@@ -108,7 +108,7 @@ func (s Scenario) validateTopics() error {
 			return fmt.Errorf("scenario: topic %s has leaders elected every %v; want %v to the safety phase (%v)", t.Name, t.ElectEvery, electEveryMin, s.Safety)
 		case t.AlterEvery != 0 && (t.AlterEvery < alterEveryMin || t.AlterEvery > s.Safety):
 			return fmt.Errorf("scenario: topic %s has its configs altered every %v; want %v to the safety phase (%v)", t.Name, t.AlterEvery, alterEveryMin, s.Safety)
-		case t.RecreateEvery != 0 && s.Clients.uses(t.Name):
+		case t.RecreateEvery != 0 && s.Clients.Uses(t.Name):
 			return fmt.Errorf("scenario: topic %s is created again, so no client may use it", t.Name)
 		case t.GrowTo == 0 && t.GrowAt != 0:
 			return fmt.Errorf("scenario: topic %s has grow-at without grow-to", t.Name)
