@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -148,6 +149,18 @@ func (c *Config) Set(key, value string) error {
 		return setMilliseconds(&c.Broker.SessionTimeout, key, value)
 	case "broker.heartbeat.interval.ms":
 		return setMilliseconds(&c.Broker.HeartbeatInterval, key, value)
+	case "leader.imbalance.check.interval.seconds":
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil || n < 1 || n > math.MaxInt64/int64(time.Second) {
+			return fmt.Errorf("%s: %q is not a number of seconds", key, value)
+		}
+		c.Broker.LeaderImbalanceCheckInterval = time.Duration(n) * time.Second
+	case "auto.leader.rebalance.enable":
+		enabled, err := strconv.ParseBool(value)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not true or false", key, value)
+		}
+		c.Broker.AutoLeaderRebalanceDisabled = !enabled
 	case "controller.quorum.election.timeout.ms":
 		return setMilliseconds(&c.Broker.ElectionTimeout, key, value)
 	case "controller.quorum.fetch.timeout.ms":

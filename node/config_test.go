@@ -78,6 +78,27 @@ func TestKafkaClusterSettings(t *testing.T) {
 	}
 }
 
+// Leaders go back to their preferred replicas every 300 s by default, as
+// in Kafka; the interval is set in seconds, and the whole thing can be
+// switched off.
+func TestAutoLeaderRebalanceSettings(t *testing.T) {
+	c := DefaultConfig()
+	if c.Broker.AutoLeaderRebalanceDisabled || c.Broker.LeaderImbalanceCheckInterval != 300*time.Second {
+		t.Fatalf("defaults: disabled %v, every %v", c.Broker.AutoLeaderRebalanceDisabled, c.Broker.LeaderImbalanceCheckInterval)
+	}
+	if err := c.Set("leader.imbalance.check.interval.seconds", "30"); err != nil || c.Broker.LeaderImbalanceCheckInterval != 30*time.Second {
+		t.Fatalf("interval: %v, %v", err, c.Broker.LeaderImbalanceCheckInterval)
+	}
+	if err := c.Set("auto.leader.rebalance.enable", "false"); err != nil || !c.Broker.AutoLeaderRebalanceDisabled {
+		t.Fatalf("disable: %v, %v", err, c.Broker.AutoLeaderRebalanceDisabled)
+	}
+	for key, value := range map[string]string{"leader.imbalance.check.interval.seconds": "0", "auto.leader.rebalance.enable": "sometimes"} {
+		if err := c.Set(key, value); err == nil {
+			t.Errorf("%s=%s was accepted", key, value)
+		}
+	}
+}
+
 func TestVoterListensOnItsOwnEntryByDefault(t *testing.T) {
 	c := DefaultConfig()
 	c.Broker.NodeID = 3

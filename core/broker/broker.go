@@ -134,11 +134,16 @@ func Start(w core.World, config Config) (*Broker, error) {
 		return nil, err
 	}
 	b.clusterID = clusterID
+	rebalanceEvery := config.LeaderImbalanceCheckInterval
+	if config.AutoLeaderRebalanceDisabled {
+		rebalanceEvery = 0
+	}
 	b.controller = controller.New(w, controller.Config{
-		DefaultPartitions:        config.DefaultPartitions,
-		DefaultReplicationFactor: config.DefaultReplicationFactor,
-		TopicDefaults:            config.TopicDefaults,
-		SessionTimeout:           config.SessionTimeout,
+		DefaultPartitions:            config.DefaultPartitions,
+		DefaultReplicationFactor:     config.DefaultReplicationFactor,
+		TopicDefaults:                config.TopicDefaults,
+		SessionTimeout:               config.SessionTimeout,
+		LeaderImbalanceCheckInterval: rebalanceEvery,
 	}, nil)
 	b.quorumPeers = peer.New(w, fmt.Sprintf("raft-client-%d", config.NodeID))
 	b.controllerChannel = peer.New(w, fmt.Sprintf("broker-%d-to-controller", config.NodeID))

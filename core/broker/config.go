@@ -93,6 +93,12 @@ type Config struct {
 	SessionTimeout time.Duration
 	// HeartbeatInterval is broker.heartbeat.interval.ms. Default 2 s.
 	HeartbeatInterval time.Duration
+	// LeaderImbalanceCheckInterval is leader.imbalance.check.interval.seconds:
+	// how often the active controller moves leaders back to their
+	// preferred replicas. Default 300 s. AutoLeaderRebalanceDisabled is
+	// auto.leader.rebalance.enable=false: never.
+	LeaderImbalanceCheckInterval time.Duration
+	AutoLeaderRebalanceDisabled  bool
 	// ElectionTimeout is controller.quorum.election.timeout.ms. Default
 	// 1 s.
 	ElectionTimeout time.Duration
@@ -153,6 +159,7 @@ const (
 	controlledShutdownTimeoutDefault = 5 * time.Second
 	replicaLagTimeMaxDefault         = replica.ReplicaLagTimeMaxDefault
 	replicaFetchWaitMaxDefault       = 500 * time.Millisecond
+	leaderImbalanceCheckDefault      = 300 * time.Second
 )
 
 // withClusterDefaults fills unset cluster settings, so that a Config
@@ -166,6 +173,7 @@ func (c Config) withClusterDefaults() Config {
 	}
 	setDefault(&c.SessionTimeout, sessionTimeoutDefault)
 	setDefault(&c.HeartbeatInterval, heartbeatIntervalDefault)
+	setDefault(&c.LeaderImbalanceCheckInterval, leaderImbalanceCheckDefault)
 	setDefault(&c.ElectionTimeout, electionTimeoutDefault)
 	setDefault(&c.FetchTimeout, fetchTimeoutDefault)
 	setDefault(&c.QuorumRequestTimeout, quorumRequestTimeoutDefault)
@@ -206,16 +214,17 @@ func DefaultConfig() Config {
 		OffsetMetadataMaxBytes:        groups.OffsetMetadataMaxBytes,
 		OffsetCommitTimeout:           groups.OffsetCommitTimeout,
 
-		Roles:                     Roles{Broker: true, Controller: true},
-		SessionTimeout:            sessionTimeoutDefault,
-		HeartbeatInterval:         heartbeatIntervalDefault,
-		ElectionTimeout:           electionTimeoutDefault,
-		FetchTimeout:              fetchTimeoutDefault,
-		QuorumRequestTimeout:      quorumRequestTimeoutDefault,
-		SnapshotEveryRecords:      snapshotEveryRecordsDefault,
-		ControllerRequestTimeout:  controllerRequestTimeoutDefault,
-		ControlledShutdownTimeout: controlledShutdownTimeoutDefault,
-		ReplicaLagTimeMax:         replicaLagTimeMaxDefault,
-		ReplicaFetchWaitMax:       replicaFetchWaitMaxDefault,
+		Roles:                        Roles{Broker: true, Controller: true},
+		SessionTimeout:               sessionTimeoutDefault,
+		HeartbeatInterval:            heartbeatIntervalDefault,
+		LeaderImbalanceCheckInterval: leaderImbalanceCheckDefault,
+		ElectionTimeout:              electionTimeoutDefault,
+		FetchTimeout:                 fetchTimeoutDefault,
+		QuorumRequestTimeout:         quorumRequestTimeoutDefault,
+		SnapshotEveryRecords:         snapshotEveryRecordsDefault,
+		ControllerRequestTimeout:     controllerRequestTimeoutDefault,
+		ControlledShutdownTimeout:    controlledShutdownTimeoutDefault,
+		ReplicaLagTimeMax:            replicaLagTimeMaxDefault,
+		ReplicaFetchWaitMax:          replicaFetchWaitMaxDefault,
 	}
 }

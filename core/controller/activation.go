@@ -83,6 +83,7 @@ func (c *Controller) proposeBarrier(term uint64) {
 			default:
 				c.ready = true
 				c.startSessions()
+				c.scheduleLeaderRebalance(term)
 				c.log.Info("controller active", "metadata_offset", c.image.Offset, "brokers", len(c.image.Brokers))
 			}
 			finish()

@@ -33,6 +33,11 @@ type Config struct {
 	// heartbeats stop for this long is fenced and loses its leaderships.
 	// Zero means Kafka's default, 9 s.
 	SessionTimeout time.Duration
+	// LeaderImbalanceCheckInterval is leader.imbalance.check.interval.seconds
+	// while auto.leader.rebalance.enable holds: how often the active
+	// controller moves leaders back to their preferred replicas
+	// (leader_rebalance.go). Zero or less: never.
+	LeaderImbalanceCheckInterval time.Duration
 }
 
 // defaultSessionTimeout is Kafka's broker.session.timeout.ms.

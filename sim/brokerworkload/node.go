@@ -46,6 +46,9 @@ const (
 func newNode(r *run, canaries *core.Canaries) *node {
 	n := &node{run: r}
 	n.config = broker.DefaultConfig()
+	// One broker leads everything it hosts: nothing to rebalance, and
+	// no timer to perturb the run.
+	n.config.AutoLeaderRebalanceDisabled = true
 	n.config.AdvertisedHost, n.config.AdvertisedPort = nodeName, nodePort
 	n.config.DefaultPartitions = int32(r.settings.partitions)
 	n.config.OffsetsTopicPartitions = r.settings.group.offsetsPartitions

@@ -46,6 +46,7 @@ func (r *run) coverage() *sim.Coverage {
 	c.CountAction(actionUncleanElection, r.counts.uncleanElections)
 	_, elected := r.electionCounts()
 	c.CountAction(actionElectLeaders, elected)
+	c.CountAction(actionLeaderRebalance, r.counts.leadersRebalanced)
 	return c
 }
 
@@ -56,8 +57,9 @@ func (r *run) coverage() *sim.Coverage {
 // group.instance.id, a returning static leader told to skip the
 // assignment (KIP-814), a topic deleted and created again, the new
 // incarnation learned, a topic's config change confirmed, a leader
-// elected outside the ISR, and a partition given a leader by the
-// operator's ElectLeaders.
+// elected outside the ISR, a partition given a leader by the operator's
+// ElectLeaders, and a leadership the controller's automatic rebalancing
+// moved back to a preferred replica.
 const (
 	actionGrowPartitions              = "grow-partitions"
 	actionGroupGrowthRebalance        = "group-growth-rebalance"
@@ -68,10 +70,11 @@ const (
 	actionAlterConfigs                = "alter-configs"
 	actionUncleanElection             = "unclean-election"
 	actionElectLeaders                = "elect-leaders"
+	actionLeaderRebalance             = "leader-rebalance"
 )
 
 var actions = []string{
 	actionGrowPartitions, actionGroupGrowthRebalance, actionDeleteRecords,
 	actionStaticRejoin, actionStaticLeaderSkipsAssignment, actionRecreateTopic,
-	actionAlterConfigs, actionUncleanElection, actionElectLeaders,
+	actionAlterConfigs, actionUncleanElection, actionElectLeaders, actionLeaderRebalance,
 }

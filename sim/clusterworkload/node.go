@@ -104,6 +104,8 @@ func brokerConfig(s scenario.Scenario, id int) broker.Config {
 	if s.Cluster.MetadataSnapshotEvery != 0 {
 		c.SnapshotEveryRecords = s.Cluster.MetadataSnapshotEvery
 	}
+	c.LeaderImbalanceCheckInterval = s.Cluster.LeaderRebalanceEvery
+	c.AutoLeaderRebalanceDisabled = s.Cluster.LeaderRebalanceEvery == 0
 	c.OffsetsTopicReplicationFactor = int16(min(3, s.Cluster.Nodes))
 	c.GroupMinSessionTimeout = groupSessionTimeoutMinBroker
 	c.GroupInitialRebalanceDelay = t.GroupInitialDelay

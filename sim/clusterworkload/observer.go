@@ -162,14 +162,16 @@ type watchingHandler struct {
 	observer *observer
 	node     int
 	// quorum and partition are set when a With gave them: the logger of
-	// the quorum member or of one replica.
-	quorum    bool
-	partition string
+	// the quorum member or of one replica; controller for the
+	// controller's.
+	quorum     bool
+	partition  string
+	controller bool
 }
 
 // Enabled lets info records through for the observer even when the trace
 // records only warnings, from the loggers whose lines it watches (a quorum
-// member's and the replicas'). Every other logger's info records would
+// member's, the replicas' and the controller's). Every other logger's info records would
 // only be dropped in Handle: saying so here spares slog building them (it
 // captures the caller's stack for each).
 func (h *watchingHandler) Enabled(ctx context.Context, level slog.Level) bool {
@@ -178,7 +180,7 @@ func (h *watchingHandler) Enabled(ctx context.Context, level slog.Level) bool {
 
 // watching reports whether this logger's lines may be ones the observer
 // recognizes.
-func (h *watchingHandler) watching() bool { return h.quorum || h.partition != "" }
+func (h *watchingHandler) watching() bool { return h.quorum || h.partition != "" || h.controller }
 
 func (h *watchingHandler) Handle(ctx context.Context, r slog.Record) error {
 	if r.Message == becameLeaderMessage && h.watching() {
@@ -191,6 +193,13 @@ func (h *watchingHandler) Handle(ctx context.Context, r slog.Record) error {
 		h.observer.run.counts.compactions++
 	case r.Message == controller.UncleanElectionMessage:
 		h.observer.uncleanElection(r)
+	case h.controller && r.Message == controller.LeadersRebalancedMessage:
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "partitions" && a.Value.Kind() == slog.KindInt64 {
+				h.observer.run.counts.leadersRebalanced += int(a.Value.Int64())
+			}
+			return true
+		})
 	}
 	if h.inner.Enabled(ctx, r.Level) {
 		return h.inner.Handle(ctx, r)
@@ -235,6 +244,8 @@ func (h *watchingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 			next.quorum = true
 		case partitionAttribute:
 			next.partition = a.Value.String()
+		case "role":
+			next.controller = a.Value.String() == "controller"
 		}
 	}
 	return &next

@@ -124,6 +124,11 @@ func (r *run) stats() []sim.Option {
 		rounds, elected := r.electionCounts()
 		stats = append(stats, sim.Opt("election_rounds", rounds), sim.Opt("elections_ok", elected))
 	}
+	if r.scenario.Cluster.LeaderRebalanceEvery != 0 {
+		// Only when the controllers rebalance leaders: leaderships
+		// they proposed to move back.
+		stats = append(stats, sim.Opt("leaders_rebalanced", r.counts.leadersRebalanced))
+	}
 	if r.counts.uncleanElections > 0 {
 		// Only when it happened: leaders a controller chose outside
 		// the ISR.

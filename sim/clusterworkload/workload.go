@@ -154,6 +154,9 @@ type counts struct {
 	// ISR (the observer sees its warning; one whose record a deposed
 	// controller never committed counts too).
 	uncleanElections int
+	// leadersRebalanced counts the leaderships a controller's automatic
+	// rebalancing proposed to move back to preferred replicas.
+	leadersRebalanced int
 }
 
 func runScenario(s scenario.Scenario, options sim.RunOptions) (result sim.Result, r *run) {

@@ -41,6 +41,11 @@ const (
 	// drawMetadataSnapshotEveryMin to Max committed records.
 	drawMetadataSnapshotChance   = 0.5
 	drawMetadataSnapshotEveryMin = 8
+	// drawLeaderRebalanceChance of runs rebalance leaders every
+	// drawLeaderRebalanceEveryMin to Max seconds.
+	drawLeaderRebalanceChance    = 0.25
+	drawLeaderRebalanceEveryMin  = 1
+	drawLeaderRebalanceEveryMax  = 4
 	drawMetadataSnapshotEveryMax = 64
 	// drawSegmentsSmallChance of runs roll their topics' segments, and
 	// (drawn apart) __consumer_offsets', every drawSegmentBytesMin to Max
@@ -182,6 +187,7 @@ func Draw(seed uint64) Scenario {
 		s.Clients.Groups[0].Static = true
 	}
 	s.Cluster.MetadataSnapshotEvery = drawMetadataSnapshotEvery(kernel.NewRand(seed, "scenario/draw-metadata-snapshots"))
+	s.Cluster.LeaderRebalanceEvery = drawLeaderRebalanceEvery(kernel.NewRand(seed, "scenario/draw-leader-rebalance"))
 	s.Logs = drawLogs(kernel.NewRand(seed, "scenario/draw-logs"))
 	s.Timeouts = drawTimeouts(rng)
 	s.Network.LatencyMin = roundMicro(between(rng, 0, 500*time.Microsecond))
@@ -229,6 +235,17 @@ func Draw(seed uint64) Scenario {
 	}
 	s.Schedule = GenerateSchedule(s)
 	return mustValid(s)
+}
+
+// drawLeaderRebalanceEvery draws, in some runs, how often the controller
+// moves leaders back to their preferred replicas: whole seconds, from
+// drawLeaderRebalanceEveryMin to Max, so it happens several times a run
+// while the faults move them away.
+func drawLeaderRebalanceEvery(rng random) time.Duration {
+	if rng.Float64() >= drawLeaderRebalanceChance {
+		return 0
+	}
+	return time.Duration(drawLeaderRebalanceEveryMin+rng.IntN(drawLeaderRebalanceEveryMax-drawLeaderRebalanceEveryMin+1)) * time.Second
 }
 
 // drawMetadataSnapshotEvery draws how often the nodes snapshot their

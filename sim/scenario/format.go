@@ -20,7 +20,11 @@ func Format(s Scenario) string {
 		return b.String()
 	}
 	line("seed %d", s.Seed)
-	line("nodes %d", s.Cluster.Nodes)
+	if s.Cluster.LeaderRebalanceEvery != 0 {
+		line("nodes %d leader-rebalance-every %s", s.Cluster.Nodes, formatDuration(s.Cluster.LeaderRebalanceEvery))
+	} else {
+		line("nodes %d", s.Cluster.Nodes)
+	}
 	line("offsets-partitions %d", s.Cluster.OffsetsPartitions)
 	// Written even at 0 (the broker's default), so that a file keeps it
 	// when a seed would draw another.

@@ -37,6 +37,10 @@ const (
 	// recreateEveryMin bounds how often an operator deletes a topic and
 	// creates it again (Topic.RecreateEvery).
 	recreateEveryMin = 200 * time.Millisecond
+	// leaderRebalanceEveryMin and Max bound a leader rebalancing interval
+	// (Cluster.LeaderRebalanceEvery): whole seconds, as Kafka's setting.
+	leaderRebalanceEveryMin = time.Second
+	leaderRebalanceEveryMax = time.Minute
 	// alterEveryMin bounds how often an operator alters a topic's
 	// configs (Topic.AlterEvery).
 	alterEveryMin = 100 * time.Millisecond

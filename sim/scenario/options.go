@@ -75,6 +75,7 @@ func (s Scenario) Options() []sim.Option {
 	t := s.Timeouts
 	return []sim.Option{
 		sim.Opt("nodes", s.Cluster.Nodes),
+		sim.Opt("leader_rebalance", leaderRebalanceText(s.Cluster.LeaderRebalanceEvery)),
 		sim.Opt("topics", strings.Join(topics, ",")),
 		sim.Opt("producers", orNone(producers)),
 		sim.Opt("readers", orNone(readers)),
@@ -144,4 +145,13 @@ func orDefault(n int) string {
 		return "default"
 	}
 	return strconv.Itoa(n)
+}
+
+// leaderRebalanceText is how often leaders go back to their preferred
+// replicas, or off.
+func leaderRebalanceText(every time.Duration) string {
+	if every == 0 {
+		return "off"
+	}
+	return formatDuration(every)
 }

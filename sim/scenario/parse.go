@@ -29,7 +29,7 @@ import (
 //	workload cluster                     (another workload: only seed,
 //	                                      canary and expect apply)
 //	seed 7
-//	nodes 3
+//	nodes 3 [leader-rebalance-every 2s]  (without it: no automatic leader rebalancing)
 //	offsets-partitions 1
 //	metadata-snapshot-every 40           (0, the default: the broker's own)
 //	clocks 1 1.01 0.99                   (every node's clock rate)
@@ -153,6 +153,13 @@ func (o *overlay) apply(d directive) error {
 		return nil
 	case "nodes":
 		o.nodes = true
+		s.Cluster.LeaderRebalanceEvery = 0
+		if len(d.words) == 4 && d.words[2] == "leader-rebalance-every" {
+			if err := durationInto(&s.Cluster.LeaderRebalanceEvery)(d.words[3]); err != nil {
+				return d.errorf("leader-rebalance-every %q: %v", d.words[3], err)
+			}
+			d.words = d.words[:2]
+		}
 		return parseIntInto(d, &s.Cluster.Nodes)
 	case "offsets-partitions":
 		return parseIntInto(d, &s.Cluster.OffsetsPartitions)

@@ -73,6 +73,13 @@ type Cluster struct {
 	// snapshot (FetchSnapshot) instead of the log. Zero keeps the
 	// broker's default, which a run of seconds never reaches.
 	MetadataSnapshotEvery int
+	// LeaderRebalanceEvery, when set, is every node's
+	// leader.imbalance.check.interval: the active controller moves
+	// leaders back to their partitions' preferred replicas that often
+	// (auto.leader.rebalance.enable). Zero: off, as it would never run
+	// at Kafka's 300 s within a run. On the `nodes` line, so a file that
+	// names its cluster says whether it rebalances.
+	LeaderRebalanceEvery time.Duration
 }
 
 // Topic is one topic the run creates with CreateTopics before the clients

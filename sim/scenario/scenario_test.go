@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -278,6 +279,29 @@ func TestSwarmAltersATopicsConfigsInSomeRuns(t *testing.T) {
 	}
 }
 
+// A quarter of the runs rebalance leaders, every 1 to 4 s; a file's nodes
+// line says whether its cluster does, whatever its seed drew.
+func TestSwarmRebalancesLeadersInSomeRuns(t *testing.T) {
+	drawn := 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		every := Draw(seed).Cluster.LeaderRebalanceEvery
+		if every == 0 {
+			continue
+		}
+		drawn++
+		if every < time.Second || every > 4*time.Second || every%time.Second != 0 {
+			t.Fatalf("seed %d rebalances every %v", seed, every)
+		}
+		s, err := Parse(fmt.Sprintf("seed %d\nnodes 3", seed))
+		if err != nil || s.Cluster.LeaderRebalanceEvery != 0 {
+			t.Fatalf("seed %d with a nodes line of its own: %v, rebalancing every %v", seed, err, s.Cluster.LeaderRebalanceEvery)
+		}
+	}
+	if drawn < 60 || drawn > 140 {
+		t.Fatalf("%d of 400 seeds rebalance leaders; want about 100", drawn)
+	}
+}
+
 func TestSwarmElectsLeadersInSomeRuns(t *testing.T) {
 	drawn := 0
 	for seed := uint64(1); seed <= 400; seed++ {
@@ -345,6 +369,8 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"safety 10s\ntopic scratch partitions 1 recreate-every 1s alter-every 1s": "has its configs altered",
 		"safety 10s\ntopic scratch partitions 1 recreate-every 1s elect-every 1s": "nor has leaders elected",
 		"safety 10s\ntopic orders partitions 3 elect-every 50ms":                  "leaders elected every 50ms",
+		"nodes 3 leader-rebalance-every 100ms":                                    "leader-rebalance-every 100ms",
+		"nodes 3 leader-rebalance-every soon":                                     "leader-rebalance-every",
 	}
 	for text, want := range cases {
 		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {

@@ -70,6 +70,9 @@ func (s Scenario) validateCluster() error {
 	if c.MetadataSnapshotEvery != 0 && (c.MetadataSnapshotEvery < metadataSnapshotEveryMin || c.MetadataSnapshotEvery > metadataSnapshotEveryMax) {
 		return fmt.Errorf("scenario: metadata-snapshot-every %d; want 0 (the broker's default) or %d to %d", c.MetadataSnapshotEvery, metadataSnapshotEveryMin, metadataSnapshotEveryMax)
 	}
+	if c.LeaderRebalanceEvery != 0 && (c.LeaderRebalanceEvery < leaderRebalanceEveryMin || c.LeaderRebalanceEvery > leaderRebalanceEveryMax) {
+		return fmt.Errorf("scenario: leader-rebalance-every %v; want %v to %v, or none", c.LeaderRebalanceEvery, leaderRebalanceEveryMin, leaderRebalanceEveryMax)
+	}
 	if len(s.ClockRates) != c.Nodes {
 		return fmt.Errorf("scenario: %d clock rates for %d nodes", len(s.ClockRates), c.Nodes)
 	}

@@ -87,6 +87,9 @@ func Size(s scenario.Scenario) int {
 	if s.Cluster.MetadataSnapshotEvery > 0 {
 		size++
 	}
+	if s.Cluster.LeaderRebalanceEvery > 0 {
+		size++
+	}
 	for _, set := range []bool{s.Logs.SegmentBytes != 0, s.Logs.OffsetsSegmentBytes != 0, s.Logs.RetentionCheck != 0} {
 		if set {
 			size++

@@ -25,6 +25,7 @@ var steps = []step{
 	{shorterSafety},
 	{noOperationsFloor},
 	{noMetadataSnapshots},
+	{noLeaderRebalancing},
 	{defaultLogs},
 	{noTopicActions},
 	{dropEvents},
@@ -94,6 +95,16 @@ func noOperationsFloor(s scenario.Scenario) []candidate {
 	c := clone(s)
 	c.Operations = 0
 	return []candidate{{"no operations floor", c}}
+}
+
+// noLeaderRebalancing switches automatic leader rebalancing off.
+func noLeaderRebalancing(s scenario.Scenario) []candidate {
+	if s.Cluster.LeaderRebalanceEvery == 0 {
+		return nil
+	}
+	c := clone(s)
+	c.Cluster.LeaderRebalanceEvery = 0
+	return []candidate{{"no leader rebalancing", c}}
 }
 
 // noMetadataSnapshots leaves metadata snapshots at the broker's default,
