@@ -346,19 +346,9 @@ func drawRecreates(rng random, s *Scenario) {
 // brokers must follow each change, and the replicas agree again once an
 // unclean election it allowed is over.
 func drawAlters(rng random, s *Scenario) {
-	if rng.Float64() >= drawAlterChance {
-		return
+	if t, every := drawClientTopicEvery(rng, s, drawAlterChance, drawAlterEveryMin, drawAlterEveryMax); t != nil {
+		t.AlterEvery = every
 	}
-	var used []int
-	for i, t := range s.Topics {
-		if !t.Recreated() && s.Clients.Uses(t.Name) {
-			used = append(used, i)
-		}
-	}
-	if len(used) == 0 {
-		return
-	}
-	s.Topics[used[rng.IntN(len(used))]].AlterEvery = roundMilli(between(rng, drawAlterEveryMin, drawAlterEveryMax))
 }
 
 // drawElections has an operator run leader elections for one topic the
@@ -366,8 +356,17 @@ func drawAlters(rng random, s *Scenario) {
 // over while the faults go on: leadership moved on purpose must keep every
 // promise leadership moved by a failure does.
 func drawElections(rng random, s *Scenario) {
-	if rng.Float64() >= drawElectChance {
-		return
+	if t, every := drawClientTopicEvery(rng, s, drawElectChance, drawElectEveryMin, drawElectEveryMax); t != nil {
+		t.ElectEvery = every
+	}
+}
+
+// drawClientTopicEvery picks, in chance of the runs, one topic the
+// clients use (not one created again) and an interval from least to most
+// for an operator's action on it; nil in the other runs.
+func drawClientTopicEvery(rng random, s *Scenario, chance float64, least, most time.Duration) (*Topic, time.Duration) {
+	if rng.Float64() >= chance {
+		return nil, 0
 	}
 	var used []int
 	for i, t := range s.Topics {
@@ -376,9 +375,10 @@ func drawElections(rng random, s *Scenario) {
 		}
 	}
 	if len(used) == 0 {
-		return
+		return nil, 0
 	}
-	s.Topics[used[rng.IntN(len(used))]].ElectEvery = roundMilli(between(rng, drawElectEveryMin, drawElectEveryMax))
+	t := &s.Topics[used[rng.IntN(len(used))]]
+	return t, roundMilli(between(rng, least, most))
 }
 
 // RecreatedTopicName names the topic the swarm's operator deletes and
