@@ -52,12 +52,18 @@ const (
 // the test ends; a failed test prints the end of each node's log.
 func startCompatCluster(t *testing.T) *harness.Cluster {
 	t.Helper()
+	return startCompatClusterOf(t, 3)
+}
+
+// startCompatClusterOf is startCompatCluster with nodes nodes.
+func startCompatClusterOf(t *testing.T, nodes int) *harness.Cluster {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("starts a 3-node cluster")
+		t.Skipf("starts a %d-node cluster", nodes)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), failoverWaitMax)
 	defer cancel()
-	cluster, err := harness.StartCluster(ctx, harness.ClusterOptions{Binary: BuildBinary(t), Nodes: 3, Dir: t.TempDir()})
+	cluster, err := harness.StartCluster(ctx, harness.ClusterOptions{Binary: BuildBinary(t), Nodes: nodes, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,25 +29,9 @@ import (
 // Five nodes, so that the metadata quorum outlives two of them; the topic
 // lives on nodes 1 and 2 only (min.insync.replicas=1).
 func TestUncleanElectionRunbook(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a 5-node cluster")
-	}
+	cluster := startCompatClusterOf(t, 5)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*failoverWaitMax)
 	defer cancel()
-	cluster, err := harness.StartCluster(ctx, harness.ClusterOptions{Binary: BuildBinary(t), Nodes: 5, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cluster.Close(); err != nil {
-			t.Error(err)
-		}
-		if t.Failed() {
-			for _, n := range cluster.Nodes() {
-				t.Logf("node %d: see %s", n.ID, n.LogPath())
-			}
-		}
-	})
 	const topic = "runbook"
 	client, err := kgo.NewClient(cluster.ClientOptions()...)
 	if err != nil {
