@@ -83,15 +83,7 @@ func TestElectLeadersPreferred(t *testing.T) {
 // partition with a leader needs none.
 func TestElectLeadersUnclean(t *testing.T) {
 	tc := newTestController(t, Config{}, 1, 2)
-	tc.mustCreate("t", 1, 2)
-	p := tc.c.Image().Topics["t"].Partitions[0]
-	leader, follower := p.Leader, p.Replicas[1]
-	alter := tc.alterPartition(3, leader, alterISR("t", p, leader))
-	requireErrorCode(t, "shrink", alter.Topics[0].Partitions[0].ErrorCode, nil)
-	tc.expire(leader)
-	if p.Leader != -1 {
-		t.Fatalf("leader %d, want none", p.Leader)
-	}
+	p, follower := strandPartition(t, tc)
 	if resp := tc.electLeaders(preferredElection, 0); electionCodes(resp)[0] != kerr.PreferredLeaderNotAvailable.Code {
 		t.Fatalf("preferred, with its only ISR member down: %+v", resp)
 	}

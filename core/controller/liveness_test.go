@@ -247,15 +247,7 @@ func TestUncleanElectionOnlyWhereTheTopicAllowsIt(t *testing.T) {
 // turning it off again elects nobody and leaves the mark.
 func TestTurningUncleanElectionOnElectsTheLeaderlessAtOnce(t *testing.T) {
 	tc := newTestController(t, Config{}, 1, 2)
-	tc.mustCreate("t", 1, 2)
-	p := tc.c.Image().Topics["t"].Partitions[0]
-	leader, follower := p.Leader, p.Replicas[1]
-	resp := tc.alterPartition(3, leader, alterISR("t", p, leader))
-	requireErrorCode(t, "shrink", resp.Topics[0].Partitions[0].ErrorCode, nil)
-	tc.expire(leader)
-	if p.Leader != -1 {
-		t.Fatalf("leader %d with the ISR's only member gone, want none", p.Leader)
-	}
+	p, follower := strandPartition(t, tc)
 	epoch := p.LeaderEpoch
 
 	alter := tc.incrementalAlter(false, incremental(topic, "t", metadata.ConfigUncleanLeaderElection, set, "true"))
@@ -270,6 +262,24 @@ func TestTurningUncleanElectionOnElectsTheLeaderlessAtOnce(t *testing.T) {
 	if p.Leader != follower || p.UncleanEpoch != epoch+1 {
 		t.Fatalf("after turning it off: leader %d, unclean epoch %d", p.Leader, p.UncleanEpoch)
 	}
+}
+
+// strandPartition creates topic t, one partition on brokers 1 and 2, and
+// leaves it leaderless: its leader drops the follower from the ISR, then
+// its session expires. It returns the partition and the follower, the one
+// replica left that may lead, from outside the ISR.
+func strandPartition(t *testing.T, tc *testController) (*metadata.Partition, int32) {
+	t.Helper()
+	tc.mustCreate("t", 1, 2)
+	p := tc.c.Image().Topics["t"].Partitions[0]
+	leader, follower := p.Leader, p.Replicas[1]
+	resp := tc.alterPartition(3, leader, alterISR("t", p, leader))
+	requireErrorCode(t, "shrink", resp.Topics[0].Partitions[0].ErrorCode, nil)
+	tc.expire(leader)
+	if p.Leader != -1 || !slices.Equal(p.ISR, []int32{leader}) {
+		t.Fatalf("leader %d ISR %v with the ISR's only member gone, want none and [%d]", p.Leader, p.ISR, leader)
+	}
+	return p, follower
 }
 
 func TestWantFenceFencesTheBroker(t *testing.T) {
