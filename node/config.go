@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -367,6 +368,11 @@ func (c *Config) resolve() error {
 	if c.DataDir == "" {
 		return fmt.Errorf("no data directory")
 	}
+	dir, err := filepath.Abs(c.DataDir)
+	if err != nil {
+		return fmt.Errorf("data directory %q: %w", c.DataDir, err)
+	}
+	c.Broker.LogDir = dir
 	if c.InboxMax < 1024 {
 		return fmt.Errorf("inbox of %d events is too small: disk completions alone may need 1024", c.InboxMax)
 	}

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"fmt"
 	"slices"
 	"sluice/core/batch"
 	"strings"
@@ -714,5 +715,49 @@ func TestAdminTraceIsDeterministic(t *testing.T) {
 	}
 	if firstEntries == 0 {
 		t.Fatal("the trace is empty")
+	}
+}
+
+// DescribeLogDirs lists every partition this broker hosts in its one data
+// directory, with the bytes its log holds; naming topics limits it to
+// their partitions, and a partition it does not host is left out.
+func TestDescribeLogDirs(t *testing.T) {
+	config := DefaultConfig()
+	config.LogDir = "/var/lib/sluice"
+	n := newTestNode(t, config)
+	c := n.connect()
+	c.createTopic("sized", 2)
+	c.createTopic("other", 1)
+	c.produce("sized", 1, "a", "b", "c")
+	describe := func(topics []kmsg.DescribeLogDirsRequestTopic) kmsg.DescribeLogDirsResponseDir {
+		req := kmsg.NewPtrDescribeLogDirsRequest()
+		req.Version, req.Topics = 4, topics
+		resp := c.request(req).(*kmsg.DescribeLogDirsResponse)
+		if resp.ErrorCode != 0 || len(resp.Dirs) != 1 || resp.Dirs[0].ErrorCode != 0 || resp.Dirs[0].Dir != "/var/lib/sluice" || resp.Dirs[0].TotalBytes != -1 {
+			t.Fatalf("answer %+v", resp)
+		}
+		return resp.Dirs[0]
+	}
+	sizes := func(dir kmsg.DescribeLogDirsResponseDir) map[string]int64 {
+		got := map[string]int64{}
+		for _, topic := range dir.Topics {
+			for _, p := range topic.Partitions {
+				if p.OffsetLag != 0 || p.IsFuture {
+					t.Fatalf("%s-%d: lag %d, future %v", topic.Topic, p.Partition, p.OffsetLag, p.IsFuture)
+				}
+				got[fmt.Sprintf("%s-%d", topic.Topic, p.Partition)] = p.Size
+			}
+		}
+		return got
+	}
+	all := sizes(describe(nil))
+	if len(all) < 3 || all["sized-0"] != 0 || all["sized-1"] <= 0 || all["other-0"] != 0 {
+		t.Fatalf("every partition: %v; want sized-0, sized-1 (holding three records) and other-0", all)
+	}
+	topic := kmsg.NewDescribeLogDirsRequestTopic()
+	topic.Topic, topic.Partitions = "sized", []int32{1, 7}
+	named := sizes(describe([]kmsg.DescribeLogDirsRequestTopic{topic}))
+	if len(named) != 1 || named["sized-1"] != all["sized-1"] {
+		t.Fatalf("sized-1 and sized-7 named: %v", named)
 	}
 }

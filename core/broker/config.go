@@ -91,6 +91,10 @@ type Config struct {
 	// SessionTimeout is broker.session.timeout.ms: the controller fences
 	// a broker whose heartbeats stop for this long. Default 9 s.
 	SessionTimeout time.Duration
+	// LogDir names the data directory in DescribeLogDirs answers: log.dirs
+	// as the operator gave it, made absolute. Empty: "/", the root of the
+	// broker's own file system.
+	LogDir string
 	// HeartbeatInterval is broker.heartbeat.interval.ms. Default 2 s.
 	HeartbeatInterval time.Duration
 	// LeaderImbalanceCheckInterval is leader.imbalance.check.interval.seconds:

@@ -224,6 +224,9 @@ func (p *Partition) LogStartOffset() int64 { return p.log.StartOffset() }
 // LogEndOffset is the offset the next append gets.
 func (p *Partition) LogEndOffset() int64 { return p.log.EndOffset() }
 
+// Size is the bytes of the log's segments that readers can reach.
+func (p *Partition) Size() int64 { return p.log.Size() }
+
 // Config is the partition's current settings.
 func (p *Partition) Config() Config { return p.config }
 
