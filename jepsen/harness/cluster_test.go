@@ -3,12 +3,15 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"sluice/core/controller"
 	"sluice/jepsen/compat"
 )
 
@@ -150,5 +153,29 @@ func waitUntil(t *testing.T, ctx context.Context, what string, check func() erro
 			t.Fatalf("waiting for %s: %v", what, err)
 		case <-time.After(100 * time.Millisecond):
 		}
+	}
+}
+
+// The nodes' log lines name the partitions a controller elected a leader
+// of outside the ISR, once each, of the topic asked for only.
+func TestUncleanElectedPartitionsAreReadFromTheLogs(t *testing.T) {
+	dir := t.TempDir()
+	line := func(topic string, partition int) string {
+		return fmt.Sprintf("time=2026-12-01T00:00:00Z level=WARN msg=%q role=controller topic=%s partition=%d leader=2 previous_isr=[1]\n",
+			controller.UncleanElectionMessage, topic, partition)
+	}
+	logs := []string{filepath.Join(dir, "node-1.log"), filepath.Join(dir, "node-2.log")}
+	contents := []string{
+		"time=x level=INFO msg=\"controller active\" role=controller\n" + line("jepsen", 2) + line("other", 0),
+		line("jepsen", 0) + line("jepsen", 2),
+	}
+	for i, path := range logs {
+		if err := os.WriteFile(path, []byte(contents[i]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := uncleanElectedPartitions(logs, "jepsen")
+	if err != nil || !slices.Equal(got, []int32{0, 2}) {
+		t.Fatalf("uncleanElectedPartitions = %v, %v; want [0 2]", got, err)
 	}
 }

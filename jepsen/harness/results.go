@@ -110,6 +110,10 @@ func verdictText(result *Result) string {
 		fmt.Fprintf(&b, "recreated topic: every %v, incarnations after the first %d, writes %d, acknowledged %d, confirmed by topic id %d, nodes' copies read on disk %d (deleted-topic-resurrected, recreated-topic-write-lost)\n",
 			w.RecreateEvery, result.Recreated, result.RecreatedWrites, result.RecreatedAcked, result.RecreatedConfirmed, result.RecreatedCopiesRead)
 	}
+	if w.AlterEvery > 0 {
+		fmt.Fprintf(&b, "unclean leader election toggled: every %v, sent %d, confirmed %d; elected outside the ISR (loss permitted there only): partitions %v\n",
+			w.AlterEvery, result.UncleanSent, result.UncleanConfirmed, result.UncleanElected)
+	}
 	if w.ElectEvery > 0 {
 		fmt.Fprintf(&b, "preferred leader elections: every %v, sent %d, partitions moved %d\n", w.ElectEvery, result.ElectionsSent, result.Elected)
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -80,7 +81,13 @@ type Result struct {
 	// ElectionsSent and Elected count the operator's preferred leader
 	// elections (Workload.ElectEvery) and the partitions they moved.
 	ElectionsSent, Elected int64
-	Pass                   bool
+	// UncleanSent and UncleanConfirmed count the operator's changes of
+	// unclean.leader.election.enable (Workload.AlterEvery);
+	// UncleanElected are the partitions a controller then elected a
+	// leader of outside the ISR.
+	UncleanSent, UncleanConfirmed int64
+	UncleanElected                []int32
+	Pass                          bool
 }
 
 // drainPhaseName names the final read among a run's phases.
@@ -148,6 +155,11 @@ type runner struct {
 	recreator *recreator
 	// elector is its operator running leader elections, if it has one.
 	elector *elector
+	// alterer is its operator turning unclean leader election on and
+	// off, if it has one; nodeLogs are the nodes' log files, which say
+	// where a controller elected uncleanly.
+	alterer  *alterer
+	nodeLogs []string
 
 	progressMutex sync.Mutex
 }
@@ -232,6 +244,10 @@ func (r *runner) run(ctx context.Context) error {
 	r.deleter = workload.deleter
 	r.recreator = workload.recreator
 	r.elector = workload.elector
+	r.alterer = workload.alterer
+	for _, n := range cluster.Nodes() {
+		r.nodeLogs = append(r.nodeLogs, n.LogPath())
+	}
 	stopProgress := r.reportProgress(workload)
 	workloadStopped := false
 	stopWorkload := func() {
@@ -393,5 +409,33 @@ func (r *runner) checkerOptions() checker.Options {
 		r.deleter.options(&options)
 		r.result.DeletesSent, r.result.DeletesAnswered = r.deleter.sent.Load(), r.deleter.ok.Load()
 	}
+	if r.alterer != nil {
+		r.uncleanOptions(&options)
+	}
 	return options
+}
+
+// uncleanOptions permits loss, and reads below a DeleteRecords answer, in
+// the partitions a controller elected a leader of outside the ISR while
+// the alterer had turned unclean leader election on, as the nodes' logs
+// say; every other partition keeps every promise.
+func (r *runner) uncleanOptions(options *checker.Options) {
+	w := r.config.Workload
+	r.result.UncleanSent, r.result.UncleanConfirmed = r.alterer.sent.Load(), r.alterer.confirmed.Load()
+	if !r.alterer.turnedOn.Load() {
+		return
+	}
+	partitions, err := uncleanElectedPartitions(r.nodeLogs, w.Topic)
+	if err != nil {
+		r.problem("%v", err)
+		return
+	}
+	r.result.UncleanElected = partitions
+	for _, partition := range partitions {
+		tp := history.TopicPartition{Topic: w.Topic, Partition: partition}
+		options.UncleanElected = append(options.UncleanElected, tp)
+		if !slices.Contains(options.LossPermitted, tp) {
+			options.LossPermitted = append(options.LossPermitted, tp)
+		}
+	}
 }

@@ -62,6 +62,10 @@ type Workload struct {
 	// elections for every partition of the topic this often
 	// (elector.go).
 	ElectEvery time.Duration
+	// AlterEvery, when set, has an operator turn the topic's
+	// unclean.leader.election.enable on and off in turn this often
+	// (alterer.go).
+	AlterEvery time.Duration
 }
 
 // DefaultWorkload is the workload `sluice jepsen` runs unless told
@@ -121,6 +125,7 @@ type clients struct {
 	deleter   *deleter
 	recreator *recreator
 	elector   *elector
+	alterer   *alterer
 
 	cancel  context.CancelFunc
 	ticker  *time.Ticker
@@ -184,6 +189,14 @@ func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, erro
 		}
 		c.deleter = d
 	}
+	if w.AlterEvery > 0 {
+		a, err := newAlterer(cluster, w.Topic, w.AlterEvery)
+		if err != nil {
+			c.closeAll()
+			return nil, err
+		}
+		c.alterer = a
+	}
 	if w.ElectEvery > 0 {
 		e, err := newElector(cluster, w.Topic, w.Partitions, w.ElectEvery)
 		if err != nil {
@@ -224,6 +237,9 @@ func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, erro
 	if c.elector != nil {
 		c.elector.start(ctx)
 	}
+	if c.alterer != nil {
+		c.alterer.start(ctx)
+	}
 	return c, nil
 }
 
@@ -257,6 +273,10 @@ func (c *clients) stop() error {
 	if c.elector != nil {
 		wait.Add(1)
 		go func() { defer wait.Done(); c.elector.stop() }()
+	}
+	if c.alterer != nil {
+		wait.Add(1)
+		go func() { defer wait.Done(); c.alterer.stop() }()
 	}
 	if c.recreator != nil {
 		wait.Add(1)
@@ -298,6 +318,9 @@ func (c *clients) closeAll() {
 	if c.elector != nil {
 		c.elector.client.Close()
 	}
+	if c.alterer != nil {
+		c.alterer.client.Close()
+	}
 }
 
 // progress is a one-line summary of what the clients have done.
@@ -326,6 +349,9 @@ func (c *clients) progress() string {
 	}
 	if c.elector != nil {
 		line += fmt.Sprintf("; elections sent=%d elected=%d", c.elector.sent.Load(), c.elector.elected.Load())
+	}
+	if c.alterer != nil {
+		line += fmt.Sprintf("; unclean toggles sent=%d confirmed=%d", c.alterer.sent.Load(), c.alterer.confirmed.Load())
 	}
 	return line
 }
