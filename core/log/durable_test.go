@@ -68,3 +68,37 @@ func TestTruncateFullyAndStartAt(t *testing.T) {
 		t.Fatalf("append after the reset: %v", err)
 	}
 }
+
+// TestTruncateFullyAndStartAtAnExistingSegmentsBase restarts the log at an
+// offset where one of its live segments begins, as a follower does when it
+// must cut below its own log start (moved inside that segment by a
+// deletion): the new segment file has that segment's name, and what is
+// appended to it must survive a crash.
+func TestTruncateFullyAndStartAtAnExistingSegmentsBase(t *testing.T) {
+	h := newHarness(t, 3, simdisk.Faults{})
+	l := h.open(smallConfig())
+	mustAppend(t, l, makeBatch(1, 600, h.nowMilliseconds()), 0) // offset 0
+	mustAppend(t, l, makeBatch(4, 100, h.nowMilliseconds()), 0) // 1-4, a segment of its own
+	if l.SegmentCount() != 2 {
+		t.Fatalf("%d segments; the test needs one to begin at offset 1", l.SegmentCount())
+	}
+	h.drain()
+	if err := l.AdvanceStartOffset(3); err != nil { // inside the segment at 1
+		t.Fatal(err)
+	}
+	h.drain()
+	if err := l.TruncateFullyAndStartAt(1); err != nil {
+		t.Fatal(err)
+	}
+	h.drain()
+	if _, err := l.AppendReplicated(replicatedBatch(1, 2, 1, 10, h.nowMilliseconds())); err != nil {
+		t.Fatalf("append after the restart: %v", err)
+	}
+	h.syncAll(l)
+	h.drain()
+	h.crash()
+	l = h.open(smallConfig())
+	if l.StartOffset() != 1 || l.EndOffset() != 2 {
+		t.Fatalf("after a crash: start %d end %d, want 1 and 2: the record appended at 1 is gone", l.StartOffset(), l.EndOffset())
+	}
+}

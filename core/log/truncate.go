@@ -86,11 +86,20 @@ func (l *Log) TruncateFullyAndStartAt(start int64) error {
 }
 
 func (l *Log) truncateFullyAndStartAt(start int64) error {
+	// The old segments go first: one of them may begin at start, and
+	// its file has the new segment's name. Created first, the new
+	// segment would open that file, and the removal of the old ones
+	// would then take its name away, so that what it holds is gone at
+	// the next crash. A log left without a segment cannot go on: the
+	// node stops, and Open starts it again at the checkpointed start.
+	l.deleteSegments(l.segments)
+	l.segments = nil
 	s, err := l.createSegment(start)
 	if err != nil {
+		err = fmt.Errorf("log: restarting at %d: %w", start, err)
+		l.halt(err)
 		return err
 	}
-	l.deleteSegments(l.segments)
 	l.segments = []*segment{s}
 	l.startOffset, l.endOffset = start, start
 	l.epochs = epochCache{}
