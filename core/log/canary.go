@@ -17,4 +17,11 @@ const (
 	// sync has made its bytes durable, so a crash can leave recovery
 	// finishing a swap to a torn or empty file.
 	CanaryCompactionSwapsUnsynced = "log-compaction-swaps-unsynced"
+
+	// CanaryRestartReusesSegmentName restarts a log (TruncateFullyAndStartAt)
+	// by creating the new segment before removing the old ones: where an
+	// old segment began at the new start, the removal takes the new
+	// segment's file name, and what is appended to it is gone at the next
+	// crash (the bug cluster seed 155119 found).
+	CanaryRestartReusesSegmentName = "log-restart-reuses-segment-name"
 )

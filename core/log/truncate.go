@@ -86,6 +86,15 @@ func (l *Log) TruncateFullyAndStartAt(start int64) error {
 }
 
 func (l *Log) truncateFullyAndStartAt(start int64) error {
+	if l.world.Canaries.On(CanaryRestartReusesSegmentName) {
+		s, err := l.createSegment(start)
+		if err != nil {
+			return err
+		}
+		l.deleteSegments(l.segments)
+		l.segments = nil
+		return l.restartedAt(start, s)
+	}
 	// The old segments go first: one of them may begin at start, and
 	// its file has the new segment's name. Created first, the new
 	// segment would open that file, and the removal of the old ones
@@ -100,6 +109,11 @@ func (l *Log) truncateFullyAndStartAt(start int64) error {
 		l.halt(err)
 		return err
 	}
+	return l.restartedAt(start, s)
+}
+
+// restartedAt makes s, a new empty segment at start, the whole log.
+func (l *Log) restartedAt(start int64, s *segment) error {
 	l.segments = []*segment{s}
 	l.startOffset, l.endOffset = start, start
 	l.epochs = epochCache{}

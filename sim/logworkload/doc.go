@@ -1,6 +1,7 @@
 // Package logworkload is the simulator's storage workload: one machine, one
 // partition log (core/log) on a simulated disk, and a seeded stream of
-// appends, reads, syncs, truncations, retention, compaction, crashes and
+// appends, reads, syncs, truncations, restarts (TruncateFullyAndStartAt, as
+// a follower restarts its log), retention, compaction, crashes and
 // disk faults, each checked against a model of what the log must hold.
 // About half the seeds also switch on core/log's BUGGIFY sites (small-chunk
 // reads, delayed sync rounds; buggify.go), at chances of their own.

@@ -71,6 +71,27 @@ func (h *history) truncate(offset int64) {
 	}
 }
 
+// restart empties the model where the log's TruncateFullyAndStartAt(offset)
+// empties it. The start may go down as well as up, so the emptied log is a
+// state of its own, recorded with its start: the state before keeps the
+// start the log had, which a crash may bring back with it.
+func (h *history) restart(offset int64) {
+	h.frozen = append(h.frozen, branch{until: h.state, batches: h.batches})
+	h.batches, h.start, h.end = nil, offset, offset
+	h.next()
+}
+
+// startRange is the lowest and highest start offset of the states since
+// index since, the current one included: where a recovered start may be.
+// Starts only go up, but for a restart.
+func (h *history) startRange(since int) (lowest, highest int64) {
+	lowest, highest = h.start, h.start
+	for _, start := range h.startAt[since:] {
+		lowest, highest = min(lowest, start), max(highest, start)
+	}
+	return lowest, highest
+}
+
 // cutAt cuts the model after its first kept batches, the log now ending at
 // end: what a compaction seed's truncation does, where the log decides the
 // end (see truncateCompacted).

@@ -45,8 +45,8 @@ func (r *run) checkRecovered(synced int64, since, startSince int) *violation {
 	if v != nil {
 		return v
 	}
-	if lowest := m.startAt[startSince]; start < lowest || start > m.start {
-		return &violation{"start-offset", fmt.Sprintf("recovered start %d outside [%d, %d]", start, lowest, m.start)}
+	if lowest, highest := m.startRange(startSince); start < lowest || start > highest {
+		return &violation{"start-offset", fmt.Sprintf("recovered start %d outside [%d, %d]", start, lowest, highest)}
 	}
 	if r.settings.compaction.on {
 		if v := r.checkRecoveredCompacted(recovered, synced, since, start); v != nil {

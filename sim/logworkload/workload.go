@@ -52,6 +52,12 @@ func Canaries() []sim.Canary {
 			Description: "a compaction swap is committed before the new segment is synced",
 			SeedsMax:    canaryCompactionSwapsUnsyncedSeedsMax,
 		},
+		{
+			Name:        log.CanaryRestartReusesSegmentName,
+			Workload:    Name,
+			Description: "a log restarted where one of its segments began creates the new segment before removing the old, which takes its file name",
+			SeedsMax:    canaryRestartReusesSegmentNameSeedsMax,
+		},
 	}
 }
 
@@ -90,7 +96,7 @@ type run struct {
 }
 
 type counts struct {
-	appends, appendsRefused, reads, syncs, truncations, startMoves, retentions, crashes, halts int
+	appends, appendsRefused, reads, syncs, truncations, restarts, startMoves, retentions, crashes, halts int
 	// fullDiskWindows counts the full-disk windows opened.
 	fullDiskWindows int
 
@@ -237,6 +243,9 @@ func (r *run) operate() *violation {
 	case p < 93:
 		if r.settings.compaction.on {
 			return r.truncateCompacted()
+		}
+		if r.rng.IntN(4) == 0 {
+			return r.restart()
 		}
 		return r.truncate()
 	case p < 96:
@@ -410,6 +419,37 @@ func (r *run) truncate() *violation {
 	return nil
 }
 
+// restart empties the log and starts it again at an offset
+// (TruncateFullyAndStartAt), as a follower does when its leader's log
+// starts past its end, or when it must cut below its own log start after
+// an unclean election: half the time where one of its batches begins,
+// often a live segment's base, whose file name the new segment takes;
+// otherwise anywhere up to a little past the end.
+func (r *run) restart() *violation {
+	m := &r.model
+	offset := r.rng.Int64N(m.end + restartBeyondEndMax + 1)
+	if len(m.batches) > 0 && r.rng.IntN(2) == 0 {
+		offset = m.batches[r.rng.IntN(len(m.batches))].base
+	}
+	r.note("restart at " + strconv.FormatInt(offset, 10))
+	if err := r.log.TruncateFullyAndStartAt(offset); err != nil {
+		if r.halted {
+			return nil
+		}
+		return &violation{"offsets", fmt.Sprintf("TruncateFullyAndStartAt(%d): %v", offset, err)}
+	}
+	r.counts.restarts++
+	m.next()
+	m.restart(offset)
+	if r.log.StartOffset() != offset || r.log.EndOffset() != offset {
+		return &violation{"offsets", fmt.Sprintf("after TruncateFullyAndStartAt(%d) the log is [%d, %d)", offset, r.log.StartOffset(), r.log.EndOffset())}
+	}
+	return nil
+}
+
+// restartBeyondEndMax is how far past the end a restart may start the log.
+const restartBeyondEndMax = 50
+
 func (r *run) advanceStart() *violation {
 	m := &r.model
 	// Mostly small steps: DeleteRecords trims the front, not the whole log.
@@ -461,6 +501,7 @@ func (r *run) stats() []sim.Option {
 		sim.Opt("reads", c.reads),
 		sim.Opt("syncs", c.syncs),
 		sim.Opt("truncations", c.truncations),
+		sim.Opt("restarts", c.restarts),
 		sim.Opt("start_moves", c.startMoves),
 		sim.Opt("retentions", c.retentions),
 		sim.Opt("crashes", c.crashes),
