@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,10 +25,10 @@ import (
 // leader of outside the ISR, which the nodes' logs say
 // (uncleanElectedPartitions): everywhere else every promise holds.
 type alterer struct {
-	client  *kgo.Client
-	topic   string
-	every   time.Duration
-	running sync.WaitGroup
+	client *kgo.Client
+	topic  string
+	every  time.Duration
+	background
 
 	sent, confirmed atomic.Int64
 	// turnedOn is set once a change turning it on was sent.
@@ -44,13 +43,7 @@ func newAlterer(cluster *Cluster, topic string, every time.Duration) (*alterer, 
 	return &alterer{client: client, topic: topic, every: every}, nil
 }
 
-func (a *alterer) start(ctx context.Context) {
-	a.running.Add(1)
-	go func() {
-		defer a.running.Done()
-		a.run(ctx)
-	}()
-}
+func (a *alterer) start(ctx context.Context) { a.background.start(ctx, a.run) }
 
 // run flips the config until ctx ends, and leaves it off. A failed
 // request (no controller, a timeout) is the faults at work: the next
@@ -91,7 +84,7 @@ func (a *alterer) set(ctx context.Context, admin *kadm.Client, on bool) bool {
 }
 
 func (a *alterer) stop() {
-	a.running.Wait()
+	a.wait()
 	a.client.Close()
 }
 

@@ -28,7 +28,7 @@ type deleter struct {
 	topic      string
 	partitions int32
 	every      time.Duration
-	running    sync.WaitGroup
+	background
 
 	mutex     sync.Mutex
 	requested map[int32]int64
@@ -44,13 +44,7 @@ func newDeleter(cluster *Cluster, log *historyLog, group, topic string, partitio
 	return &deleter{client: client, log: log, group: group, topic: topic, partitions: partitions, every: every, requested: map[int32]int64{}}, nil
 }
 
-func (d *deleter) start(ctx context.Context) {
-	d.running.Add(1)
-	go func() {
-		defer d.running.Done()
-		d.run(ctx)
-	}()
-}
+func (d *deleter) start(ctx context.Context) { d.background.start(ctx, d.run) }
 
 // run deletes until ctx ends. Failures (no coordinator, no leader, a
 // timeout) are the faults at work: the next round tries again.
@@ -105,7 +99,7 @@ func (d *deleter) deleteConsumed(ctx context.Context, admin *kadm.Client, partit
 }
 
 func (d *deleter) stop() {
-	d.running.Wait()
+	d.wait()
 	d.client.Close()
 }
 

@@ -24,7 +24,7 @@ type elector struct {
 	topic      string
 	partitions int32
 	every      time.Duration
-	running    sync.WaitGroup
+	background
 
 	sent, elected atomic.Int64
 	mutex         sync.Mutex
@@ -39,13 +39,7 @@ func newElector(cluster *Cluster, topic string, partitions int32, every time.Dur
 	return &elector{client: client, topic: topic, partitions: partitions, every: every}, nil
 }
 
-func (e *elector) start(ctx context.Context) {
-	e.running.Add(1)
-	go func() {
-		defer e.running.Done()
-		e.run(ctx)
-	}()
-}
+func (e *elector) start(ctx context.Context) { e.background.start(ctx, e.run) }
 
 // run elects until ctx ends. A failed request (no controller, a timeout)
 // is the faults at work: the next round tries again.
@@ -88,7 +82,7 @@ func (e *elector) run(ctx context.Context) {
 }
 
 func (e *elector) stop() {
-	e.running.Wait()
+	e.wait()
 	e.client.Close()
 }
 

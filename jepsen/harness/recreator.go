@@ -48,7 +48,7 @@ type recreator struct {
 	rf         int16
 	configs    map[string]*string
 	every      time.Duration
-	running    sync.WaitGroup
+	background
 
 	mutex sync.Mutex
 	// served are what reads of incarnations as they were current found
@@ -95,13 +95,7 @@ func newRecreator(cluster *Cluster, w Workload) (*recreator, error) {
 	}, nil
 }
 
-func (c *recreator) start(ctx context.Context) {
-	c.running.Add(1)
-	go func() {
-		defer c.running.Done()
-		c.run(ctx)
-	}()
-}
+func (c *recreator) start(ctx context.Context) { c.background.start(ctx, c.run) }
 
 // run creates, writes and deletes incarnations until ctx ends. Every step
 // is retried until it succeeds or ctx ends: the faults are at work.
@@ -375,7 +369,7 @@ func (c *recreator) deleteIncarnation(ctx context.Context) bool {
 // last incarnation exists: a run stopped between a deletion and a
 // creation creates it now, within timeout.
 func (c *recreator) stop(timeout time.Duration) error {
-	c.running.Wait()
+	c.wait()
 	c.mutex.Lock()
 	current := c.incarnation > 0 && !slices.Contains(c.deleted, c.id)
 	c.mutex.Unlock()
