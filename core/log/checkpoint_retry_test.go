@@ -91,3 +91,29 @@ func truncatedOnAFullDisk(t *testing.T) (*harness, *log.Log, int64) {
 	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage()})
 	return h, l, end
 }
+
+// A moved log start whose checkpoint a full disk refused becomes durable
+// once space returns, with nobody waiting and nothing appended: a follower
+// reports only its durable start, and may rejoin the ISR (and a leader
+// answer a DeleteRecords) only once it has reached the leader's.
+func TestAMovedStartBecomesDurableOnceSpaceReturns(t *testing.T) {
+	h := newHarness(t, 7, simdisk.Faults{})
+	l := h.open(smallConfig())
+	fill(t, l, 12, 4)
+	h.syncAll(l)
+	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage()})
+	start := l.EndOffset() - 2
+	if err := l.AdvanceStartOffset(start); err != nil {
+		t.Fatal(err)
+	}
+	l.Sync()
+	h.advance(time.Second)
+	if got := l.DurableStartOffset(); got == start {
+		t.Fatalf("durable start %d while a full disk refused the checkpoint", got)
+	}
+	h.disk.SetFaults(simdisk.Faults{})
+	h.advance(time.Second)
+	if got := l.DurableStartOffset(); got != start {
+		t.Fatalf("durable start %d after space returned, want %d", got, start)
+	}
+}

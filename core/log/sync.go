@@ -268,11 +268,15 @@ func (l *Log) completeOne(round *syncRound, err error) {
 
 // scheduleCheckpointRetry begins a round after checkpointRetryDelay when
 // a checkpoint is still due then and something depends on it: appends the
-// log refuses until it is durable (fenced), or WhenDurable callers. Without
-// it, a follower whose truncation's checkpoint met a full disk would hold
-// its records for a round nobody begins, and never fetch again. One retry
-// is scheduled at a time; a round that fails to write the checkpoint
-// again schedules the next.
+// log refuses until it is durable (fenced), WhenDurable callers, or a moved
+// log start, which counts only once durable (a follower reports its
+// durable start, and rejoins the ISR, or lets a leader answer a
+// DeleteRecords, only once it reaches the leader's). Without it, a
+// follower whose truncation's checkpoint met a full disk would hold its
+// records for a round nobody begins, and never fetch again; and one whose
+// start move met it would stay out of the ISR for good once the writes
+// stopped. One retry is scheduled at a time; a round that fails to write
+// the checkpoint again schedules the next.
 func (l *Log) scheduleCheckpointRetry() {
 	if l.checkpointRetryScheduled {
 		return
@@ -280,7 +284,7 @@ func (l *Log) scheduleCheckpointRetry() {
 	l.checkpointRetryScheduled = true
 	l.world.Clock.AfterFunc(checkpointRetryDelay, func() {
 		l.checkpointRetryScheduled = false
-		if l.failure != nil || (!l.fenced() && len(l.durableWaiters) == 0) {
+		if l.failure != nil || (!l.fenced() && len(l.durableWaiters) == 0 && l.DurableStartOffset() >= l.startOffset) {
 			return
 		}
 		l.Sync()
