@@ -107,12 +107,10 @@ func (c *Controller) electLeaderlessUncleanly(topic string) []metadata.Record {
 	view := candidates{c: c, leaving: -1, joining: -1}
 	var records []metadata.Record
 	for _, p := range t.Partitions {
-		if p.Leader >= 0 {
-			continue
-		}
-		leader, isr := c.electAllowingUnclean(p, p.ISR, view, true)
-		if record, changed := partitionChange(p, leader, isr); changed {
-			records = append(records, record)
+		// ElectLeaders' unclean election: for a leaderless partition
+		// only, and only where some replica may lead.
+		if record, f := c.planElection(topic, p.Index, true, view); f == nil {
+			records = append(records, *record)
 		}
 	}
 	return records

@@ -31,16 +31,14 @@ func (c *Controller) scheduleLeaderRebalance(term uint64) {
 // partition allows, at most recordsPerOperationMax at once (the next check
 // takes the rest).
 func (c *Controller) rebalanceLeaders() {
-	c.submitWith(false, func() ([]metadata.Record, func(*failure)) {
+	c.submit(func() ([]metadata.Record, func(*failure)) {
 		view := candidates{c: c, leaving: -1, joining: -1}
 		var records []metadata.Record
+	topics:
 		for _, name := range c.image.TopicNames() {
 			for _, p := range c.image.Topics[name].Partitions {
 				if len(records) == recordsPerOperationMax {
-					break
-				}
-				if p.Leader == p.Replicas[0] {
-					continue
+					break topics
 				}
 				if record, f := c.planElection(name, p.Index, false, view); f == nil {
 					records = append(records, *record)

@@ -92,7 +92,6 @@ func (l *Log) truncateFullyAndStartAt(start int64) error {
 			return err
 		}
 		l.deleteSegments(l.segments)
-		l.segments = nil
 		return l.restartedAt(start, s)
 	}
 	// The old segments go first: one of them may begin at start, and

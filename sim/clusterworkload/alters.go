@@ -80,12 +80,11 @@ func (r *run) startAlters() {
 			metadata.ConfigMinInsyncReplicas:     strconv.Itoa(t.MinInsync),
 		}
 		a := &alterer{
-			topic:        t,
-			rng:          kernel.NewRand(r.scenario.Seed, "workload/alters/"+t.Name),
-			asked:        maps.Clone(initial),
-			confirmed:    initial,
-			unsure:       map[string][]string{},
-			uncleanAsked: t.Unclean,
+			topic:     t,
+			rng:       kernel.NewRand(r.scenario.Seed, "workload/alters/"+t.Name),
+			asked:     maps.Clone(initial),
+			confirmed: initial,
+			unsure:    map[string][]string{},
 		}
 		r.alterers = append(r.alterers, a)
 		r.kernel.Schedule(int64(t.AlterEvery), nil, "workload.alter-configs", func() { r.alterRound(a) })

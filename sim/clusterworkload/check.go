@@ -28,7 +28,7 @@ func (r *run) lossPermitted() []history.TopicPartition {
 	var permitted []history.TopicPartition
 	for _, tp := range r.allPartitions() {
 		t, _ := r.scenario.Topic(tp.Topic)
-		permit := slices.Contains(r.uncleanElected(), tp) || (t.PageCache && pageCacheLost)
+		permit := r.electedUncleanly(tp) || (t.PageCache && pageCacheLost)
 		for _, p := range r.producers {
 			if p.settings.Acks == 1 && slices.Contains(p.partitions, tp) {
 				permit = true
@@ -41,19 +41,25 @@ func (r *run) lossPermitted() []history.TopicPartition {
 	return permitted
 }
 
-// uncleanElected lists the partitions of topics that allowed unclean
-// leader elections at some point (created so, or altered: alters.go)
-// whose leader a controller chose outside the ISR, in allPartitions'
-// order. A controller's canary that elects so without the config does
-// not count: that is the bug the checks must catch.
+// uncleanElected lists, in allPartitions' order, the partitions
+// electedUncleanly.
 func (r *run) uncleanElected() []history.TopicPartition {
 	var elected []history.TopicPartition
 	for _, tp := range r.allPartitions() {
-		if r.observer.uncleanElected[tp] && r.uncleanAllowed(tp.Topic) {
+		if r.electedUncleanly(tp) {
 			elected = append(elected, tp)
 		}
 	}
 	return elected
+}
+
+// electedUncleanly reports whether a controller chose a leader of tp
+// outside the ISR while its topic allowed unclean leader elections (at
+// some point: created so, altered so, or an unclean ElectLeaders). A
+// controller's canary that elects so without any of these does not count:
+// that is the bug the checks must catch.
+func (r *run) electedUncleanly(tp history.TopicPartition) bool {
+	return r.observer.uncleanElected[tp] && r.uncleanAllowed(tp.Topic)
 }
 
 // machineCrashes counts node crashes and halts.
