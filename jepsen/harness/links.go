@@ -200,6 +200,9 @@ func (l *Links) Bytes(link Link) uint64 {
 
 func (l *Links) count(link Link, n int) { l.bytes[link].Add(uint64(n)) }
 
+// uncount takes back n bytes count added for a write that fell short.
+func (l *Links) uncount(link Link, n int) { l.bytes[link].Add(^uint64(n - 1)) }
+
 func (l *Links) setLocked(link Link, state LinkState) {
 	if state == (LinkState{}) {
 		delete(l.states, link)

@@ -193,8 +193,14 @@ func (c *proxiedConnection) pump(links *Links, link Link, src, dst net.Conn) {
 		if !c.waitToForward(links, link, next) {
 			return
 		}
+		// Counted before the write, so that whoever sees the reply the
+		// bytes provoke also sees them counted; a short write takes back
+		// what did not go through.
+		links.count(link, len(next.bytes))
 		written, err := dst.Write(next.bytes)
-		links.count(link, written)
+		if written < len(next.bytes) {
+			links.uncount(link, len(next.bytes)-written)
+		}
 		if err != nil {
 			c.close(false)
 			return
