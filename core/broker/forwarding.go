@@ -76,6 +76,10 @@ func (b *Broker) callLocalController(req kmsg.Request, done func(kmsg.Response))
 		c.IncrementalAlterConfigs(r, func(resp *kmsg.IncrementalAlterConfigsResponse) { done(resp) })
 	case *kmsg.ElectLeadersRequest:
 		c.ElectLeaders(r, func(resp *kmsg.ElectLeadersResponse) { done(resp) })
+	case *kmsg.AlterPartitionAssignmentsRequest:
+		c.AlterPartitionReassignments(r, func(resp *kmsg.AlterPartitionAssignmentsResponse) { done(resp) })
+	case *kmsg.ListPartitionReassignmentsRequest:
+		c.ListPartitionReassignments(r, func(resp *kmsg.ListPartitionReassignmentsResponse) { done(resp) })
 	case *kmsg.AllocateProducerIDsRequest:
 		c.AllocateProducerIDs(r, func(resp *kmsg.AllocateProducerIDsResponse) { done(resp) })
 	case *kmsg.BrokerRegistrationRequest:

@@ -65,6 +65,12 @@ func refuseWhole(req kmsg.Request, code *kerr.Error, message string) kmsg.Respon
 			}
 			answer.Topics = append(answer.Topics, at)
 		}
+	case *kmsg.AlterPartitionAssignmentsRequest:
+		answer := resp.(*kmsg.AlterPartitionAssignmentsResponse)
+		answer.ErrorCode, answer.ErrorMessage = code.Code, &message
+	case *kmsg.ListPartitionReassignmentsRequest:
+		answer := resp.(*kmsg.ListPartitionReassignmentsResponse)
+		answer.ErrorCode, answer.ErrorMessage = code.Code, &message
 	case *kmsg.AllocateProducerIDsRequest:
 		resp.(*kmsg.AllocateProducerIDsResponse).ErrorCode = code.Code
 	case *kmsg.BrokerRegistrationRequest:
@@ -114,6 +120,13 @@ func firstErrorCode(resp kmsg.Response) int16 {
 			return r.ErrorCode
 		}
 		return r.Topics[0].Partitions[0].ErrorCode
+	case *kmsg.AlterPartitionAssignmentsResponse:
+		if r.ErrorCode != 0 || len(r.Topics) == 0 || len(r.Topics[0].Partitions) == 0 {
+			return r.ErrorCode
+		}
+		return r.Topics[0].Partitions[0].ErrorCode
+	case *kmsg.ListPartitionReassignmentsResponse:
+		return r.ErrorCode
 	case *kmsg.AllocateProducerIDsResponse:
 		return r.ErrorCode
 	case *kmsg.BrokerRegistrationResponse:

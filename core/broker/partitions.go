@@ -69,7 +69,45 @@ func (b *Broker) reconcileTopicRoles(name string) {
 			b.fetches.wake(key)
 		}
 	}
+	b.removeReassignedAway(t)
 	b.reconcileOffsetsTopic(t)
+}
+
+// removeReassignedAway closes the topic's open partitions that a
+// reassignment took off this node (see core/controller's reassign.go) and
+// deletes their data: the replicas that stay hold everything committed,
+// since a reassignment completes only once its whole target is in the
+// ISR. The data stays while this broker is not registered and unfenced at
+// its current epoch: its image may then be one its own metadata log
+// replayed, a step of the history after which a later reassignment gave
+// the partition back and this directory received what may now be the only
+// copy. The stray check deletes it once the broker is unfenced, if the
+// partition is still not here.
+func (b *Broker) removeReassignedAway(t *metadata.Topic) {
+	removed := false
+	for _, key := range b.sortedPartitionKeys() {
+		if key.topic != t.Name || int(key.partition) >= len(t.Partitions) || hosts(t.Partitions[key.partition], b.config.NodeID) {
+			continue
+		}
+		if key.topic == metadata.ConsumerOffsetsTopic && b.groups.coordinator != nil {
+			// Its groups go before the replica they write to.
+			b.groups.coordinator.Unload(key.partition)
+		}
+		b.partitions[key].Close()
+		delete(b.partitions, key)
+		b.sortedKeys = nil
+		b.fetches.wake(key)
+		if !b.mayLead() {
+			b.log.Info("replica reassigned away; its data stays until this broker is unfenced", "partition", key)
+			b.strayDirectoriesChecked = false
+			continue
+		}
+		b.log.Info("replica reassigned away; deleting it", "partition", key)
+		removed = b.removePartitionDirectory(partitionDir(key.topic, key.partition), t.ID) || removed
+	}
+	if removed {
+		b.syncDataDirectory()
+	}
 }
 
 // openPartition opens a hosted partition's replica and wires it to the

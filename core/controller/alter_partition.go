@@ -69,6 +69,7 @@ func (c *Controller) planAlterPartition(req *kmsg.AlterPartitionRequest) alterPa
 		return plan
 	}
 	seen := map[*metadata.Partition]bool{}
+	view := candidates{c: c, leaving: -1, joining: -1}
 	for _, rt := range req.Topics {
 		topicFailures := make([]*failure, len(rt.Partitions))
 		topicPartitions := make([]*metadata.Partition, len(rt.Partitions))
@@ -99,7 +100,7 @@ func (c *Controller) planAlterPartition(req *kmsg.AlterPartitionRequest) alterPa
 				continue
 			}
 			topicPartitions[i] = p
-			if record, changed := partitionChange(p, p.Leader, isr); changed {
+			if record, changed := c.partitionChange(p, p.Leader, isr, view); changed {
 				plan.records = append(plan.records, record)
 			}
 		}

@@ -146,7 +146,7 @@ func (c *Controller) planElection(topic string, index int32, unclean bool, view 
 		}
 		leader = preferred
 	}
-	record, _ := partitionChange(p, leader, isr)
+	record, _ := c.partitionChange(p, leader, isr, view)
 	return &record, nil
 }
 

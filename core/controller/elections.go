@@ -67,7 +67,7 @@ func (c *Controller) removeFromPartitions(leaving int32) []metadata.Record {
 		if !view.mayLead(leader) {
 			leader, isr = c.elect(p, isr, view)
 		}
-		if record, changed := partitionChange(p, leader, isr); changed {
+		if record, changed := c.partitionChange(p, leader, isr, view); changed {
 			records = append(records, record)
 		}
 	})
@@ -84,7 +84,7 @@ func (c *Controller) electLeaderless(joining int32) []metadata.Record {
 			return
 		}
 		leader, isr := c.elect(p, p.ISR, view)
-		if record, changed := partitionChange(p, leader, isr); changed {
+		if record, changed := c.partitionChange(p, leader, isr, view); changed {
 			records = append(records, record)
 		}
 	})
@@ -192,26 +192,67 @@ func (c *Controller) eachPartition(visit func(p *metadata.Partition)) {
 	}
 }
 
-// partitionChange builds the record moving p to leader and isr, and
-// reports false when that changes nothing.
-func partitionChange(p *metadata.Partition, leader int32, isr []int32) (metadata.Record, bool) {
-	assert(len(isr) > 0, "%s-%d: an ISR may never become empty", p.Topic.Name, p.Index)
-	assert(leader < 0 || slices.Contains(isr, leader), "%s-%d: leader %d is not in the ISR %v", p.Topic.Name, p.Index, leader, isr)
+// partitionChange builds the record moving p to leader and isr, completing
+// p's reassignment if that ISR holds its whole target (reassign.go), and
+// reports false when that changes nothing. view says who may lead, should
+// the completion take the leader out.
+func (c *Controller) partitionChange(p *metadata.Partition, leader int32, isr []int32, view candidates) (metadata.Record, bool) {
+	return c.changeTo(p, partitionTarget{
+		leader: leader, isr: isr,
+		replicas: p.Replicas, adding: p.AddingReplicas, removing: p.RemovingReplicas,
+	}, view)
+}
+
+// partitionTarget is the state a change moves a partition to.
+type partitionTarget struct {
+	leader   int32
+	isr      []int32
+	replicas []int32
+	// adding and removing are the reassignment in progress (see
+	// metadata.Partition), empty when none.
+	adding, removing []int32
+}
+
+// changeTo builds the record moving p to s (completing a reassignment s
+// allows), and reports false when that changes nothing.
+func (c *Controller) changeTo(p *metadata.Partition, s partitionTarget, view candidates) (metadata.Record, bool) {
+	// A leader from outside the ISR it replaces was elected uncleanly
+	// (elect's last resort): every node must know, for good
+	// (metadata.Partition.UncleanEpoch). A completion's own election
+	// is from the ISR, and never follows an unclean one (whose ISR is
+	// the new leader alone, so the whole target is that leader).
+	unclean := s.leader >= 0 && s.leader != p.Leader && !slices.Contains(p.ISR, s.leader)
+	elected := s.leader
+	s = c.completeReassignment(p, s, view)
+	assert(!unclean || s.leader == elected, "%s-%d: a reassignment completed on an unclean election", p.Topic.Name, p.Index)
+	assert(len(s.isr) > 0, "%s-%d: an ISR may never become empty", p.Topic.Name, p.Index)
+	assert(s.leader < 0 || slices.Contains(s.isr, s.leader), "%s-%d: leader %d is not in the ISR %v", p.Topic.Name, p.Index, s.leader, s.isr)
+	assert(s.leader < 0 || slices.Contains(s.replicas, s.leader), "%s-%d: leader %d is not a replica %v", p.Topic.Name, p.Index, s.leader, s.replicas)
 	change := &metadata.PartitionChangeRecord{TopicID: p.Topic.ID, Partition: p.Index}
 	changed := false
-	if leader != p.Leader {
-		change.Leader = &leader
-		// A leader from outside the ISR it replaces was elected
-		// uncleanly (elect's last resort): every node must know, for
-		// good (metadata.Partition.UncleanEpoch).
-		change.Unclean = leader >= 0 && !slices.Contains(p.ISR, leader)
+	if s.leader != p.Leader {
+		change.Leader = &s.leader
+		change.Unclean = unclean
 		changed = true
 	}
-	if !slices.Equal(isr, p.ISR) {
-		change.ISR = slices.Clone(isr)
+	if !slices.Equal(s.isr, p.ISR) {
+		change.ISR = slices.Clone(s.isr)
+		changed = true
+	}
+	if !slices.Equal(s.replicas, p.Replicas) || !slices.Equal(s.adding, p.AddingReplicas) || !slices.Equal(s.removing, p.RemovingReplicas) {
+		change.Replicas = slices.Clone(s.replicas)
+		change.AddingReplicas = nilIfEmpty(s.adding)
+		change.RemovingReplicas = nilIfEmpty(s.removing)
 		changed = true
 	}
 	return metadata.Record{PartitionChange: change}, changed
+}
+
+func nilIfEmpty(ids []int32) []int32 {
+	if len(ids) == 0 {
+		return nil
+	}
+	return slices.Clone(ids)
 }
 
 // without returns ids minus id, in order.

@@ -55,6 +55,56 @@ type Partition struct {
 	// outside the ISR, 0 if none ever was (see
 	// PartitionChangeRecord.Unclean).
 	UncleanEpoch int32
+	// AddingReplicas and RemovingReplicas describe a reassignment in
+	// progress (KIP-455), both empty when none is: Replicas is then the
+	// target (TargetReplicas) followed by RemovingReplicas, and
+	// AddingReplicas are the target's members that are new to the
+	// partition. It completes once the ISR holds the whole target.
+	AddingReplicas   []int32
+	RemovingReplicas []int32
+}
+
+// Reassigning reports whether a reassignment of p is in progress.
+func (p *Partition) Reassigning() bool {
+	return len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0
+}
+
+// TargetReplicas is the replica set p is moving to: its replicas without
+// those a reassignment removes, in order (its replicas when none runs).
+func (p *Partition) TargetReplicas() []int32 {
+	target := make([]int32, 0, len(p.Replicas))
+	for _, r := range p.Replicas {
+		if !slices.Contains(p.RemovingReplicas, r) {
+			target = append(target, r)
+		}
+	}
+	return target
+}
+
+// checkReassignment checks that a reassignment's sets name replicas, each
+// at most once, and none in both.
+func checkReassignment(replicas, adding, removing []int32) error {
+	for _, set := range [][]int32{replicas, adding, removing} {
+		for i, r := range set {
+			if slices.Contains(set[:i], r) {
+				return fmt.Errorf("replica %d named twice in %v", r, set)
+			}
+		}
+	}
+	for _, r := range adding {
+		if !slices.Contains(replicas, r) || slices.Contains(removing, r) {
+			return fmt.Errorf("adding replica %d is not a replica %v, or is also being removed %v", r, replicas, removing)
+		}
+	}
+	for _, r := range removing {
+		if !slices.Contains(replicas, r) {
+			return fmt.Errorf("removing replica %d is not a replica %v", r, replicas)
+		}
+	}
+	if len(removing) == len(replicas) {
+		return fmt.Errorf("a reassignment removes every replica %v", replicas)
+	}
+	return nil
 }
 
 // ConfigResource names what a config belongs to.
@@ -162,15 +212,20 @@ func (img *Image) applyPartition(r *PartitionRecord) error {
 	if len(r.Replicas) == 0 {
 		return fmt.Errorf("topic %q partition %d: no replicas", t.Name, r.Partition)
 	}
+	if err := checkReassignment(r.Replicas, r.AddingReplicas, r.RemovingReplicas); err != nil {
+		return fmt.Errorf("topic %q partition %d: %w", t.Name, r.Partition, err)
+	}
 	t.Partitions = append(t.Partitions, &Partition{
-		Topic:          t,
-		Index:          r.Partition,
-		Replicas:       slices.Clone(r.Replicas),
-		ISR:            slices.Clone(r.ISR),
-		Leader:         r.Leader,
-		LeaderEpoch:    r.LeaderEpoch,
-		PartitionEpoch: r.PartitionEpoch,
-		UncleanEpoch:   r.UncleanEpoch,
+		Topic:            t,
+		Index:            r.Partition,
+		Replicas:         slices.Clone(r.Replicas),
+		ISR:              slices.Clone(r.ISR),
+		Leader:           r.Leader,
+		LeaderEpoch:      r.LeaderEpoch,
+		PartitionEpoch:   r.PartitionEpoch,
+		UncleanEpoch:     r.UncleanEpoch,
+		AddingReplicas:   slices.Clone(r.AddingReplicas),
+		RemovingReplicas: slices.Clone(r.RemovingReplicas),
 	})
 	return nil
 }
@@ -179,6 +234,17 @@ func (img *Image) applyPartitionChange(r *PartitionChangeRecord) error {
 	p, err := img.partitionByID(r.TopicID, r.Partition)
 	if err != nil {
 		return err
+	}
+	if r.Replicas == nil && (r.AddingReplicas != nil || r.RemovingReplicas != nil) {
+		return fmt.Errorf("topic %q partition %d: a reassignment without its replicas", p.Topic.Name, p.Index)
+	}
+	if r.Replicas != nil {
+		if len(r.Replicas) == 0 {
+			return fmt.Errorf("topic %q partition %d: no replicas", p.Topic.Name, p.Index)
+		}
+		if err := checkReassignment(r.Replicas, r.AddingReplicas, r.RemovingReplicas); err != nil {
+			return fmt.Errorf("topic %q partition %d: %w", p.Topic.Name, p.Index, err)
+		}
 	}
 	newLeader := r.Leader != nil && *r.Leader != p.Leader && *r.Leader >= 0
 	if r.Unclean && !newLeader {
@@ -196,6 +262,8 @@ func (img *Image) applyPartitionChange(r *PartitionChangeRecord) error {
 	}
 	if r.Replicas != nil {
 		p.Replicas = slices.Clone(r.Replicas)
+		p.AddingReplicas = slices.Clone(r.AddingReplicas)
+		p.RemovingReplicas = slices.Clone(r.RemovingReplicas)
 	}
 	p.PartitionEpoch++
 	return nil

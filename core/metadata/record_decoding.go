@@ -63,6 +63,12 @@ func (d *encodedReader) partitionChange() *PartitionChangeRecord {
 	if d.skip(`,"replicas":`) {
 		c.Replicas = d.int32s()
 	}
+	if d.skip(`,"adding_replicas":`) {
+		c.AddingReplicas = d.int32s()
+	}
+	if d.skip(`,"removing_replicas":`) {
+		c.RemovingReplicas = d.int32s()
+	}
 	c.Unclean = d.skip(`,"unclean":true`)
 	d.expect(`}`)
 	return c
@@ -98,6 +104,12 @@ func (d *encodedReader) partition() *PartitionRecord {
 	p.PartitionEpoch = d.int32()
 	if d.skip(`,"unclean_epoch":`) {
 		p.UncleanEpoch = d.int32()
+	}
+	if d.skip(`,"adding_replicas":`) {
+		p.AddingReplicas = d.int32s()
+	}
+	if d.skip(`,"removing_replicas":`) {
+		p.RemovingReplicas = d.int32s()
 	}
 	d.expect(`}`)
 	return p

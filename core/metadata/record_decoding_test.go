@@ -183,10 +183,11 @@ func randomRecord(t *rapid.T) Record {
 		return Record{Partition: &PartitionRecord{
 			TopicID: id("topic"), Partition: rapid.Int32().Draw(t, "partition"), Replicas: int32s("replicas"), ISR: int32s("isr"),
 			Leader: rapid.Int32().Draw(t, "leader"), LeaderEpoch: rapid.Int32().Draw(t, "leader epoch"), PartitionEpoch: rapid.Int32().Draw(t, "partition epoch"),
-			UncleanEpoch: rapid.Int32().Draw(t, "unclean epoch"),
+			UncleanEpoch: rapid.Int32().Draw(t, "unclean epoch"), AddingReplicas: int32s("adding"), RemovingReplicas: int32s("removing"),
 		}}
 	case 4:
-		change := &PartitionChangeRecord{TopicID: id("topic"), Partition: rapid.Int32().Draw(t, "partition"), ISR: int32s("isr"), Replicas: int32s("replicas")}
+		change := &PartitionChangeRecord{TopicID: id("topic"), Partition: rapid.Int32().Draw(t, "partition"), ISR: int32s("isr"), Replicas: int32s("replicas"),
+			AddingReplicas: int32s("adding"), RemovingReplicas: int32s("removing")}
 		if rapid.Bool().Draw(t, "new leader") {
 			leader := rapid.Int32().Draw(t, "leader")
 			change.Leader = &leader

@@ -67,9 +67,13 @@ type PartitionRecord struct {
 	// election (see PartitionChangeRecord.Unclean), 0 if it never had
 	// one: a snapshot carries it on.
 	UncleanEpoch int32 `json:"unclean_epoch,omitempty"`
+	// AddingReplicas and RemovingReplicas are a reassignment in progress
+	// (see PartitionChangeRecord): a snapshot carries them on.
+	AddingReplicas   []int32 `json:"adding_replicas,omitempty"`
+	RemovingReplicas []int32 `json:"removing_replicas,omitempty"`
 }
 
-// PartitionChangeRecord changes a partition's leader or ISR. Nil fields are
+// PartitionChangeRecord changes a partition's leader, ISR or replicas. Nil fields are
 // unchanged. A new leader bumps the leader epoch; any change bumps the
 // partition epoch, which AlterPartition requests must name to be accepted.
 type PartitionChangeRecord struct {
@@ -78,6 +82,15 @@ type PartitionChangeRecord struct {
 	Leader    *int32  `json:"leader,omitempty"`
 	ISR       []int32 `json:"isr,omitempty"`
 	Replicas  []int32 `json:"replicas,omitempty"`
+	// AddingReplicas and RemovingReplicas are the partition's
+	// reassignment (KIP-455) as of this change, and travel with Replicas:
+	// a record that sets Replicas sets them too, absent meaning none (no
+	// reassignment, or it just completed or was cancelled); a record
+	// without Replicas leaves them as they were. While a reassignment
+	// runs, Replicas is the target followed by the replicas it removes,
+	// so every replica that holds or will hold the data stays in it.
+	AddingReplicas   []int32 `json:"adding_replicas,omitempty"`
+	RemovingReplicas []int32 `json:"removing_replicas,omitempty"`
 	// Unclean marks a new leader the controller chose outside the ISR
 	// (unclean.leader.election.enable): it may lack records that were
 	// committed, so a follower may have to cut below its high watermark

@@ -39,14 +39,16 @@ func (img *Image) Records() []Record {
 		records = append(records, configRecords(ConfigResource{Type: ResourceTopic, Name: t.Name}, img.Configs)...)
 		for _, p := range t.Partitions {
 			records = append(records, Record{Partition: &PartitionRecord{
-				TopicID:        t.ID,
-				Partition:      p.Index,
-				Replicas:       slices.Clone(p.Replicas),
-				ISR:            slices.Clone(p.ISR),
-				Leader:         p.Leader,
-				LeaderEpoch:    p.LeaderEpoch,
-				PartitionEpoch: p.PartitionEpoch,
-				UncleanEpoch:   p.UncleanEpoch,
+				TopicID:          t.ID,
+				Partition:        p.Index,
+				Replicas:         slices.Clone(p.Replicas),
+				ISR:              slices.Clone(p.ISR),
+				Leader:           p.Leader,
+				LeaderEpoch:      p.LeaderEpoch,
+				PartitionEpoch:   p.PartitionEpoch,
+				UncleanEpoch:     p.UncleanEpoch,
+				AddingReplicas:   slices.Clone(p.AddingReplicas),
+				RemovingReplicas: slices.Clone(p.RemovingReplicas),
 			}})
 		}
 	}

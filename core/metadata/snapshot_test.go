@@ -2,6 +2,7 @@ package metadata
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -120,6 +121,23 @@ func randomImage(t *rapid.T) *Image {
 			}
 			if rapid.Bool().Draw(t, "new isr") {
 				change.ISR = p.Replicas[:rapid.IntRange(1, len(p.Replicas)).Draw(t, "isr size")]
+			}
+			if rapid.Bool().Draw(t, "reassign") {
+				// A reassignment's state: the target, then the
+				// replicas it removes, some of the target new.
+				target := rapid.SliceOfNDistinct(rapid.SampledFrom(brokerIDs), 1, 3, rapid.ID[int32]).Draw(t, "target")
+				change.Replicas = slices.Clone(target)
+				for _, r := range p.Replicas {
+					if !slices.Contains(target, r) {
+						change.Replicas = append(change.Replicas, r)
+						change.RemovingReplicas = append(change.RemovingReplicas, r)
+					}
+				}
+				for _, r := range target {
+					if !slices.Contains(p.Replicas, r) {
+						change.AddingReplicas = append(change.AddingReplicas, r)
+					}
+				}
 			}
 			apply(Record{PartitionChange: change})
 		case 4: // remove a topic
