@@ -208,10 +208,14 @@ func (c *Controller) completeReassignment(p *metadata.Partition, s partitionTarg
 	if done.leader >= 0 && !slices.Contains(target, done.leader) {
 		done.leader = firstEligible(target, isr, view)
 	}
-	c.log.Info("partition reassignment completed", "topic", p.Topic.Name, "partition", p.Index,
+	c.log.Info(ReassignmentCompletedMessage, "topic", p.Topic.Name, "partition", p.Index,
 		"replicas", target, "removed", s.removing, "leader", done.leader)
 	return done
 }
+
+// ReassignmentCompletedMessage is what the controller logs when it
+// proposes a reassignment's completion; the simulator counts these lines.
+const ReassignmentCompletedMessage = "partition reassignment completed"
 
 // firstEligible is the first of replicas, in order, that is in isr and
 // may lead; -1 if none.

@@ -47,6 +47,7 @@ func (r *run) coverage() *sim.Coverage {
 	_, elected := r.electionCounts()
 	c.CountAction(actionElectLeaders, elected)
 	c.CountAction(actionLeaderRebalance, r.counts.leadersRebalanced)
+	c.CountAction(actionReassignPartition, r.counts.reassignmentsCompleted)
 	return c
 }
 
@@ -58,8 +59,9 @@ func (r *run) coverage() *sim.Coverage {
 // assignment (KIP-814), a topic deleted and created again, the new
 // incarnation learned, a topic's config change confirmed, a leader
 // elected outside the ISR, a partition given a leader by the operator's
-// ElectLeaders, and a leadership the controller's automatic rebalancing
-// moved back to a preferred replica.
+// ElectLeaders, a leadership the controller's automatic rebalancing
+// moved back to a preferred replica, and a partition reassignment a
+// controller completed.
 const (
 	actionGrowPartitions              = "grow-partitions"
 	actionGroupGrowthRebalance        = "group-growth-rebalance"
@@ -71,10 +73,12 @@ const (
 	actionUncleanElection             = "unclean-election"
 	actionElectLeaders                = "elect-leaders"
 	actionLeaderRebalance             = "leader-rebalance"
+	actionReassignPartition           = "reassign-partition"
 )
 
 var actions = []string{
 	actionGrowPartitions, actionGroupGrowthRebalance, actionDeleteRecords,
 	actionStaticRejoin, actionStaticLeaderSkipsAssignment, actionRecreateTopic,
 	actionAlterConfigs, actionUncleanElection, actionElectLeaders, actionLeaderRebalance,
+	actionReassignPartition,
 }

@@ -47,6 +47,12 @@
 //     otherwise than another node; "config-alter-refused": a valid
 //     change was refused (alters.go); "elect-leaders-refused": an
 //     ElectLeaders answer Kafka's controller never gives (elections.go);
+//   - "reassignment-stuck": once converged, a partition reassignment is
+//     still in progress, or the nodes describe the replicas apart;
+//     "reassignment-not-applied": a partition's replicas are not the
+//     target a controller last confirmed; "reassignment-refused": an
+//     AlterPartitionReassignments answer Kafka's controller never gives
+//     (reassigns.go);
 //   - "leaders" and "partition-leaders": two nodes led the metadata quorum,
 //     or one partition, in the same epoch (the observer, observer.go,
 //     watches the nodes' logs);

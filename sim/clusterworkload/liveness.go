@@ -31,7 +31,7 @@ func (r *run) converge() bool {
 		d.reader.Stop()
 	}
 	settled := func() bool {
-		if r.growing() || r.recreating() || r.altering() || r.electing() {
+		if r.growing() || r.recreating() || r.altering() || r.electing() || r.reassigning() {
 			return false
 		}
 		for _, d := range r.producers {
@@ -47,7 +47,7 @@ func (r *run) converge() bool {
 		return true
 	}
 	if !r.runWhile(deadline, func() bool { return !settled() }) {
-		return r.livenessFailed(fmt.Sprintf("producers and readers still busy, or a topic not yet grown, created again, reconfigured or through its elections, %v after the heal", s.Liveness))
+		return r.livenessFailed(fmt.Sprintf("producers and readers still busy, or a topic not yet grown, created again, reconfigured, through its elections or its reassignments, %v after the heal", s.Liveness))
 	}
 	r.runWhile(r.kernel.Now()+int64(settleDelay), func() bool { return true })
 	if r.violation != nil {
@@ -64,7 +64,8 @@ func (r *run) converge() bool {
 			return false
 		}
 	}
-	return r.awaitReplicas(ends, deadline) && r.awaitRecreatedTopics(deadline) && r.awaitAlteredConfigs(deadline)
+	return r.awaitReassignments(deadline) && r.awaitReplicas(ends, deadline) &&
+		r.awaitRecreatedTopics(deadline) && r.awaitAlteredConfigs(deadline)
 }
 
 // livenessFailed records a liveness failure with where everything stands.

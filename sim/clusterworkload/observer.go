@@ -193,6 +193,8 @@ func (h *watchingHandler) Handle(ctx context.Context, r slog.Record) error {
 		h.observer.run.counts.compactions++
 	case r.Message == controller.UncleanElectionMessage:
 		h.observer.uncleanElection(r)
+	case h.controller && r.Message == controller.ReassignmentCompletedMessage:
+		h.observer.run.counts.reassignmentsCompleted++
 	case h.controller && r.Message == controller.LeadersRebalancedMessage:
 		r.Attrs(func(a slog.Attr) bool {
 			if a.Key == "partitions" && a.Value.Kind() == slog.KindInt64 {

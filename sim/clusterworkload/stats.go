@@ -124,6 +124,14 @@ func (r *run) stats() []sim.Option {
 		rounds, elected := r.electionCounts()
 		stats = append(stats, sim.Opt("election_rounds", rounds), sim.Opt("elections_ok", elected))
 	}
+	if len(r.reassigners) > 0 {
+		// Only when the operator reassigns partitions: rounds,
+		// requests a controller confirmed, and reassignments the
+		// controllers completed.
+		rounds, confirmed := r.reassignmentCounts()
+		stats = append(stats, sim.Opt("reassign_rounds", rounds), sim.Opt("reassigns_ok", confirmed),
+			sim.Opt("reassignments_completed", r.counts.reassignmentsCompleted))
+	}
 	if r.scenario.Cluster.LeaderRebalanceEvery != 0 {
 		// Only when the controllers rebalance leaders: leaderships
 		// they proposed to move back.

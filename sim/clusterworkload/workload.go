@@ -108,6 +108,9 @@ type run struct {
 	// electors are the operators running leader elections
 	// (elections.go).
 	electors []*elector
+	// reassigners are the operators reassigning partitions
+	// (reassigns.go).
+	reassigners []*reassigner
 	// deletions are the DeleteRecords a leader answered (deletes.go),
 	// for the checker's deleted-records-served.
 	deletions []checker.DeleteAnswered
@@ -154,6 +157,9 @@ type counts struct {
 	// ISR (the observer sees its warning; one whose record a deposed
 	// controller never committed counts too).
 	uncleanElections int
+	// reassignmentsCompleted counts the partition reassignments a
+	// controller completed (its log says so when it proposes one).
+	reassignmentsCompleted int
 	// leadersRebalanced counts the leaderships a controller's automatic
 	// rebalancing proposed to move back to preferred replicas.
 	leadersRebalanced int
@@ -281,6 +287,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 	r.startRecreates()
 	r.startAlters()
 	r.startElections()
+	r.startReassignments()
 	r.runWhile(r.kernel.Now()+int64(s.Safety), func() bool { return true })
 	r.waitForOperations()
 	if r.violation != nil {

@@ -88,9 +88,14 @@ const (
 	drawAlterEveryMax = 2500 * time.Millisecond
 	// drawElectChance of runs have an operator run leader elections for
 	// a topic the clients use, every drawElectEveryMin to Max.
-	drawElectChance       = 0.2
-	drawElectEveryMin     = 300 * time.Millisecond
-	drawElectEveryMax     = 2500 * time.Millisecond
+	drawElectChance   = 0.2
+	drawElectEveryMin = 300 * time.Millisecond
+	drawElectEveryMax = 2500 * time.Millisecond
+	// drawReassignChance of runs have an operator reassign partitions of
+	// a topic the clients use, every drawReassignEveryMin to Max.
+	drawReassignChance    = 0.2
+	drawReassignEveryMin  = 500 * time.Millisecond
+	drawReassignEveryMax  = 3 * time.Second
 	drawDeleteEveryMax    = 3 * time.Second
 	drawGrowMin           = 1
 	drawGrowMax           = 2
@@ -209,6 +214,7 @@ func Draw(seed uint64) Scenario {
 	drawRecreates(kernel.NewRand(seed, "scenario/draw-recreates"), &s)
 	drawAlters(kernel.NewRand(seed, "scenario/draw-alters"), &s)
 	drawElections(kernel.NewRand(seed, "scenario/draw-elections"), &s)
+	drawReassignments(kernel.NewRand(seed, "scenario/draw-reassignments"), &s)
 	s.Timeouts.Think = min(s.Timeouts.Think, thinkForSends(s, drawSendsMin))
 	s.Operations = drawOperations
 	s.Liveness = drawLiveness
@@ -358,6 +364,16 @@ func drawAlters(rng random, s *Scenario) {
 func drawElections(rng random, s *Scenario) {
 	if t, every := drawClientTopicEvery(rng, s, drawElectChance, drawElectEveryMin, drawElectEveryMax); t != nil {
 		t.ElectEvery = every
+	}
+}
+
+// drawReassignments has an operator move partitions of one topic the
+// clients use to other nodes in some runs (AlterPartitionReassignments),
+// over and over while the faults go on: data on its way from the replicas
+// that go to those that come must lose nothing.
+func drawReassignments(rng random, s *Scenario) {
+	if t, every := drawClientTopicEvery(rng, s, drawReassignChance, drawReassignEveryMin, drawReassignEveryMax); t != nil {
+		t.ReassignEvery = every
 	}
 }
 

@@ -57,6 +57,9 @@ func Format(s Scenario) string {
 		if t.ElectEvery != 0 {
 			text += " elect-every " + formatDuration(t.ElectEvery)
 		}
+		if t.ReassignEvery != 0 {
+			text += " reassign-every " + formatDuration(t.ReassignEvery)
+		}
 		line("%s", text)
 	}
 	formatClients(&b, s.Clients)

@@ -46,7 +46,10 @@ const (
 	alterEveryMin = 100 * time.Millisecond
 	// electEveryMin bounds how often an operator runs leader elections
 	// (Topic.ElectEvery).
-	electEveryMin         = 100 * time.Millisecond
+	electEveryMin = 100 * time.Millisecond
+	// reassignEveryMin bounds how often an operator reassigns a
+	// partition (Topic.ReassignEvery).
+	reassignEveryMin      = 100 * time.Millisecond
 	producersMax          = 8
 	readersMax            = 4
 	groupsMax             = 2

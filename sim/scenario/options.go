@@ -39,6 +39,9 @@ func (s Scenario) Options() []sim.Option {
 		if t.ElectEvery != 0 {
 			text += "/elect-every" + formatDuration(t.ElectEvery)
 		}
+		if t.ReassignEvery != 0 {
+			text += "/reassign-every" + formatDuration(t.ReassignEvery)
+		}
 		topics = append(topics, text)
 	}
 	for _, p := range s.Clients.Producers {

@@ -33,7 +33,7 @@ import (
 //	offsets-partitions 1
 //	metadata-snapshot-every 40           (0, the default: the broker's own)
 //	clocks 1 1.01 0.99                   (every node's clock rate)
-//	topic orders partitions 3 [replication 3] [min-insync 2] [page-cache] [unclean] [grow-to 5 grow-at 4s] [delete-every 1.5s] [recreate-every 2s] [alter-every 1s] [elect-every 1s]
+//	topic orders partitions 3 [replication 3] [min-insync 2] [page-cache] [unclean] [grow-to 5 grow-at 4s] [delete-every 1.5s] [recreate-every 2s] [alter-every 1s] [elect-every 1s] [reassign-every 1s]
 //	producer p1 [topic orders] [acks all|1] [idempotent] [partitions 0,2]
 //	reader r1 [topic orders] [partitions 0,2]
 //	group g1 [topic orders] [members 2] [offset-readers 0] [static]
@@ -262,7 +262,7 @@ func (o *overlay) topic(d directive) error {
 		if len(words) < 2 {
 			return d.errorf("%s needs a value", words[0])
 		}
-		if target := map[string]*time.Duration{"grow-at": &t.GrowAt, "delete-every": &t.DeleteEvery, "recreate-every": &t.RecreateEvery, "alter-every": &t.AlterEvery, "elect-every": &t.ElectEvery}[words[0]]; target != nil {
+		if target := map[string]*time.Duration{"grow-at": &t.GrowAt, "delete-every": &t.DeleteEvery, "recreate-every": &t.RecreateEvery, "alter-every": &t.AlterEvery, "elect-every": &t.ElectEvery, "reassign-every": &t.ReassignEvery}[words[0]]; target != nil {
 			if err := durationInto(target)(words[1]); err != nil {
 				return d.errorf("%s %q: %v", words[0], words[1], err)
 			}

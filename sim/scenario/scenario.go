@@ -141,6 +141,14 @@ type Topic struct {
 	// committed record; an unclean one may, and loss is permitted where
 	// it did. Zero: leaders change only as the cluster decides.
 	ElectEvery time.Duration
+	// ReassignEvery, when set, has an operator reassign one of the
+	// topic's partitions every ReassignEvery in the safety phase
+	// (AlterPartitionReassignments, as kafka-reassign-partitions.sh): to
+	// a random set of as many nodes, or, sometimes, cancelling the one in
+	// progress. No acknowledged write may be lost on the way, and once
+	// the cluster has converged every reassignment must have completed,
+	// to the last target confirmed. Zero: replicas stay where created.
+	ReassignEvery time.Duration
 }
 
 // Recreated reports whether an operator deletes the topic and creates it

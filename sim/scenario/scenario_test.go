@@ -321,6 +321,25 @@ func TestSwarmElectsLeadersInSomeRuns(t *testing.T) {
 	}
 }
 
+func TestSwarmReassignsPartitionsInSomeRuns(t *testing.T) {
+	drawn := 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		s := Draw(seed)
+		for _, topic := range s.Topics {
+			if topic.ReassignEvery == 0 {
+				continue
+			}
+			drawn++
+			if !s.Clients.Uses(topic.Name) || topic.Recreated() || topic.ReassignEvery < drawReassignEveryMin || topic.ReassignEvery > drawReassignEveryMax {
+				t.Fatalf("seed %d: %s is reassigned every %v; want a topic the clients use, every %v to %v", seed, topic.Name, topic.ReassignEvery, drawReassignEveryMin, drawReassignEveryMax)
+			}
+		}
+	}
+	if drawn < 45 || drawn > 120 {
+		t.Fatalf("%d of 400 seeds reassign partitions; want about 80", drawn)
+	}
+}
+
 // The draws of TestSwarm*InSomeRuns and Static come back from their text
 // in TestFormatThenParseGivesTheScenarioBack, over the same 400 seeds.
 func TestSwarmMakesSomeGroupsStatic(t *testing.T) {
@@ -359,18 +378,20 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"metadata-snapshot-every -5":   "metadata-snapshot-every -5",
 		"logs retention-bytes 1":       "retention-bytes 1",
 		"logs retention-bytes lots":    "retention-bytes",
-		"safety 10s\ntopic orders partitions 3 grow-to 3 grow-at 1s":              "grows from 3 to 3",
-		"safety 10s\ntopic orders partitions 3 grow-to 17 grow-at 1s":             "at most 16",
-		"safety 10s\ntopic orders partitions 3 grow-to 5 grow-at 10s":             "within the safety phase",
-		"topic orders partitions 3 grow-at 1s":                                    "grow-at without grow-to",
-		"topic orders partitions 3 grow-to 5 grow-at soon":                        "grow-at",
-		"safety 10s\ntopic orders partitions 3 alter-every 50ms":                  "configs altered every 50ms",
-		"safety 10s\ntopic orders partitions 3 alter-every 11s":                   "configs altered every 11s",
-		"safety 10s\ntopic scratch partitions 1 recreate-every 1s alter-every 1s": "has its configs altered",
-		"safety 10s\ntopic scratch partitions 1 recreate-every 1s elect-every 1s": "nor has leaders elected",
-		"safety 10s\ntopic orders partitions 3 elect-every 50ms":                  "leaders elected every 50ms",
-		"nodes 3 leader-rebalance-every 100ms":                                    "leader-rebalance-every 100ms",
-		"nodes 3 leader-rebalance-every soon":                                     "leader-rebalance-every",
+		"safety 10s\ntopic orders partitions 3 grow-to 3 grow-at 1s":                 "grows from 3 to 3",
+		"safety 10s\ntopic orders partitions 3 grow-to 17 grow-at 1s":                "at most 16",
+		"safety 10s\ntopic orders partitions 3 grow-to 5 grow-at 10s":                "within the safety phase",
+		"topic orders partitions 3 grow-at 1s":                                       "grow-at without grow-to",
+		"topic orders partitions 3 grow-to 5 grow-at soon":                           "grow-at",
+		"safety 10s\ntopic orders partitions 3 alter-every 50ms":                     "configs altered every 50ms",
+		"safety 10s\ntopic orders partitions 3 alter-every 11s":                      "configs altered every 11s",
+		"safety 10s\ntopic scratch partitions 1 recreate-every 1s alter-every 1s":    "has its configs altered",
+		"safety 10s\ntopic scratch partitions 1 recreate-every 1s elect-every 1s":    "has leaders elected nor",
+		"safety 10s\ntopic orders partitions 3 elect-every 50ms":                     "leaders elected every 50ms",
+		"safety 10s\ntopic orders partitions 3 reassign-every 50ms":                  "reassigned every 50ms",
+		"safety 10s\ntopic scratch partitions 1 recreate-every 1s reassign-every 1s": "nor is reassigned",
+		"nodes 3 leader-rebalance-every 100ms":                                       "leader-rebalance-every 100ms",
+		"nodes 3 leader-rebalance-every soon":                                        "leader-rebalance-every",
 	}
 	for text, want := range cases {
 		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {

@@ -105,8 +105,10 @@ func (s Scenario) validateTopics() error {
 			return fmt.Errorf("scenario: topic %s deletes every %v; want %v to the safety phase (%v)", t.Name, t.DeleteEvery, deleteEveryMin, s.Safety)
 		case t.RecreateEvery != 0 && (t.RecreateEvery < recreateEveryMin || t.RecreateEvery > s.Safety):
 			return fmt.Errorf("scenario: topic %s is created again every %v; want %v to the safety phase (%v)", t.Name, t.RecreateEvery, recreateEveryMin, s.Safety)
-		case t.RecreateEvery != 0 && (t.GrowTo != 0 || t.DeleteEvery != 0 || t.AlterEvery != 0 || t.ElectEvery != 0):
-			return fmt.Errorf("scenario: topic %s is created again, so it neither grows, has records deleted, has its configs altered nor has leaders elected", t.Name)
+		case t.RecreateEvery != 0 && (t.GrowTo != 0 || t.DeleteEvery != 0 || t.AlterEvery != 0 || t.ElectEvery != 0 || t.ReassignEvery != 0):
+			return fmt.Errorf("scenario: topic %s is created again, so it neither grows, has records deleted, has its configs altered, has leaders elected nor is reassigned", t.Name)
+		case t.ReassignEvery != 0 && (t.ReassignEvery < reassignEveryMin || t.ReassignEvery > s.Safety):
+			return fmt.Errorf("scenario: topic %s is reassigned every %v; want %v to the safety phase (%v)", t.Name, t.ReassignEvery, reassignEveryMin, s.Safety)
 		case t.ElectEvery != 0 && (t.ElectEvery < electEveryMin || t.ElectEvery > s.Safety):
 			return fmt.Errorf("scenario: topic %s has leaders elected every %v; want %v to the safety phase (%v)", t.Name, t.ElectEvery, electEveryMin, s.Safety)
 		case t.AlterEvery != 0 && (t.AlterEvery < alterEveryMin || t.AlterEvery > s.Safety):

@@ -112,6 +112,9 @@ func Size(s scenario.Scenario) int {
 		if t.ElectEvery != 0 {
 			size++
 		}
+		if t.ReassignEvery != 0 {
+			size++
+		}
 	}
 	return size
 }

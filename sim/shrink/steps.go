@@ -80,6 +80,7 @@ func shorterSafety(s scenario.Scenario) []candidate {
 			c.Topics[i].RecreateEvery = min(c.Topics[i].RecreateEvery, safety)
 			c.Topics[i].AlterEvery = min(c.Topics[i].AlterEvery, safety)
 			c.Topics[i].ElectEvery = min(c.Topics[i].ElectEvery, safety)
+			c.Topics[i].ReassignEvery = min(c.Topics[i].ReassignEvery, safety)
 		}
 		out = append(out, candidate{fmt.Sprintf("safety %v", safety), c})
 	}
@@ -155,6 +156,7 @@ func noTopicActions(s scenario.Scenario) []candidate {
 			{"is not created again", func(t *scenario.Topic) bool { was := t.RecreateEvery != 0; t.RecreateEvery = 0; return was }},
 			{"keeps its configs", func(t *scenario.Topic) bool { was := t.AlterEvery != 0; t.AlterEvery = 0; return was }},
 			{"has no leaders elected", func(t *scenario.Topic) bool { was := t.ElectEvery != 0; t.ElectEvery = 0; return was }},
+			{"is not reassigned", func(t *scenario.Topic) bool { was := t.ReassignEvery != 0; t.ReassignEvery = 0; return was }},
 		} {
 			c := clone(s)
 			if action.unset(&c.Topics[i]) {

@@ -17,7 +17,7 @@ func TestShrinkingDropsATopicsGrowth(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	s.Topics[0].DeleteEvery, s.Topics[0].AlterEvery, s.Topics[0].ElectEvery = 0, 0, 0
+	s.Topics[0].DeleteEvery, s.Topics[0].AlterEvery, s.Topics[0].ElectEvery, s.Topics[0].ReassignEvery = 0, 0, 0, 0
 	candidates := noTopicActions(s)
 	if len(candidates) != 1 || candidates[0].scenario.Topics[0].GrowTo != 0 || Size(candidates[0].scenario) >= Size(s) {
 		t.Fatalf("noTopicActions gave %+v, want one smaller candidate without the growth", candidates)
@@ -41,7 +41,7 @@ func TestShrinkingDropsATopicsGrowth(t *testing.T) {
 func TestShrinkingDropsATopicsConfigChanges(t *testing.T) {
 	s := scenario.Draw(1)
 	s.Safety = 10 * time.Second
-	s.Topics[0].GrowTo, s.Topics[0].GrowAt, s.Topics[0].DeleteEvery, s.Topics[0].ElectEvery = 0, 0, 0, 0
+	s.Topics[0].GrowTo, s.Topics[0].GrowAt, s.Topics[0].DeleteEvery, s.Topics[0].ElectEvery, s.Topics[0].ReassignEvery = 0, 0, 0, 0, 0
 	s.Topics[0].AlterEvery = 8 * time.Second
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
