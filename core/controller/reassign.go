@@ -27,11 +27,16 @@ import (
 //     replica in the ISR that may lead. The removed replicas' brokers then
 //     delete their copies (core/broker, partitions.go).
 //
-// A new reassignment of a partition that is being reassigned starts from
-// its current replicas, the old target's new members included, so nothing
-// that may hold the data is dropped before the new target holds it.
-// Cancelling drops the members the reassignment was adding and keeps the
-// rest; it is refused while those are the whole ISR (Kafka would elect
+// A partition's original replicas are its replicas minus those being
+// added, and they stay so however many times the reassignment is
+// replaced, so cancelling always brings them back and the replication
+// factor never drifts. A new target for a partition being reassigned is
+// planned from them: the old target's new members that the new one does
+// not want leave at once (they were never needed: the original replicas
+// stay until the new target holds the data), unless they are the whole
+// ISR, when the request is refused (ELIGIBLE_LEADERS_NOT_AVAILABLE: wait
+// for the reassignment in progress). Cancelling drops every member being
+// added, refused likewise while they are the whole ISR (Kafka would elect
 // uncleanly from the rest and lose what only the new members have).
 
 // AlterPartitionReassignments answers AlterPartitionReassignments (key 45),
@@ -129,25 +134,26 @@ func (c *Controller) planReassignment(req *kmsg.AlterPartitionAssignmentsRequest
 			return partitionTarget{}, fail(kerr.InvalidReplicaAssignment, "%s-%d: the target %v names broker %d, which is not registered", name, p.Index, target, id)
 		}
 	}
-	if current := len(p.Replicas) - len(p.AddingReplicas); req.Version >= 1 && !req.AllowReplicationFactorChange && len(target) != current {
+	if current := len(p.TargetReplicas()); req.Version >= 1 && !req.AllowReplicationFactorChange && len(target) != current {
 		return partitionTarget{}, fail(kerr.InvalidReplicationFactor,
 			"%s-%d: the target %v changes the replication factor from %d to %d, and the request does not allow it", name, p.Index, target, current, len(target))
 	}
-	state := partitionTarget{leader: p.Leader, isr: p.ISR, replicas: slices.Clone(target)}
-	for _, id := range p.Replicas {
-		if !slices.Contains(target, id) {
-			state.replicas = append(state.replicas, id)
-			state.removing = append(state.removing, id)
-		}
+	original := minus(p.Replicas, p.AddingReplicas)
+	dropped := minus(p.AddingReplicas, target)
+	state := partitionTarget{leader: p.Leader, isr: minus(p.ISR, dropped), replicas: slices.Clone(target)}
+	if len(state.isr) == 0 {
+		return partitionTarget{}, fail(kerr.EligibleLeadersNotAvailable,
+			"%s-%d: its ISR %v holds only replicas the reassignment in progress adds and the new target %v drops; wait for it to complete", name, p.Index, p.ISR, target)
 	}
-	for _, id := range target {
-		if !slices.Contains(p.Replicas, id) {
-			state.adding = append(state.adding, id)
-		}
+	state.removing = minus(original, target)
+	state.replicas = append(state.replicas, state.removing...)
+	state.adding = minus(target, original)
+	if slices.Contains(dropped, state.leader) {
+		state.leader = firstEligible(state.replicas, state.isr, view)
 	}
-	if len(state.adding) > 0 || len(state.removing) > 0 {
+	if len(state.adding) > 0 || len(state.removing) > 0 || len(dropped) > 0 {
 		c.log.Info("partition reassignment started", "topic", name, "partition", p.Index,
-			"replicas", p.Replicas, "target", target, "adding", state.adding, "removing", state.removing)
+			"replicas", p.Replicas, "target", target, "adding", state.adding, "removing", state.removing, "dropping", dropped)
 	}
 	return state, nil
 }
@@ -159,17 +165,7 @@ func (c *Controller) planCancellation(p *metadata.Partition, view candidates) (p
 	if !p.Reassigning() {
 		return partitionTarget{}, fail(kerr.NoReassignmentInProgress, "%s-%d is not being reassigned", name, p.Index)
 	}
-	state := partitionTarget{leader: p.Leader}
-	for _, id := range p.Replicas {
-		if !slices.Contains(p.AddingReplicas, id) {
-			state.replicas = append(state.replicas, id)
-		}
-	}
-	for _, id := range p.ISR {
-		if !slices.Contains(p.AddingReplicas, id) {
-			state.isr = append(state.isr, id)
-		}
-	}
+	state := partitionTarget{leader: p.Leader, replicas: minus(p.Replicas, p.AddingReplicas), isr: minus(p.ISR, p.AddingReplicas)}
 	if len(state.isr) == 0 {
 		return partitionTarget{}, fail(kerr.EligibleLeadersNotAvailable,
 			"%s-%d: its ISR %v holds only replicas the reassignment adds; cancelling would lose what only they have (wait for it to complete)", name, p.Index, p.ISR)
@@ -187,23 +183,13 @@ func (c *Controller) completeReassignment(p *metadata.Partition, s partitionTarg
 	if len(s.adding) == 0 && len(s.removing) == 0 {
 		return s
 	}
-	var target []int32
-	for _, id := range s.replicas {
-		if !slices.Contains(s.removing, id) {
-			target = append(target, id)
-		}
-	}
+	target := minus(s.replicas, s.removing)
 	for _, id := range target {
 		if !slices.Contains(s.isr, id) {
 			return s
 		}
 	}
-	var isr []int32
-	for _, id := range s.isr {
-		if !slices.Contains(s.removing, id) {
-			isr = append(isr, id)
-		}
-	}
+	isr := minus(s.isr, s.removing)
 	done := partitionTarget{leader: s.leader, isr: isr, replicas: target}
 	if done.leader >= 0 && !slices.Contains(target, done.leader) {
 		done.leader = firstEligible(target, isr, view)
@@ -315,6 +301,17 @@ func (c *Controller) listReassignments(req *kmsg.ListPartitionReassignmentsReque
 		}
 	}
 	return topics
+}
+
+// minus returns ids without those in gone, in order.
+func minus(ids, gone []int32) []int32 {
+	kept := make([]int32, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(gone, id) {
+			kept = append(kept, id)
+		}
+	}
+	return kept
 }
 
 // nonNil returns ids, or an empty list for nil: the protocol's lists are
