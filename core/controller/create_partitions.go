@@ -91,7 +91,9 @@ func (c *Controller) planPartitionCreation(t kmsg.CreatePartitionsRequestTopic) 
 		return nil, fail(kerr.InvalidPartitions, "topic %q would have %d partitions, more than %d", t.Topic, t.Count, partitionsPerTopicMax)
 	}
 	additional := t.Count - current
-	replicationFactor := len(topic.Partitions[0].Replicas)
+	// Partition 0's target: while it is being reassigned its replicas
+	// include those leaving.
+	replicationFactor := len(topic.Partitions[0].TargetReplicas())
 	var assignments, isrs [][]int32
 	if len(t.Assignment) > 0 {
 		if len(t.Assignment) != int(additional) {

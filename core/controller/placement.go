@@ -60,16 +60,18 @@ func randomPlacement(e core.Entropy, brokers []int32, firstPartition, count int3
 // continuedPlacement places partitions added to an existing topic so that
 // they continue its pattern: the start is where its partition 0's
 // preferred leader sits among the brokers (as Kafka's CreatePartitions did
-// before KRaft), and random if that broker is no longer usable.
+// before KRaft), and random if that broker is no longer usable. Partition
+// 0 may be being reassigned: its target, not its replicas of the moment
+// (the target plus those leaving), is the pattern and the factor.
 func continuedPlacement(e core.Entropy, brokers []int32, t *metadata.Topic, count int32) placementSpec {
-	first := t.Partitions[0]
-	start := slices.Index(brokers, first.Replicas[0])
+	first := t.Partitions[0].TargetReplicas()
+	start := slices.Index(brokers, first[0])
 	if start < 0 {
-		return randomPlacement(e, brokers, int32(len(t.Partitions)), count, len(first.Replicas))
+		return randomPlacement(e, brokers, int32(len(t.Partitions)), count, len(first))
 	}
 	return placementSpec{
 		brokers: brokers, firstPartition: int32(len(t.Partitions)), count: count,
-		replicationFactor: len(first.Replicas), startIndex: start, shift: start,
+		replicationFactor: len(first), startIndex: start, shift: start,
 	}
 }
 

@@ -184,3 +184,22 @@ func checkImageReassignment(t *rapid.T, p *metadata.Partition) {
 		t.Fatalf("replicas %v adding %v removing %v", p.Replicas, p.AddingReplicas, p.RemovingReplicas)
 	}
 }
+
+// Partitions added while partition 0 is being reassigned take its target's
+// replication factor, not its replica count of the moment.
+func TestPartitionsAddedDuringAReassignmentKeepTheReplicationFactor(t *testing.T) {
+	tc := newTestController(t, Config{}, 1, 2, 3, 4)
+	p := tc.mustCreate("t", 1, 2).Partitions[0]
+	target := slices.DeleteFunc([]int32{1, 2, 3, 4}, func(id int32) bool { return slices.Contains(p.Replicas, id) })
+	requireCode(t, "reassign", tc.reassign("t", 0, target).ErrorCode, nil, nil)
+	if len(p.Replicas) != 4 {
+		t.Fatalf("reassigning: replicas %v, want 4 of them", p.Replicas)
+	}
+	resp := tc.createPartitions(false, growTo("t", 3))
+	requireCode(t, "grow", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage, nil)
+	for _, added := range tc.c.Image().Topics["t"].Partitions[1:] {
+		if len(added.Replicas) != 2 {
+			t.Fatalf("partition %d added with replicas %v; want 2 of them", added.Index, added.Replicas)
+		}
+	}
+}
