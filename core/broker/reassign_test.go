@@ -211,3 +211,42 @@ func TestCancellingAReassignmentKeepsTheOriginalReplicas(t *testing.T) {
 		t.Fatalf("node %d, never a replica in the end, has %v", down, dirs)
 	}
 }
+
+// kafka-reassign-partitions.sh --verify clears the replication throttles
+// it may have set, on every topic and broker involved, and fails if that
+// fails. Sluice does not throttle replication: clearing succeeds and
+// changes nothing; setting one is refused.
+func TestClearingReplicationThrottlesSucceedsAndSettingThemIsRefused(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.createTopic("t", 1)
+	r := c.alterIncrementally("t",
+		op("leader.replication.throttled.replicas", kmsg.IncrementalAlterConfigOpDelete, ""),
+		op("follower.replication.throttled.replicas", kmsg.IncrementalAlterConfigOpDelete, ""))
+	requireNoError(t, "clearing a topic's throttles", r.ErrorCode, r.ErrorMessage)
+	r = c.alterIncrementally("t", op("leader.replication.throttled.replicas", kmsg.IncrementalAlterConfigOpSet, "*"))
+	requireError(t, "setting a topic's throttle", r.ErrorCode, r.ErrorMessage, kerr.InvalidConfig)
+
+	broker := func(operation kmsg.IncrementalAlterConfigOp, names ...string) kmsg.IncrementalAlterConfigsResponseResource {
+		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+		resource := kmsg.NewIncrementalAlterConfigsRequestResource()
+		resource.ResourceType, resource.ResourceName = kmsg.ConfigResourceTypeBroker, "1"
+		for _, name := range names {
+			resource.Configs = append(resource.Configs, op(name, operation, "1000"))
+		}
+		req.Resources = append(req.Resources, resource)
+		return c.request(req).(*kmsg.IncrementalAlterConfigsResponse).Resources[0]
+	}
+	b := broker(kmsg.IncrementalAlterConfigOpDelete, "leader.replication.throttled.rate", "follower.replication.throttled.rate",
+		"replica.alter.log.dirs.io.max.bytes.per.second")
+	requireNoError(t, "clearing a broker's throttles", b.ErrorCode, b.ErrorMessage)
+	b = broker(kmsg.IncrementalAlterConfigOpSet, "leader.replication.throttled.rate")
+	requireError(t, "setting a broker's throttle", b.ErrorCode, b.ErrorMessage, kerr.InvalidRequest)
+	b = broker(kmsg.IncrementalAlterConfigOpDelete, "leader.replication.throttled.rate", "num.io.threads")
+	requireError(t, "clearing a throttle and another config", b.ErrorCode, b.ErrorMessage, kerr.InvalidRequest)
+	for _, config := range c.describeConfigs(kmsg.ConfigResourceTypeTopic, "t").Configs {
+		if config.Source == kmsg.ConfigSourceDynamicTopicConfig {
+			t.Fatalf("clearing throttles left %s=%v set", config.Name, config.Value)
+		}
+	}
+}

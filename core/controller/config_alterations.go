@@ -16,7 +16,10 @@ type configAlteration struct {
 	resourceType kmsg.ConfigResourceType
 	resourceName string
 	configNames  []string // the names the request changes, in its order
-	failure      *failure
+	// clearsThrottlesOnly is set when every operation deletes a
+	// replication throttle (see replicationThrottles).
+	clearsThrottlesOnly bool
+	failure             *failure
 }
 
 // alterTopicConfigs computes a topic's new explicit configs from its
@@ -59,7 +62,7 @@ func (c *Controller) planConfigAlterations(resources []*configAlteration, valida
 		switch r.resourceType {
 		case kmsg.ConfigResourceTypeTopic:
 		case kmsg.ConfigResourceTypeBroker:
-			if len(r.configNames) > 0 {
+			if len(r.configNames) > 0 && !r.clearsThrottlesOnly {
 				r.failure = fail(kerr.InvalidRequest, "cannot update these configs dynamically: %s (Sluice's broker configs are static: set them in the broker's configuration)",
 					strings.Join(r.configNames, ", "))
 			}

@@ -23,12 +23,20 @@ import (
 // Besides the rules of planConfigAlterations, an unknown config or an
 // invalid resulting value is INVALID_CONFIG and an unknown operation
 // INVALID_REQUEST. Only what changes is written.
+//
+// Sluice does not throttle replication, so Kafka's throttle configs
+// (replicationThrottles) cannot be set; deleting them, on a topic or a
+// broker, succeeds and changes nothing, as kafka-reassign-partitions.sh
+// --verify and --cancel clear them after every reassignment.
 func (c *Controller) IncrementalAlterConfigs(req *kmsg.IncrementalAlterConfigsRequest, done func(*kmsg.IncrementalAlterConfigsResponse)) {
 	resources := make([]*configAlteration, len(req.Resources))
 	for i, r := range req.Resources {
-		resources[i] = &configAlteration{resourceType: r.ResourceType, resourceName: r.ResourceName}
+		resources[i] = &configAlteration{resourceType: r.ResourceType, resourceName: r.ResourceName, clearsThrottlesOnly: len(r.Configs) > 0}
 		for _, config := range r.Configs {
 			resources[i].configNames = append(resources[i].configNames, config.Name)
+			if config.Op != kmsg.IncrementalAlterConfigOpDelete || !slices.Contains(replicationThrottles, config.Name) {
+				resources[i].clearsThrottlesOnly = false
+			}
 		}
 	}
 	answer := func(commit *failure) {
@@ -63,9 +71,24 @@ func (c *Controller) IncrementalAlterConfigs(req *kmsg.IncrementalAlterConfigsRe
 	})
 }
 
+// replicationThrottles are Kafka's replication throttle configs: the
+// leader's and follower's throttled replicas of a topic, and a broker's
+// throttled rates.
+var replicationThrottles = []string{
+	"leader.replication.throttled.replicas", "follower.replication.throttled.replicas",
+	"leader.replication.throttled.rate", "follower.replication.throttled.rate",
+	"replica.alter.log.dirs.io.max.bytes.per.second",
+}
+
 // applyConfigOperation applies one operation to a topic's explicit configs.
 // Values are validated afterwards, once all operations have applied.
 func (c *Controller) applyConfigOperation(configs map[string]string, op kmsg.IncrementalAlterConfigsRequestResourceConfig) *failure {
+	if slices.Contains(replicationThrottles, op.Name) {
+		if op.Op == kmsg.IncrementalAlterConfigOpDelete {
+			return nil // never set, so already gone
+		}
+		return fail(kerr.InvalidConfig, "%s: Sluice does not throttle replication", op.Name)
+	}
 	if _, known := metadata.LookupTopicConfig(op.Name); !known {
 		return fail(kerr.InvalidConfig, "unknown topic config name: %s", op.Name)
 	}
