@@ -230,7 +230,13 @@ func (c *Controller) changeTo(p *metadata.Partition, s partitionTarget, view can
 	assert(s.leader < 0 || slices.Contains(s.replicas, s.leader), "%s-%d: leader %d is not a replica %v", p.Topic.Name, p.Index, s.leader, s.replicas)
 	change := &metadata.PartitionChangeRecord{TopicID: p.Topic.ID, Partition: p.Index}
 	changed := false
-	if s.leader != p.Leader {
+	// A change that takes replicas away bumps the leader epoch even if
+	// the leader stays, as Kafka's controller does: the leader then
+	// refuses the fetches of a removed replica whose broker has not yet
+	// applied its removal. Without it such a replica, added back in the
+	// meantime, could join the ISR on fetches from the log its broker
+	// is about to delete, and lead the partition empty.
+	if s.leader != p.Leader || len(minus(p.Replicas, s.replicas)) > 0 {
 		change.Leader = &s.leader
 		change.Unclean = unclean
 		changed = true

@@ -203,3 +203,28 @@ func TestPartitionsAddedDuringAReassignmentKeepTheReplicationFactor(t *testing.T
 		}
 	}
 }
+
+// Taking a replica away bumps the leader epoch, the leader staying: the
+// leader then fences the fetches of the removed replica, whose broker may
+// not yet know it was removed (and, added back meanwhile, could otherwise
+// join the ISR on a log it is about to delete).
+func TestRemovingAReplicaBumpsTheLeaderEpoch(t *testing.T) {
+	tc := newTestController(t, Config{}, 1, 2, 3)
+	p := tc.mustCreate("t", 1, 3).Partitions[0]
+	leader, epoch := p.Leader, p.LeaderEpoch
+	kept := []int32{leader}
+	for _, id := range p.Replicas {
+		if id != leader && len(kept) < 2 {
+			kept = append(kept, id)
+		}
+	}
+	requireCode(t, "shrink", tc.reassign("t", 0, kept).ErrorCode, nil, nil)
+	if p.Reassigning() || !slices.Equal(p.Replicas, kept) || p.Leader != leader || p.LeaderEpoch != epoch+1 {
+		t.Fatalf("after removing a replica: replicas %v leader %d epoch %d; want %v, %d, %d", p.Replicas, p.Leader, p.LeaderEpoch, kept, leader, epoch+1)
+	}
+	// Adding one back changes no epoch of the leader's.
+	requireCode(t, "grow", tc.reassign("t", 0, []int32{1, 2, 3}).ErrorCode, nil, nil)
+	if p.LeaderEpoch != epoch+1 {
+		t.Fatalf("adding a replica moved the leader epoch to %d", p.LeaderEpoch)
+	}
+}

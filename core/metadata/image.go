@@ -250,7 +250,10 @@ func (img *Image) applyPartitionChange(r *PartitionChangeRecord) error {
 	if r.Unclean && !newLeader {
 		return fmt.Errorf("topic %q partition %d: an unclean election without a new leader", p.Topic.Name, p.Index)
 	}
-	if r.Leader != nil && *r.Leader != p.Leader {
+	if r.Leader != nil {
+		// A record naming the leader it already has bumps the epoch
+		// all the same, as Kafka's does: the controller fences the
+		// replicas a reassignment removes so.
 		p.Leader = *r.Leader
 		p.LeaderEpoch++
 	}

@@ -74,8 +74,9 @@ type PartitionRecord struct {
 }
 
 // PartitionChangeRecord changes a partition's leader, ISR or replicas. Nil fields are
-// unchanged. A new leader bumps the leader epoch; any change bumps the
-// partition epoch, which AlterPartition requests must name to be accepted.
+// unchanged. A Leader, even the one the partition has, bumps the leader
+// epoch; any change bumps the partition epoch, which AlterPartition
+// requests must name to be accepted.
 type PartitionChangeRecord struct {
 	TopicID   TopicID `json:"topic_id"`
 	Partition int32   `json:"partition"`
