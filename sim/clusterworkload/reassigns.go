@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"sluice/core/metadata"
 	"sluice/jepsen/history"
 	"sluice/sim/kernel"
 	"sluice/sim/scenario"
@@ -19,7 +20,9 @@ import (
 // topic the clients use to a random set of as many nodes, in a random
 // order (AlterPartitionReassignments, as kafka-reassign-partitions.sh
 // --execute), or, in a fifth of the rounds, cancels the partition's
-// reassignment in progress (--cancel). The request goes to node after node
+// reassignment in progress (--cancel). When groups consume, a fifth of the
+// rounds move a partition of __consumer_offsets instead, and with it the
+// coordination of the groups it holds. The request goes to node after node
 // (each forwards it to the active controller) until one answers for the
 // partition.
 //
@@ -38,7 +41,23 @@ const (
 	reassignAttemptsMax = 6
 	// reassignCancelChance is the share of rounds that cancel.
 	reassignCancelChance = 0.2
+	// reassignOffsetsChance is the share of rounds that move a
+	// partition of __consumer_offsets, when groups consume.
+	reassignOffsetsChance = 0.2
 )
+
+// reassignment is one round's request.
+type reassignment struct {
+	topic     string
+	partition int32
+	// target is nil for a cancellation.
+	target []int32
+	// offsets is set for a partition of __consumer_offsets, whose
+	// replication factor is what its creation found (up to three
+	// replicas, as many brokers as were up): the request allows a change,
+	// and nothing is expected of the partition's replicas in the end.
+	offsets bool
+}
 
 // reassigner is one topic's operator of partition reassignments.
 type reassigner struct {
@@ -90,58 +109,64 @@ func (r *run) reassignRound(a *reassigner) {
 	if a.busy {
 		return
 	}
-	partition := int32(a.rng.IntN(r.partitionCount(a.topic)))
-	var target []int32 // nil: cancel
+	x := reassignment{topic: a.topic.Name, partition: int32(a.rng.IntN(r.partitionCount(a.topic)))}
+	size := a.topic.Replication
+	if len(r.scenario.Clients.Groups) > 0 && a.rng.Float64() < reassignOffsetsChance {
+		x = reassignment{topic: metadata.ConsumerOffsetsTopic, partition: int32(a.rng.IntN(r.scenario.Cluster.OffsetsPartitions)), offsets: true}
+		size = min(3, r.scenario.Cluster.Nodes)
+	}
 	if a.rng.Float64() >= reassignCancelChance {
 		nodes := make([]int32, r.scenario.Cluster.Nodes)
 		for i := range nodes {
 			nodes[i] = int32(i + 1)
 		}
 		a.rng.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
-		target = nodes[:a.topic.Replication]
+		x.target = nodes[:size]
 	}
 	a.busy = true
 	a.rounds++
-	// Until a controller confirms it, the request may or may not take
-	// effect: nothing is expected of the partition.
-	a.last[partition] = nil
-	r.reassign(a, partition, target, 0)
+	if !x.offsets {
+		// Until a controller confirms it, the request may or may not
+		// take effect: nothing is expected of the partition.
+		a.last[x.partition] = nil
+	}
+	r.reassign(a, x, 0)
 }
 
 // reassign sends one round's request to the next node, and again to the
 // one after while no controller answered for the partition.
-func (r *run) reassign(a *reassigner, partition int32, target []int32, attempt int) {
+func (r *run) reassign(a *reassigner, x reassignment, attempt int) {
 	node := 1 + a.requests%r.scenario.Cluster.Nodes
 	a.requests++
 	req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
 	req.Version = alterReassignmentsVersion
 	req.TimeoutMillis = int32(adminTimeout.Milliseconds())
-	req.AllowReplicationFactorChange = false
+	req.AllowReplicationFactorChange = x.offsets
 	rt := kmsg.NewAlterPartitionAssignmentsRequestTopic()
-	rt.Topic = a.topic.Name
+	rt.Topic = x.topic
 	rp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
-	rp.Partition, rp.Replicas = partition, target
+	rp.Partition, rp.Replicas = x.partition, x.target
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	r.admin.request(clientAddress(node), req, func(resp kmsg.Response, err error) {
 		answered := false
 		if err == nil {
-			answered = r.reassignmentAnswer(a, node, partition, target, resp.(*kmsg.AlterPartitionAssignmentsResponse))
+			answered = r.reassignmentAnswer(a, node, x, resp.(*kmsg.AlterPartitionAssignmentsResponse))
 		}
-		if !answered {
-			a.uncertain[partition] = true
+		if !answered && !x.offsets {
+			a.uncertain[x.partition] = true
 		}
 		if answered || r.violation != nil || attempt+1 >= reassignAttemptsMax {
 			a.busy = false
 			return
 		}
-		r.retryAdmin(func() { r.reassign(a, partition, target, attempt+1) })
+		r.retryAdmin(func() { r.reassign(a, x, attempt+1) })
 	})
 }
 
 // reassignmentAnswer judges an answer and reports whether a controller
 // gave it (rather than refusing it as a whole or for want of one).
-func (r *run) reassignmentAnswer(a *reassigner, node int, partition int32, target []int32, resp *kmsg.AlterPartitionAssignmentsResponse) bool {
+func (r *run) reassignmentAnswer(a *reassigner, node int, x reassignment, resp *kmsg.AlterPartitionAssignmentsResponse) bool {
 	if resp.ErrorCode != 0 || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
 		return false
 	}
@@ -149,15 +174,16 @@ func (r *run) reassignmentAnswer(a *reassigner, node int, partition int32, targe
 	switch {
 	case code == 0:
 		a.confirmed++
-		if target != nil {
-			a.last[partition] = slices.Clone(target)
+		if x.target != nil && !x.offsets {
+			a.last[x.partition] = slices.Clone(x.target)
 		}
-		r.note(fmt.Sprintf("n%d confirmed reassigning %s-%d to %v", node, a.topic.Name, partition, target))
+		r.note(fmt.Sprintf("n%d confirmed reassigning %s-%d to %v", node, x.topic, x.partition, x.target))
 		return true
-	case target == nil && (code == kerr.NoReassignmentInProgress.Code || code == kerr.EligibleLeadersNotAvailable.Code):
-		// Nothing to cancel, or a cancellation that would lose data:
-		// the partition stays as it was, and its last target, if
-		// confirmed, is known no more (this round reset it).
+	case code == kerr.NoReassignmentInProgress.Code && x.target == nil, code == kerr.EligibleLeadersNotAvailable.Code:
+		// Nothing to cancel, or a cancellation or a new target that
+		// would drop every in-sync replica: the partition stays as it
+		// was, and its last target, if confirmed, is known no more
+		// (this round reset it).
 		return true
 	case kerr.IsRetriable(kerr.ErrorForCode(code)):
 		return false
@@ -167,7 +193,7 @@ func (r *run) reassignmentAnswer(a *reassigner, node int, partition int32, targe
 			message = ": " + *m
 		}
 		r.fail("reassignment-refused", fmt.Sprintf("n%d answered reassigning %s-%d to %v: %v%s",
-			node, a.topic.Name, partition, target, kerr.ErrorForCode(code), message))
+			node, x.topic, x.partition, x.target, kerr.ErrorForCode(code), message))
 		return true
 	}
 }
