@@ -14,4 +14,9 @@ const (
 	// fallen out of the ISR, alone in the new ISR: it may lack
 	// acknowledged writes, which are then lost.
 	CanaryPreferredOutsideISR = "controller-preferred-outside-isr"
+	// CanaryReassignBeforeCaughtUp makes a partition reassignment count
+	// its target's new members as in sync from the start, so it completes
+	// at once: the old replicas go, a new member that has fetched nothing
+	// may lead, and acknowledged writes are lost.
+	CanaryReassignBeforeCaughtUp = "controller-reassign-before-caught-up"
 )

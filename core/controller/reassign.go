@@ -184,6 +184,9 @@ func (c *Controller) completeReassignment(p *metadata.Partition, s partitionTarg
 		return s
 	}
 	target := minus(s.replicas, s.removing)
+	if c.w.Canaries.On(CanaryReassignBeforeCaughtUp) {
+		s.isr = append(slices.Clone(s.isr), minus(target, s.isr)...)
+	}
 	for _, id := range target {
 		if !slices.Contains(s.isr, id) {
 			return s

@@ -85,6 +85,15 @@ var canaryBiases = map[string]canaryBias{
 		setRate(s, scenario.KindPause, 700*time.Millisecond)
 		s.Schedule = scenario.GenerateSchedule(*s)
 	},
+	// A reassignment completed too early needs reassignments: of the
+	// topic the group reads, often.
+	controller.CanaryReassignBeforeCaughtUp: func(s *scenario.Scenario) {
+		for i := range s.Topics {
+			if s.Topics[i].Name == s.Clients.Groups[0].Topic {
+				s.Topics[i].ReassignEvery = 500 * time.Millisecond
+			}
+		}
+	},
 	replica.CanaryDeleteWithoutFollowers: func(s *scenario.Scenario) {
 		for i := range s.Topics {
 			if s.Topics[i].Name == s.Clients.Groups[0].Topic {

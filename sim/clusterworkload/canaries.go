@@ -83,6 +83,12 @@ func Canaries() []sim.Canary {
 			Description: "a preferred leader election (ElectLeaders) elects the partition's first replica even when it has fallen out of the ISR",
 			SeedsMax:    canaryPreferredOutsideISRSeedsMax,
 		},
+		{
+			Name:        controller.CanaryReassignBeforeCaughtUp,
+			Workload:    Name,
+			Description: "a partition reassignment counts its new replicas as in sync at once and completes before they hold the data",
+			SeedsMax:    canaryReassignBeforeCaughtUpSeedsMax,
+		},
 	}
 }
 
@@ -104,5 +110,6 @@ const (
 	// A preferred replica behind and out of the ISR at the moment of an
 	// election is a narrow window: measured median 12, worst 46 seeds
 	// (25 and 125 before the controllers' own rebalancing elected too).
-	canaryPreferredOutsideISRSeedsMax = 100
+	canaryPreferredOutsideISRSeedsMax    = 100
+	canaryReassignBeforeCaughtUpSeedsMax = 100
 )
