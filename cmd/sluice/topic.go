@@ -19,10 +19,10 @@ import (
 )
 
 func init() {
-	register("topic", "manage topics: create, list, describe, alter, delete, elect-leaders", runTopic)
+	register("topic", "manage topics: create, list, describe, alter, delete, elect-leaders, reassign", runTopic)
 }
 
-const topicUsage = `usage: sluice topic <create|list|describe|alter|delete|elect-leaders> [flags] [topic...]
+const topicUsage = `usage: sluice topic <create|list|describe|alter|delete|elect-leaders|reassign|reassignments> [flags] [topic...]
 
   sluice topic create --partitions 6 --replication-factor 3 [--config retention.ms=60000] orders
   sluice topic list
@@ -30,7 +30,13 @@ const topicUsage = `usage: sluice topic <create|list|describe|alter|delete|elect
   sluice topic alter --config unclean.leader.election.enable=true [--delete-config retention.ms] orders
   sluice topic delete orders
   sluice topic delete --id <topic id, as describe prints it>
-  sluice topic elect-leaders [--unclean] [orders ...]   (no topic: every partition)`
+  sluice topic elect-leaders [--unclean] [orders ...]   (no topic: every partition)
+  sluice topic reassign [--wait [--timeout 60s]] --partition 0 --replicas 3,4 orders
+  sluice topic reassign --partition 0 --cancel orders
+  sluice topic reassign [--cancel] [--wait] --reassignment-json-file reassign.json
+  sluice topic reassignments [orders ...]   (no topic: every topic)
+
+Flags go before the topic names.`
 
 // adminTimeout bounds every admin request the tools make.
 const adminTimeout = 30 * time.Second
@@ -52,6 +58,14 @@ func runTopic(args []string) int {
 	var deleteConfigs settings
 	flags.Var(&deleteConfigs, "delete-config", "for alter: a topic config to remove, back to the broker's default (repeatable)")
 	unclean := flags.Bool("unclean", false, "for elect-leaders: give leaderless partitions a leader from outside the ISR (loses what only the ISR had), instead of moving leadership back to each partition's preferred replica")
+	var reassign reassignOptions
+	flags.IntVar(&reassign.partition, "partition", -1, "for reassign: the partition to reassign")
+	flags.StringVar(&reassign.replicas, "replicas", "", "for reassign: the partition's new replicas, broker ids separated by commas, the preferred leader first")
+	flags.BoolVar(&reassign.cancel, "cancel", false, "for reassign: cancel the partition's reassignment (or those of every partition in --reassignment-json-file): the replicas it was adding go, the others stay")
+	flags.StringVar(&reassign.jsonFile, "reassignment-json-file", "", `for reassign: a kafka-reassign-partitions.sh file naming the partitions and their new replicas: {"version":1,"partitions":[{"topic":"orders","partition":0,"replicas":[3,4]}]}`)
+	flags.BoolVar(&reassign.wait, "wait", false, "for reassign: wait until the reassignments complete, then print each partition's leader, replicas and ISR")
+	flags.DurationVar(&reassign.timeout, "timeout", reassignWaitDefault, "for reassign --wait: how long to wait")
+	flags.BoolVar(&reassign.fixedReplicationFactor, "disallow-replication-factor-change", false, "for reassign: refuse a target with another number of replicas than the partition has (KIP-1074)")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
@@ -76,6 +90,10 @@ func runTopic(args []string) int {
 		return topicAlter(ctx, admin, flags.Args(), configs, deleteConfigs)
 	case "elect-leaders":
 		return topicElectLeaders(ctx, admin, flags.Args(), *unclean)
+	case "reassign":
+		return topicReassign(admin, reassign, flags.Args())
+	case "reassignments":
+		return topicReassignments(ctx, admin, client, flags.Args())
 	case "delete":
 		if len(ids) > 0 {
 			return topicDeleteByID(ctx, client, ids, flags.Args())

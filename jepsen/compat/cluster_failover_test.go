@@ -58,12 +58,19 @@ func startCompatCluster(t *testing.T) *harness.Cluster {
 // startCompatClusterOf is startCompatCluster with nodes nodes.
 func startCompatClusterOf(t *testing.T, nodes int) *harness.Cluster {
 	t.Helper()
+	return startCompatClusterIn(t, nodes, t.TempDir())
+}
+
+// startCompatClusterIn is startCompatClusterOf with the nodes' files in
+// dir: node i's data directory is dir/node-i (harness.ClusterOptions).
+func startCompatClusterIn(t *testing.T, nodes int, dir string) *harness.Cluster {
+	t.Helper()
 	if testing.Short() {
 		t.Skipf("starts a %d-node cluster", nodes)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), failoverWaitMax)
 	defer cancel()
-	cluster, err := harness.StartCluster(ctx, harness.ClusterOptions{Binary: BuildBinary(t), Nodes: nodes, Dir: t.TempDir()})
+	cluster, err := harness.StartCluster(ctx, harness.ClusterOptions{Binary: BuildBinary(t), Nodes: nodes, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
