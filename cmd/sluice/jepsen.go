@@ -47,6 +47,7 @@ func runJepsen(args []string) int {
 	recreateEvery := flags.Duration("recreate-every", 0, "have an operator delete a topic of its own and create it again this often (at least 200ms); 0: never")
 	electEvery := flags.Duration("elect-every", 0, "have an operator run preferred leader elections (ElectLeaders) for every partition this often; 0: never")
 	alterEvery := flags.Duration("alter-every", 0, "have an operator turn the topic's unclean.leader.election.enable on and off in turn this often (loss is then permitted only where a controller elected outside the ISR); 0: never")
+	reassignEvery := flags.Duration("reassign-every", 0, "have an operator move a random partition to random nodes, or cancel its move (AlterPartitionReassignments), this often; after the run none may be left in progress nor any removed replica's copy on disk; 0: never")
 	seed := flags.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the nemesis's choices (targets, durations, shapes)")
 	out := flags.String("out", "jepsen-results", "results root: each run writes to ROOT/<timestamp>")
 	holdMin := flags.Duration("hold-min", 4*time.Second, "shortest fault")
@@ -114,6 +115,11 @@ func runJepsen(args []string) int {
 		return 2
 	}
 	workload.AlterEvery = *alterEvery
+	if *reassignEvery < 0 {
+		fmt.Fprintf(os.Stderr, "sluice jepsen: --reassign-every %v: not negative\n", *reassignEvery)
+		return 2
+	}
+	workload.ReassignEvery = *reassignEvery
 
 	root, err := filepath.Abs(*out)
 	if err != nil {

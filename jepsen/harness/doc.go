@@ -50,7 +50,8 @@
 // What it must never do: reach into core/ or any broker internals. It is
 // a client: it knows what the wire, the processes' exit statuses and
 // their logs tell it. Unlike core/ and sim/ it is not deterministic (real
-// processes, real time); the seed fixes the nemesis's choices only.
+// processes, real time); the seed fixes the nemesis's choices and the
+// reassigner's draws only.
 //
 // Start reading with Run (run.go), then Cluster (cluster.go) and the
 // proxy (proxy.go, links.go), then the nemesis and the clients.

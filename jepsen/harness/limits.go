@@ -142,6 +142,21 @@ const (
 	strandStepTimeout = 20 * time.Second
 )
 
+// The operator reassigning partitions (reassigner.go).
+const (
+	// reassignCancelShare is the share of its rounds that cancel.
+	reassignCancelShare = 0.2
+	// reassignSettleTimeout bounds the wait, once the cluster has
+	// healed and the operator stopped, for no reassignment to be left
+	// in progress and every node to describe the final replicas.
+	reassignSettleTimeout = 60 * time.Second
+	// reassignStrayTimeout bounds the wait, after that, for every node
+	// outside a partition's replicas to have deleted its copy.
+	reassignStrayTimeout = 30 * time.Second
+	// reassignStream is the PCG stream of its draws.
+	reassignStream = 0x7265617373696e
+)
+
 // recreateEveryMin bounds how often the operator deletes and creates its
 // topic again (Workload.RecreateEvery): each round is several admin
 // requests.

@@ -57,8 +57,11 @@ type recreator struct {
 	incarnation int
 	id          [16]byte
 	deleted     [][16]byte
-	writes      []recreatedWrite
-	recreated   atomic.Int64
+	// deleting: a deletion of the current incarnation was stopped
+	// before an answer (deleteIncarnation).
+	deleting  bool
+	writes    []recreatedWrite
+	recreated atomic.Int64
 	// copiesRead counts the nodes' copies of incarnations read on disk
 	// while they were current (readIncarnation).
 	copiesRead atomic.Int64
@@ -336,7 +339,9 @@ func (c *recreator) fetchByID(ctx context.Context, partition int32, offset int64
 
 // deleteIncarnation deletes the current incarnation by its id until a
 // node answers that it is gone (deleted now, or UNKNOWN_TOPIC_ID after an
-// earlier attempt whose answer was lost).
+// earlier attempt whose answer was lost). Stopped by ctx first, it leaves
+// the incarnation marked deleting: a request may have reached the
+// controller, and stop finishes the deletion.
 func (c *recreator) deleteIncarnation(ctx context.Context) bool {
 	c.mutex.Lock()
 	id := c.id
@@ -355,11 +360,15 @@ func (c *recreator) deleteIncarnation(ctx context.Context) bool {
 			if code := resp.Topics[0].ErrorCode; code == 0 || code == kerr.UnknownTopicID.Code {
 				c.mutex.Lock()
 				c.deleted = append(c.deleted, id)
+				c.deleting = false
 				c.mutex.Unlock()
 				return true
 			}
 		}
 		if !sleep(ctx, adminRetryDelay) {
+			c.mutex.Lock()
+			c.deleting = true
+			c.mutex.Unlock()
 			return false
 		}
 	}
@@ -367,17 +376,23 @@ func (c *recreator) deleteIncarnation(ctx context.Context) bool {
 
 // stop ends the operator and, once the cluster has healed, makes sure the
 // last incarnation exists: a run stopped between a deletion and a
-// creation creates it now, within timeout.
+// creation creates it now, within timeout; one stopped during a deletion
+// whose answer never came (the request may still take effect) finishes
+// the deletion first.
 func (c *recreator) stop(timeout time.Duration) error {
 	c.wait()
 	c.mutex.Lock()
 	current := c.incarnation > 0 && !slices.Contains(c.deleted, c.id)
+	deleting := c.deleting
 	c.mutex.Unlock()
-	if current {
+	if current && !deleting {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	if current && !c.deleteIncarnation(ctx) {
+		return fmt.Errorf("the operator's topic %s: a deletion whose answer was lost was not finished within %v", c.topic, timeout)
+	}
 	if !c.createAndLearn(ctx) {
 		return fmt.Errorf("the operator's topic %s was not created again within %v", c.topic, timeout)
 	}

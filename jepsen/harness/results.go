@@ -117,6 +117,10 @@ func verdictText(result *Result) string {
 	if w.ElectEvery > 0 {
 		fmt.Fprintf(&b, "preferred leader elections: every %v, sent %d, partitions moved %d\n", w.ElectEvery, result.ElectionsSent, result.Elected)
 	}
+	if w.ReassignEvery > 0 {
+		fmt.Fprintf(&b, "partition reassignments: every %v, sent %d, confirmed %d, cancelled %d, refused %d (nothing to cancel, or only new replicas in sync)\n",
+			w.ReassignEvery, result.ReassignmentsSent, result.ReassignmentsConfirmed, result.ReassignmentsCancelled, result.ReassignmentsRefused)
+	}
 	fmt.Fprintf(&b, "history: %s\n\n", result.Stats)
 	fmt.Fprintf(&b, "phases:\n")
 	for _, p := range result.Phases {

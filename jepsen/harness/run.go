@@ -87,7 +87,14 @@ type Result struct {
 	// leader of outside the ISR.
 	UncleanSent, UncleanConfirmed int64
 	UncleanElected                []int32
-	Pass                          bool
+	// ReassignmentsSent counts the operator's AlterPartitionReassignments
+	// (Workload.ReassignEvery); ReassignmentsConfirmed the targets and
+	// ReassignmentsCancelled the cancellations a controller accepted;
+	// ReassignmentsRefused those it refused as Kafka does (nothing to
+	// cancel, or only the new members in sync).
+	ReassignmentsSent, ReassignmentsConfirmed    int64
+	ReassignmentsCancelled, ReassignmentsRefused int64
+	Pass                                         bool
 }
 
 // drainPhaseName names the final read among a run's phases.
@@ -160,6 +167,8 @@ type runner struct {
 	// where a controller elected uncleanly.
 	alterer  *alterer
 	nodeLogs []string
+	// reassigner is its operator reassigning partitions, if it has one.
+	reassigner *reassigner
 
 	progressMutex sync.Mutex
 }
@@ -236,7 +245,7 @@ func (r *runner) run(ctx context.Context) error {
 	var workload *clients
 	if err := r.phase("start the clients", func() error {
 		var err error
-		workload, err = startClients(cluster, r.log, w)
+		workload, err = startClients(cluster, r.log, w, r.config.Seed)
 		return err
 	}); err != nil {
 		return err
@@ -245,6 +254,7 @@ func (r *runner) run(ctx context.Context) error {
 	r.recreator = workload.recreator
 	r.elector = workload.elector
 	r.alterer = workload.alterer
+	r.reassigner = workload.reassigner
 	for _, n := range cluster.Nodes() {
 		r.nodeLogs = append(r.nodeLogs, n.LogPath())
 	}
@@ -330,6 +340,23 @@ func (r *runner) run(ctx context.Context) error {
 			r.problem("%s", problem)
 		}
 		r.result.ElectionsSent, r.result.Elected = r.elector.sent.Load(), r.elector.elected.Load()
+	}
+	if r.reassigner != nil {
+		for _, problem := range r.reassigner.problems() {
+			r.problem("%s", problem)
+		}
+		if recovered == nil {
+			_ = r.phase("check the reassignments ended and the removed replicas' copies went", func() error {
+				for _, problem := range r.reassigner.check(ctx) {
+					r.problem("%s", problem)
+				}
+				return nil
+			})
+		}
+		a := r.reassigner
+		r.result.ReassignmentsSent, r.result.ReassignmentsConfirmed = a.sent.Load(), a.confirmed.Load()
+		r.result.ReassignmentsCancelled, r.result.ReassignmentsRefused = a.cancelled.Load(), a.refused.Load()
+		a.client.Close()
 	}
 	r.result.Stats.Drained = drained == nil
 	return nil

@@ -15,15 +15,17 @@ import (
 // in; unset, they go to the test's temporary folder and are removed.
 const keepResultsEnvironment = "SLUICE_JEPSEN_RESULTS"
 
-// TestSmokeRun is `make jepsen` in small: a 3-node cluster, acks=all with
-// min.insync.replicas=2, an operator deleting consumed records every 2 s,
-// 40 s of faults (a kill, a pause, a partition, a full-cluster kill, each
-// for 3-5 s), then recovery, the final read and the checkers, which must
-// find nothing (deleted records never read after their deletion was
-// answered among it). It bounds itself to two minutes.
+// TestSmokeRun is `make jepsen` in small: a 4-node cluster (one node more
+// than the replication factor, so that reassignments move data rather
+// than only reorder the replicas), acks=all with min.insync.replicas=2,
+// the operators of smokeWorkload, 40 s of faults (a kill, a pause, a
+// partition, a full-cluster kill, each for 3-5 s), then recovery, the
+// final read, the operators' checks and the checkers, which must find
+// nothing (deleted records never read after their deletion was answered
+// among it). It bounds itself to two minutes.
 func TestSmokeRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a 3-node cluster under faults for about 90 s")
+		t.Skip("runs a 4-node cluster under faults for about 60 s")
 	}
 	dir := t.TempDir()
 	if keep := os.Getenv(keepResultsEnvironment); keep != "" {
@@ -33,7 +35,7 @@ func TestSmokeRun(t *testing.T) {
 	defer cancel()
 	result, err := Run(ctx, Config{
 		Binary:     compat.BuildBinary(t),
-		Nodes:      3,
+		Nodes:      4,
 		FaultPhase: 40 * time.Second,
 		Faults:     []FaultKind{FaultKill, FaultPause, FaultPartition, FaultFullKill},
 		Timing:     NemesisTiming{HoldMin: 3 * time.Second, HoldMax: 5 * time.Second, Quiet: 3 * time.Second, FullKillDowntime: time.Second},
@@ -67,6 +69,9 @@ func TestSmokeRun(t *testing.T) {
 	if result.ElectionsSent == 0 {
 		t.Error("no preferred leader election was sent")
 	}
+	if result.ReassignmentsConfirmed == 0 {
+		t.Errorf("no partition reassignment was confirmed (%d sent)", result.ReassignmentsSent)
+	}
 	if result.Recreated == 0 || result.RecreatedConfirmed == 0 || result.RecreatedCopiesRead == 0 {
 		t.Errorf("the operator's topic was created again %d times, with %d writes confirmed and %d nodes' copies read", result.Recreated, result.RecreatedConfirmed, result.RecreatedCopiesRead)
 	}
@@ -81,14 +86,16 @@ func TestSmokeRun(t *testing.T) {
 
 // smokeWorkload is the default workload with an operator deleting what
 // the group has consumed every 2 s, one deleting a topic of its own and
-// creating it again every 2 s, and one running preferred leader elections
-// every second, so that the real binary's DeleteRecords, DeleteTopics and
-// ElectLeaders meet the faults too.
+// creating it again every 2 s, one running preferred leader elections
+// every second, and one reassigning a partition (or cancelling) every
+// second, so that the real binary's DeleteRecords, DeleteTopics,
+// ElectLeaders and AlterPartitionReassignments meet the faults too.
 func smokeWorkload() Workload {
-	w := DefaultWorkload(3)
+	w := DefaultWorkload(4)
 	w.DeleteEvery = 2 * time.Second
 	w.RecreateEvery = 2 * time.Second
 	w.ElectEvery = time.Second
+	w.ReassignEvery = time.Second
 	return w
 }
 

@@ -66,6 +66,10 @@ type Workload struct {
 	// unclean.leader.election.enable on and off in turn this often
 	// (alterer.go).
 	AlterEvery time.Duration
+	// ReassignEvery, when set, has an operator move a random partition
+	// of the topic to a random set of ReplicationFactor nodes, or cancel
+	// its reassignment in progress, this often (reassigner.go).
+	ReassignEvery time.Duration
 }
 
 // DefaultWorkload is the workload `sluice jepsen` runs unless told
@@ -107,6 +111,8 @@ func (w Workload) validate(nodes int) error {
 		return fmt.Errorf("%d assign consumers, %d group members: each between 0 and %d", w.AssignConsumers, w.GroupMembers, workloadClientsMax)
 	case w.GroupMembers > 0 && w.Group == "":
 		return errors.New("group members without a group name")
+	case w.ReassignEvery < 0:
+		return fmt.Errorf("reassign every %v: not negative (0 for never)", w.ReassignEvery)
 	case w.RecreateEvery < 0 || w.RecreateEvery > 0 && w.RecreateEvery < recreateEveryMin:
 		return fmt.Errorf("recreate every %v: at least %v, or 0 for never", w.RecreateEvery, recreateEveryMin)
 	case !w.AcksAll && w.Idempotence != IdempotenceOff:
@@ -118,14 +124,15 @@ func (w Workload) validate(nodes int) error {
 
 // clients is every client of a running workload.
 type clients struct {
-	producers []*producer
-	assign    []*assignConsumer
-	members   []*groupMember
-	reader    *committedReader
-	deleter   *deleter
-	recreator *recreator
-	elector   *elector
-	alterer   *alterer
+	producers  []*producer
+	assign     []*assignConsumer
+	members    []*groupMember
+	reader     *committedReader
+	deleter    *deleter
+	recreator  *recreator
+	elector    *elector
+	alterer    *alterer
+	reassigner *reassigner
 
 	cancel  context.CancelFunc
 	ticker  *time.Ticker
@@ -134,8 +141,8 @@ type clients struct {
 }
 
 // startClients starts the workload's clients, sending and consuming until
-// stop.
-func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, error) {
+// stop. seed decides the operators' draws.
+func startClients(cluster *Cluster, log *historyLog, w Workload, seed uint64) (*clients, error) {
 	c := &clients{}
 	fail := func(err error) {
 		c.mutex.Lock()
@@ -205,6 +212,14 @@ func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, erro
 		}
 		c.elector = e
 	}
+	if w.ReassignEvery > 0 {
+		r, err := newReassigner(cluster, w, seed)
+		if err != nil {
+			c.closeAll()
+			return nil, err
+		}
+		c.reassigner = r
+	}
 	if w.RecreateEvery > 0 {
 		recreator, err := newRecreator(cluster, w)
 		if err != nil {
@@ -239,6 +254,9 @@ func startClients(cluster *Cluster, log *historyLog, w Workload) (*clients, erro
 	}
 	if c.alterer != nil {
 		c.alterer.start(ctx)
+	}
+	if c.reassigner != nil {
+		c.reassigner.start(ctx)
 	}
 	return c, nil
 }
@@ -277,6 +295,10 @@ func (c *clients) stop() error {
 	if c.alterer != nil {
 		wait.Add(1)
 		go func() { defer wait.Done(); c.alterer.stop() }()
+	}
+	if c.reassigner != nil {
+		wait.Add(1)
+		go func() { defer wait.Done(); c.reassigner.stop() }()
 	}
 	if c.recreator != nil {
 		wait.Add(1)
@@ -321,6 +343,9 @@ func (c *clients) closeAll() {
 	if c.alterer != nil {
 		c.alterer.client.Close()
 	}
+	if c.reassigner != nil {
+		c.reassigner.client.Close()
+	}
 }
 
 // progress is a one-line summary of what the clients have done.
@@ -352,6 +377,10 @@ func (c *clients) progress() string {
 	}
 	if c.alterer != nil {
 		line += fmt.Sprintf("; unclean toggles sent=%d confirmed=%d", c.alterer.sent.Load(), c.alterer.confirmed.Load())
+	}
+	if c.reassigner != nil {
+		r := c.reassigner
+		line += fmt.Sprintf("; reassignments sent=%d confirmed=%d cancelled=%d refused=%d", r.sent.Load(), r.confirmed.Load(), r.cancelled.Load(), r.refused.Load())
 	}
 	return line
 }
