@@ -147,7 +147,11 @@ func (c *Controller) electAllowingUnclean(p *metadata.Partition, isr []int32, vi
 		return first, isr
 	}
 	if unclean {
-		for _, replica := range p.Replicas {
+		// The replicas a reassignment is adding come last: they may
+		// have copied little or nothing yet, and the loss an unclean
+		// election brings is whatever its leader lacks (Kafka's
+		// controller takes the replica order as it is, target first).
+		for _, replica := range slices.Concat(minus(p.Replicas, p.AddingReplicas), p.AddingReplicas) {
 			if view.mayLead(replica) {
 				c.log.Warn(UncleanElectionMessage,
 					"topic", p.Topic.Name, "partition", p.Index, "leader", replica, "previous_isr", p.ISR)

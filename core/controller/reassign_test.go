@@ -228,3 +228,23 @@ func TestRemovingAReplicaBumpsTheLeaderEpoch(t *testing.T) {
 		t.Fatalf("adding a replica moved the leader epoch to %d", p.LeaderEpoch)
 	}
 }
+
+// An unclean election during a reassignment takes an original replica
+// before one being added, which may hold little or nothing yet.
+func TestAnUncleanElectionPrefersTheOriginalReplicas(t *testing.T) {
+	tc := newTestController(t, Config{}, 1, 2, 3, 4)
+	p := tc.mustCreate("t", 1, 2, metadata.ConfigUncleanLeaderElection, "true").Partitions[0]
+	original := slices.Clone(p.Replicas)
+	adding := slices.DeleteFunc([]int32{1, 2, 3, 4}, func(id int32) bool { return slices.Contains(original, id) })
+	requireCode(t, "reassign", tc.reassign("t", 0, adding).ErrorCode, nil, nil)
+	// The ISR shrinks to one original replica, which then goes.
+	tc.alterPartition(3, p.Leader, alterISR("t", p, p.Leader))
+	outside := original[0]
+	if outside == p.Leader {
+		outside = original[1]
+	}
+	tc.expire(p.Leader)
+	if !slices.Contains(original, p.Leader) || p.Leader != outside {
+		t.Fatalf("unclean election during a reassignment chose %d (replicas %v, adding %v); want the original %d", p.Leader, p.Replicas, p.AddingReplicas, outside)
+	}
+}

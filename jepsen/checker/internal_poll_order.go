@@ -25,7 +25,7 @@ func (a *analysis) internalPollOrder() []Finding {
 				if offset <= previous {
 					findings = append(findings, Finding{
 						Anomaly:   InternalNonmonotonicPoll,
-						Status:    Failure,
+						Status:    a.status(InternalNonmonotonicPoll, poll.Partition),
 						Partition: poll.Partition,
 						Ops:       opList(operation.Complete),
 						Detail: fmt.Sprintf("op %d received offset %d (%q) then offset %d (%q)",
@@ -60,7 +60,7 @@ func (a *analysis) judgeFetchPosition(operation history.Operation, poll history.
 	if first < poll.From {
 		return Finding{
 			Anomaly:   InternalNonmonotonicPoll,
-			Status:    Failure,
+			Status:    a.status(InternalNonmonotonicPoll, poll.Partition),
 			Partition: poll.Partition,
 			Ops:       opList(operation.Complete),
 			Detail: fmt.Sprintf("op %d fetched from offset %d but received offset %d (%q) first",

@@ -113,6 +113,27 @@ func TestOrderCheckers(t *testing.T) {
 	}
 }
 
+// A consumer that had read past the end a truncation left (an unclean
+// election) is sent back by its client's offset-out-of-range reset: where
+// loss is permitted, going back is what it looks like, and permitted too.
+func TestGoingBackIsPermittedWhereLossIs(t *testing.T) {
+	permitted := Options{LossPermitted: []history.TopicPartition{t0}}
+	s := newScript(t)
+	first := s.poll(1, pollOf(t0, 0, records(0, "a", 1, "b")))
+	again := s.poll(1, pollOf(t0, 0, records(0, "c")))
+	wantFindings(t, CheckPollOrder(s.ops(), permitted), NonmonotonicPoll, Permitted, []int{first, again})
+
+	s = newScript(t)
+	reset := s.poll(1, pollOf(t0, 3, records(0, "c", 1, "d")))
+	wantFindings(t, CheckInternalPollOrder(s.ops(), permitted), InternalNonmonotonicPoll, Permitted, []int{reset})
+
+	s = newScript(t)
+	inside := s.poll(1, pollOf(t0, 0, records(0, "a", 1, "b", 0, "c")))
+	wantFindings(t, CheckInternalPollOrder(s.ops(), permitted), InternalNonmonotonicPoll, Permitted, []int{inside})
+	// Elsewhere it stays a failure.
+	wantFindings(t, CheckInternalPollOrder(s.ops(), Options{LossPermitted: []history.TopicPartition{t1}}), InternalNonmonotonicPoll, Failure, []int{inside})
+}
+
 func TestAbortedReads(t *testing.T) {
 	s := newScript(t)
 	failed := s.startSend(0, t0, "a").fail()

@@ -63,7 +63,7 @@ func (a *analysis) judgePollStart(operation history.Operation, tp history.TopicP
 	if first <= previousLast {
 		return Finding{
 			Anomaly:   NonmonotonicPoll,
-			Status:    Failure,
+			Status:    a.status(NonmonotonicPoll, tp),
 			Partition: tp,
 			Ops:       opList(previousOp, operation.Complete),
 			Detail: fmt.Sprintf("process %d polled up to offset %d (op %d), then from offset %d (op %d)",
