@@ -224,8 +224,15 @@ func (l *lifecycle) heartbeat() {
 			return
 		}
 		resp := r.(*kmsg.BrokerHeartbeatResponse)
-		l.leased = !resp.IsFenced
-		if l.leased {
+		switch {
+		case resp.IsFenced:
+			l.leased = false
+		case resp.IsCaughtUp:
+			// Renewed only by a heartbeat sent with the metadata
+			// that concerns this broker applied (core/controller,
+			// catch_up.go): one whose image still shows a replica a
+			// reassignment took away lets its lease run out.
+			l.leased = true
 			l.leaseFrom = max(l.leaseFrom, sentAt)
 		}
 		if resp.IsFenced != l.fenced {

@@ -176,6 +176,7 @@ func hosts(p *metadata.Partition, node int32) bool {
 func (b *Broker) partitionConfig(topic string) (replica.Config, error) {
 	config, err := replica.ConfigFrom(b.image.TopicConfigs(topic), b.config.TopicDefaults)
 	config.ReplicaLagTimeMax = b.config.ReplicaLagTimeMax
+	config.DepartedWatch = b.config.SessionTimeout
 	return config, err
 }
 

@@ -1,6 +1,10 @@
 package controller
 
-import "sluice/core/metadata"
+import (
+	"slices"
+
+	"sluice/core/metadata"
+)
 
 // A fenced broker is unfenced once its heartbeat shows it has applied the
 // metadata that concerns it (heartbeat.go). Its registration is not
@@ -12,27 +16,45 @@ import "sluice/core/metadata"
 // answer OffsetFetch as the coordinator of an offsets partition another
 // broker now leads, with offsets older than those acknowledged since.
 // So the offset it must reach moves forward with every record that
-// registers it, fences it, or takes a partition's leadership from it.
+// registers it, fences it, takes a partition's leadership from it, or
+// takes a replica from it (a reassignment).
+//
+// An unfenced broker renews its lease only from a heartbeat that shows it
+// caught up to that offset too (IsCaughtUp): a broker a reassignment took
+// a replica from, while its metadata lags, still believes it hosts, and
+// perhaps leads, the partition, and must stop serving it before the new
+// leader's DeleteRecords answers may leave it out (core/replica,
+// lowWatermark, which counts such a replica for a session after its
+// removal).
 
-// brokerConcernedBy returns the broker whose catch-up offset record r
-// moves forward, or -1 for none. It reads the image as it stands before
-// r is applied: a leadership change is judged against the leader r
-// replaces.
-func (c *Controller) brokerConcernedBy(r metadata.Record) int32 {
+// brokersConcernedBy returns the brokers whose catch-up offset record r
+// moves forward. It reads the image as it stands before r is applied: a
+// leadership or replica change is judged against the partition r changes.
+func (c *Controller) brokersConcernedBy(r metadata.Record) []int32 {
 	switch {
 	case r.RegisterBroker != nil:
-		return r.RegisterBroker.BrokerID
+		return []int32{r.RegisterBroker.BrokerID}
 	case r.BrokerFence != nil && r.BrokerFence.Fenced:
-		return r.BrokerFence.BrokerID
-	case r.PartitionChange != nil && r.PartitionChange.Leader != nil:
+		return []int32{r.BrokerFence.BrokerID}
+	case r.PartitionChange != nil:
 		change := r.PartitionChange
 		topic, known := c.image.TopicsByID[change.TopicID]
 		if !known || change.Partition < 0 || int(change.Partition) >= len(topic.Partitions) {
-			return -1 // the image refuses the record; nothing to track
+			return nil // the image refuses the record; nothing to track
 		}
-		if previous := topic.Partitions[change.Partition].Leader; previous >= 0 && previous != *change.Leader {
-			return previous
+		p := topic.Partitions[change.Partition]
+		var concerned []int32
+		if change.Leader != nil && p.Leader >= 0 && p.Leader != *change.Leader {
+			concerned = append(concerned, p.Leader)
 		}
+		if change.Replicas != nil {
+			for _, id := range minus(p.Replicas, change.Replicas) {
+				if !slices.Contains(concerned, id) {
+					concerned = append(concerned, id)
+				}
+			}
+		}
+		return concerned
 	}
-	return -1
+	return nil
 }

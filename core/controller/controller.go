@@ -98,12 +98,12 @@ func (c *Controller) Image() *metadata.Image { return c.image }
 
 // Apply applies one committed record to the controller's image.
 func (c *Controller) Apply(offset int64, r metadata.Record) error {
-	concerned := c.brokerConcernedBy(r) // read before the image changes
+	concerned := c.brokersConcernedBy(r) // read before the image changes
 	if err := c.image.Apply(offset, r); err != nil {
 		return err
 	}
-	if concerned >= 0 {
-		c.catchUpOffsets[concerned] = offset
+	for _, id := range concerned {
+		c.catchUpOffsets[id] = offset
 	}
 	return nil
 }

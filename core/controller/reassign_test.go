@@ -248,3 +248,24 @@ func TestAnUncleanElectionPrefersTheOriginalReplicas(t *testing.T) {
 		t.Fatalf("unclean election during a reassignment chose %d (replicas %v, adding %v); want the original %d", p.Leader, p.Replicas, p.AddingReplicas, outside)
 	}
 }
+
+// A broker a reassignment took a replica from is not caught up until its
+// heartbeat shows the removal applied: it may not renew its lease before
+// (core/broker, lifecycle.go), since it may still believe it hosts, and
+// leads, the partition.
+func TestABrokerIsNotCaughtUpUntilItAppliedItsReplicasRemoval(t *testing.T) {
+	tc := newTestController(t, Config{}, 1, 2, 3)
+	p := tc.mustCreate("t", 1, 2).Partitions[0]
+	removed := p.Replicas[1]
+	before := tc.c.Image().Offset
+	requireCode(t, "reassign", tc.reassign("t", 0, p.Replicas[:1]).ErrorCode, nil, nil)
+	if p.Reassigning() || slices.Contains(p.Replicas, removed) {
+		t.Fatalf("not completed: replicas %v", p.Replicas)
+	}
+	if resp := tc.heartbeat(removed, heartbeatOptions{offset: at(before)}); resp.IsFenced || resp.IsCaughtUp {
+		t.Fatalf("broker %d, its image before the removal: fenced %v caught up %v; want unfenced and not caught up", removed, resp.IsFenced, resp.IsCaughtUp)
+	}
+	if resp := tc.heartbeat(removed, heartbeatOptions{}); resp.IsFenced || !resp.IsCaughtUp {
+		t.Fatalf("broker %d, its image at the end: fenced %v caught up %v; want unfenced and caught up", removed, resp.IsFenced, resp.IsCaughtUp)
+	}
+}

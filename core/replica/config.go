@@ -40,10 +40,21 @@ type Config struct {
 	// long. Not a topic config; ConfigFrom gives Kafka's default and the
 	// broker sets its own.
 	ReplicaLagTimeMax time.Duration
+	// DepartedWatch is how long a replica a reassignment removed still
+	// counts in a leader's low watermark while its broker is alive: as
+	// long as that broker may, its metadata lagging, still serve the
+	// partition to consumers on its controller lease (the broker's
+	// broker.session.timeout.ms; see lowWatermark). Not a topic config;
+	// ConfigFrom gives Kafka's session default and the broker sets its
+	// own.
+	DepartedWatch time.Duration
 }
 
 // ReplicaLagTimeMaxDefault is Kafka's replica.lag.time.max.ms default.
 const ReplicaLagTimeMaxDefault = 30 * time.Second
+
+// departedWatchDefault is Kafka's broker.session.timeout.ms default.
+const departedWatchDefault = 9 * time.Second
 
 // ConfigFrom resolves a topic's settings: explicit topic configs first,
 // then the given defaults (broker-level overrides), then Kafka's defaults.
@@ -79,7 +90,7 @@ func ConfigFrom(topicConfigs, defaults map[string]string) (Config, error) {
 		}
 		return time.Duration(v) * time.Millisecond
 	}
-	c := Config{Log: corelog.DefaultConfig(), ReplicaLagTimeMax: ReplicaLagTimeMaxDefault}
+	c := Config{Log: corelog.DefaultConfig(), ReplicaLagTimeMax: ReplicaLagTimeMaxDefault, DepartedWatch: departedWatchDefault}
 	c.Log.SegmentBytes = integer(metadata.ConfigSegmentBytes)
 	c.Log.SegmentAge = milliseconds(metadata.ConfigSegmentMs)
 	c.Log.RetentionBytes = integer(metadata.ConfigRetentionBytes)

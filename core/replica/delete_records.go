@@ -148,6 +148,9 @@ func (p *Partition) lowWatermark() int64 {
 			low = min(low, f.logStartOffset)
 		}
 	}
+	if p.departedMayServe() {
+		return -1 // nothing may be promised yet (departed.go)
+	}
 	return low
 }
 

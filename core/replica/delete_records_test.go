@@ -195,3 +195,50 @@ func TestADeletionAnswersOnlyWhatTheReplicasReached(t *testing.T) {
 		t.Fatalf("answers %v, want the first at least 1 and the second 3", answers)
 	}
 }
+
+// A replica a reassignment removed may still serve reads from a broker
+// whose metadata lags, on its controller lease: a DeleteRecords answer
+// waits until that lease must have run out (DepartedWatch), or until the
+// broker is fenced.
+func TestDeleteRecordsWaitsOutARemovedReplica(t *testing.T) {
+	for _, fenced := range []bool{false, true} {
+		h := newHarness(t, 3, nil)
+		h.setLeader(1, []int32{1, 2, 3})
+		_, a := h.produce("a", "b", "c", "d")
+		h.runUntil("acknowledged", func() bool { return a.answered })
+		leader := h.partition(1)
+		h.runUntil("every replica's high watermark", func() bool {
+			return leader.HighWatermark() == 4 && h.partition(2).HighWatermark() == 4 && h.partition(3).HighWatermark() == 4
+		})
+		// A reassignment takes n3 away (the leader epoch bumps); n3's
+		// broker has not heard of it and keeps its replica as it was.
+		h.replicas, h.isr = []int32{1, 2}, []int32{1, 2}
+		h.leaderEpoch++
+		h.partitionEpoch++
+		h.applyTo(1)
+		h.applyTo(2)
+		h.nodes[3].cut = true
+		h.nodes[3].fenced = fenced
+		removedAt := h.kernel.Now()
+
+		var low int64 = -2
+		answered := false
+		leader.DeleteRecords(3, time.Minute, func(start int64, err error) {
+			if err != nil {
+				t.Fatalf("DeleteRecords failed: %v", err)
+			}
+			low, answered = start, true
+		})
+		h.runUntil("the answer", func() bool { return answered })
+		waited := time.Duration(h.kernel.Now() - removedAt)
+		watch := leader.Config().DepartedWatch
+		switch {
+		case low != 3:
+			t.Fatalf("answered %d, want 3", low)
+		case !fenced && waited < watch:
+			t.Fatalf("answered %v after n3's removal, while its broker is alive and may serve reads for %v", waited, watch)
+		case fenced && waited >= watch:
+			t.Fatalf("answered only after %v, though n3's broker is fenced", waited)
+		}
+	}
+}

@@ -102,6 +102,11 @@ type Partition struct {
 	unflushedMessages int64
 	flushTimer        core.Timer
 
+	// departed are the replicas reassignments removed lately, which
+	// the low watermark still counts (departed.go).
+	departed      []departedReplica
+	departedTimer core.Timer
+
 	// recovered is set once everything recovery found in the log is
 	// known durable. Before that the high watermark would have to be
 	// guessed, so the replica refuses to lead (NOT_LEADER_OR_FOLLOWER,
@@ -256,6 +261,9 @@ func (p *Partition) Close() error {
 	p.closed = true
 	if p.flushTimer != nil {
 		p.flushTimer.Stop()
+	}
+	if p.departedTimer != nil {
+		p.departedTimer.Stop()
 	}
 	p.stopLeading()
 	p.held = nil

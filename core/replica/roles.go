@@ -56,6 +56,7 @@ func (p *Partition) BecomeLeader(leaderEpoch, partitionEpoch int32, replicas, is
 	p.checkEpochsForward(leaderEpoch, partitionEpoch)
 	continuing := p.role == roleLeader && p.leaderEpoch == leaderEpoch
 	p.leaderEpoch, p.partitionEpoch = leaderEpoch, partitionEpoch
+	p.noteDeparted(replicas)
 	p.replicas, p.isr = keptCopy(p.replicas, replicas), keptCopy(p.isr, isr)
 	if continuing {
 		p.leaderMetadataChanged()
@@ -89,6 +90,7 @@ func (p *Partition) BecomeFollower(leader int32, leaderEpoch, partitionEpoch int
 	p.checkEpochsForward(leaderEpoch, partitionEpoch)
 	continuing := p.role == roleFollower && p.leader == leader && p.leaderEpoch == leaderEpoch
 	p.leaderEpoch, p.partitionEpoch = leaderEpoch, partitionEpoch
+	p.noteDeparted(replicas)
 	p.replicas, p.isr = keptCopy(p.replicas, replicas), keptCopy(p.isr, isr)
 	if continuing {
 		return
