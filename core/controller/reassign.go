@@ -27,6 +27,13 @@ import (
 //     replica in the ISR that may lead. The removed replicas' brokers then
 //     delete their copies (core/broker, partitions.go).
 //
+// Taking replicas away bumps the leader epoch (elections.go, changeTo), so
+// the leader refuses a removed replica's fetches until its broker has
+// applied the removal; and that broker cannot renew its lease to serve
+// the partition until it has (catch_up.go), while the leader counts the
+// removed replica for a session before answering DeleteRecords
+// (core/replica, departed.go).
+//
 // A partition's original replicas are its replicas minus those being
 // added, and they stay so however many times the reassignment is
 // replaced, so cancelling always brings them back and the replication
