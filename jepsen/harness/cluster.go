@@ -65,6 +65,9 @@ type Cluster struct {
 	mutex sync.Mutex
 	// unexpectedExits are node exits the harness did not cause.
 	unexpectedExits []NodeExit
+	// clientLog receives every client's franz-go log (clients.go), nil
+	// until the cluster is laid out.
+	clientLog *os.File
 }
 
 // NodeExit is a node process that ended without the harness asking.
@@ -110,6 +113,11 @@ func StartCluster(ctx context.Context, options ClusterOptions) (*Cluster, error)
 		return nil, fmt.Errorf("harness: %w", err)
 	}
 	c := &Cluster{options: options, Links: NewLinks(options.Nodes)}
+	clientLog, err := os.Create(filepath.Join(options.Dir, clientLogName))
+	if err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	c.clientLog = clientLog
 	if err := c.layOut(); err != nil {
 		return nil, errors.Join(err, c.Close())
 	}
@@ -237,6 +245,9 @@ func (c *Cluster) Close() error {
 	stopping.Wait()
 	for _, p := range c.proxies {
 		p.Close()
+	}
+	if c.clientLog != nil {
+		errs = append(errs, c.clientLog.Close())
 	}
 	return errors.Join(errs...)
 }
