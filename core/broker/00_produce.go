@@ -69,7 +69,9 @@ func (b *Broker) handleProduce(x *exchange) {
 		return
 	}
 
-	pp := &pendingProduce{exchange: x, response: resp, acks: acks}
+	// handling holds the answer back until every partition has been
+	// handled: an acknowledgement may come at once, inside WaitForAcks.
+	pp := &pendingProduce{exchange: x, response: resp, acks: acks, handling: true}
 	resp.Topics = make([]kmsg.ProduceResponseTopic, 0, len(req.Topics))
 	for _, t := range req.Topics {
 		rt := kmsg.NewProduceResponseTopic()
@@ -115,7 +117,8 @@ func (b *Broker) handleProduce(x *exchange) {
 			a.waiter = p.WaitForAcks(result.LastOffset, a.acked)
 		}
 	}
-	if !pp.answered && len(pp.pending) > 0 {
+	pp.handling = false
+	if !pp.answered && !pp.acknowledged() {
 		timeout := min(time.Duration(max(req.TimeoutMillis, 0))*time.Millisecond, produceTimeoutMax)
 		pp.timer = b.w.Clock.AfterFunc(timeout, pp.timedOut)
 	}
@@ -135,17 +138,15 @@ type pendingProduce struct {
 	pending  []*pendingAck
 	timer    core.Timer
 	answered bool
+	// handling is set while handleProduce still goes through the
+	// partitions: the answer must not leave before the last one.
+	handling bool
 }
 
 // finish answers the produce once no partition is waiting any more.
 func (pp *pendingProduce) finish() {
-	if pp.answered {
+	if pp.answered || pp.handling || !pp.acknowledged() {
 		return
-	}
-	for _, a := range pp.pending {
-		if !a.done {
-			return
-		}
 	}
 	pp.answered = true
 	if pp.timer != nil {
@@ -155,7 +156,35 @@ func (pp *pendingProduce) finish() {
 		pp.exchange.respondNothing()
 		return
 	}
+	pp.refuseAnswersWithoutOffset()
 	pp.exchange.respond(pp.response)
+}
+
+// acknowledged reports whether no acks=-1 partition is still waiting.
+func (pp *pendingProduce) acknowledged() bool {
+	for _, a := range pp.pending {
+		if !a.done {
+			return false
+		}
+	}
+	return true
+}
+
+// refuseAnswersWithoutOffset turns a partition's answer with no error and
+// no offset, which a client takes for a write it cannot place, into
+// UNKNOWN_SERVER_ERROR (the client retries; an idempotent retry is answered
+// as the duplicate it is), and logs it as the bug it is: none should ever
+// be about to go out.
+func (pp *pendingProduce) refuseAnswersWithoutOffset() {
+	for ti := range pp.response.Topics {
+		t := &pp.response.Topics[ti]
+		for pi := range t.Partitions {
+			if p := &t.Partitions[pi]; p.ErrorCode == 0 && p.BaseOffset < 0 {
+				pp.exchange.client.broker.log.Error("a produce answer without an error or an offset, refused instead", "topic", t.Topic, "partition", p.Partition)
+				p.ErrorCode = kerr.UnknownServerError.Code
+			}
+		}
+	}
 }
 
 // timedOut answers the produce at its timeout: the partitions still
