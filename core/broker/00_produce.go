@@ -71,7 +71,8 @@ func (b *Broker) handleProduce(x *exchange) {
 
 	// handling holds the answer back until every partition has been
 	// handled: an acknowledgement may come at once, inside WaitForAcks.
-	pp := &pendingProduce{exchange: x, response: resp, acks: acks, handling: true}
+	early := b.w.Canaries.On(CanaryProduceAnsweredEarly)
+	pp := &pendingProduce{exchange: x, response: resp, acks: acks, handling: !early, early: early}
 	resp.Topics = make([]kmsg.ProduceResponseTopic, 0, len(req.Topics))
 	for _, t := range req.Topics {
 		rt := kmsg.NewProduceResponseTopic()
@@ -141,6 +142,8 @@ type pendingProduce struct {
 	// handling is set while handleProduce still goes through the
 	// partitions: the answer must not leave before the last one.
 	handling bool
+	// early is CanaryProduceAnsweredEarly.
+	early bool
 }
 
 // finish answers the produce once no partition is waiting any more.
@@ -156,7 +159,9 @@ func (pp *pendingProduce) finish() {
 		pp.exchange.respondNothing()
 		return
 	}
-	pp.refuseAnswersWithoutOffset()
+	if !pp.early {
+		pp.refuseAnswersWithoutOffset()
+	}
 	pp.exchange.respond(pp.response)
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"sluice/core/broker"
 	"sluice/core/controller"
 	"sluice/core/group"
 	"sluice/core/replica"
@@ -83,6 +84,18 @@ var canaryBiases = map[string]canaryBias{
 		s.Faults.LeaderBias = 0.2
 		setRate(s, scenario.KindCrash, 2*time.Second)
 		setRate(s, scenario.KindPause, 700*time.Millisecond)
+		s.Schedule = scenario.GenerateSchedule(*s)
+	},
+	// An answer sent before a Produce's last partition is handled needs
+	// Produces of several partitions, one of them a retry of a batch
+	// already committed: producers that linger and send often, and
+	// connections reset under them so that answers are lost.
+	broker.CanaryProduceAnsweredEarly: func(s *scenario.Scenario) {
+		for i := range s.Clients.Producers {
+			s.Clients.Producers[i].Linger = 50 * time.Millisecond
+		}
+		s.Timeouts.Think = 100 * time.Millisecond
+		setRate(s, scenario.KindReset, time.Second)
 		s.Schedule = scenario.GenerateSchedule(*s)
 	},
 	// A reassignment completed too early needs reassignments: of the

@@ -1,6 +1,7 @@
 package clusterworkload
 
 import (
+	"sluice/core/broker"
 	"sluice/core/controller"
 	"sluice/core/group"
 	"sluice/core/replica"
@@ -89,6 +90,12 @@ func Canaries() []sim.Canary {
 			Description: "a partition reassignment counts its new replicas as in sync at once and completes before they hold the data",
 			SeedsMax:    canaryReassignBeforeCaughtUpSeedsMax,
 		},
+		{
+			Name:        broker.CanaryProduceAnsweredEarly,
+			Workload:    Name,
+			Description: "a Produce of several partitions is answered once those handled so far are acknowledged: the rest go out with no error and no offset",
+			SeedsMax:    canaryProduceAnsweredEarlySeedsMax,
+		},
 	}
 }
 
@@ -112,4 +119,5 @@ const (
 	// (25 and 125 before the controllers' own rebalancing elected too).
 	canaryPreferredOutsideISRSeedsMax    = 100
 	canaryReassignBeforeCaughtUpSeedsMax = 100
+	canaryProduceAnsweredEarlySeedsMax   = 100
 )

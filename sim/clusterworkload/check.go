@@ -75,6 +75,12 @@ func (r *run) machineCrashes() int {
 // finalDrain, the drain read every partition to its end, so an
 // acknowledged value nobody read is lost.
 func (r *run) checkHistory(finalDrain bool) {
+	for _, d := range r.producers {
+		if n := d.producer.Stats().UnplacedWrites; n > 0 {
+			r.fail("unplaced-write", fmt.Sprintf("%s was told %d times that a batch was written, with no offset", d.settings.Name, n))
+			return
+		}
+	}
 	ops := settleUnreadUnknownCommits(withoutEndClaims(r.recorder.History()))
 	options := checker.Options{
 		LossPermitted:   r.lossPermitted(),

@@ -95,6 +95,7 @@ func (r *run) startClients() {
 			Idempotent:      ps.Idempotent,
 			DeliveryTimeout: t.Delivery,
 			ProduceTimeout:  t.ProduceWait,
+			Linger:          ps.Linger,
 		}, r.recorder, r.processes)
 		for _, p := range s.PartitionsOf(ps.Topic, ps.Partitions) {
 			d.partitions = append(d.partitions, history.TopicPartition{Topic: ps.Topic, Partition: p})

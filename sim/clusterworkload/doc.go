@@ -53,6 +53,8 @@
 //     target a controller last confirmed; "reassignment-refused": an
 //     AlterPartitionReassignments answer Kafka's controller never gives
 //     (reassigns.go);
+//   - "unplaced-write": a Produce answer said a batch was written but gave
+//     no offset, which no client can place (check.go);
 //   - "leaders" and "partition-leaders": two nodes led the metadata quorum,
 //     or one partition, in the same epoch (the observer, observer.go,
 //     watches the nodes' logs);

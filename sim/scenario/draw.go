@@ -91,6 +91,10 @@ const (
 	drawElectChance   = 0.2
 	drawElectEveryMin = 300 * time.Millisecond
 	drawElectEveryMax = 2500 * time.Millisecond
+	// drawLingerChance of producers linger drawLingerMin to Max.
+	drawLingerChance = 0.5
+	drawLingerMin    = 5 * time.Millisecond
+	drawLingerMax    = 100 * time.Millisecond
 	// drawReassignChance of runs have an operator reassign partitions of
 	// a topic the clients use, every drawReassignEveryMin to Max.
 	drawReassignChance    = 0.2
@@ -215,6 +219,7 @@ func Draw(seed uint64) Scenario {
 	drawAlters(kernel.NewRand(seed, "scenario/draw-alters"), &s)
 	drawElections(kernel.NewRand(seed, "scenario/draw-elections"), &s)
 	drawReassignments(kernel.NewRand(seed, "scenario/draw-reassignments"), &s)
+	drawLinger(kernel.NewRand(seed, "scenario/draw-linger"), &s)
 	s.Timeouts.Think = min(s.Timeouts.Think, thinkForSends(s, drawSendsMin))
 	s.Operations = drawOperations
 	s.Liveness = drawLiveness
@@ -374,6 +379,18 @@ func drawElections(rng random, s *Scenario) {
 func drawReassignments(rng random, s *Scenario) {
 	if t, every := drawClientTopicEvery(rng, s, drawReassignChance, drawReassignEveryMin, drawReassignEveryMax); t != nil {
 		t.ReassignEvery = every
+	}
+}
+
+// drawLinger has some producers linger, as real clients do (linger.ms),
+// so that their sends to one broker go out in one Produce of several
+// partitions: a broker must answer such a request only once it has
+// handled every partition in it.
+func drawLinger(rng random, s *Scenario) {
+	for i := range s.Clients.Producers {
+		if rng.Float64() < drawLingerChance {
+			s.Clients.Producers[i].Linger = roundMilli(between(rng, drawLingerMin, drawLingerMax))
+		}
 	}
 }
 

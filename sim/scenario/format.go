@@ -116,6 +116,9 @@ func formatClients(b *strings.Builder, c Clients) {
 		if len(p.Partitions) > 0 {
 			b.WriteString(" partitions " + formatPartitions(p.Partitions))
 		}
+		if p.Linger != 0 {
+			b.WriteString(" linger " + formatDuration(p.Linger))
+		}
 		b.WriteByte('\n')
 	}
 	if len(c.Readers) == 0 {

@@ -47,6 +47,8 @@ const (
 	// electEveryMin bounds how often an operator runs leader elections
 	// (Topic.ElectEvery).
 	electEveryMin = 100 * time.Millisecond
+	// lingerMax bounds a producer's linger (Producer.Linger).
+	lingerMax = time.Second
 	// reassignEveryMin bounds how often an operator reassigns a
 	// partition (Topic.ReassignEvery).
 	reassignEveryMin      = 100 * time.Millisecond

@@ -53,7 +53,11 @@ func (s Scenario) Options() []sim.Option {
 		if p.Idempotent {
 			kind = "idem"
 		}
-		producers = append(producers, fmt.Sprintf("%s:%s/acks%s/%s%s", p.Name, p.Topic, acks, kind, partitionSuffix(p.Partitions)))
+		linger := ""
+		if p.Linger != 0 {
+			linger = "/linger" + formatDuration(p.Linger)
+		}
+		producers = append(producers, fmt.Sprintf("%s:%s/acks%s/%s%s%s", p.Name, p.Topic, acks, kind, partitionSuffix(p.Partitions), linger))
 	}
 	for _, r := range s.Clients.Readers {
 		readers = append(readers, fmt.Sprintf("%s:%s%s", r.Name, r.Topic, partitionSuffix(r.Partitions)))

@@ -34,7 +34,7 @@ import (
 //	metadata-snapshot-every 40           (0, the default: the broker's own)
 //	clocks 1 1.01 0.99                   (every node's clock rate)
 //	topic orders partitions 3 [replication 3] [min-insync 2] [page-cache] [unclean] [grow-to 5 grow-at 4s] [delete-every 1.5s] [recreate-every 2s] [alter-every 1s] [elect-every 1s] [reassign-every 1s]
-//	producer p1 [topic orders] [acks all|1] [idempotent] [partitions 0,2]
+//	producer p1 [topic orders] [acks all|1] [idempotent] [partitions 0,2] [linger 20ms]
 //	reader r1 [topic orders] [partitions 0,2]
 //	group g1 [topic orders] [members 2] [offset-readers 0] [static]
 //	timeouts election 150ms quorum-fetch 450ms ...   (see Timeouts)
@@ -316,6 +316,11 @@ func (o *overlay) producer(d directive) error {
 		switch words[0] {
 		case "topic":
 			p.Topic = words[1]
+		case "linger":
+			p.Linger, err = time.ParseDuration(words[1])
+			if err != nil || p.Linger < 0 || p.Linger > lingerMax {
+				return d.errorf("linger %q; want a duration from 0 to %v", words[1], lingerMax)
+			}
 		case "acks":
 			switch words[1] {
 			case "all", "-1":

@@ -197,6 +197,11 @@ type Producer struct {
 	// Acks is -1 (acks=all) or 1.
 	Acks       int16
 	Idempotent bool
+	// Linger is linger.ms: the producer holds a send this long so that
+	// sends to the same broker go out in one Produce, one batch per
+	// partition, as real clients do. Zero: every send is a Produce of
+	// its own.
+	Linger time.Duration
 }
 
 // Reader polls its partitions from the start (a consumer by assignment).

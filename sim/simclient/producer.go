@@ -26,6 +26,10 @@ type ProducerConfig struct {
 	ProduceTimeout  time.Duration // the Produce request's TimeoutMillis
 	RetryBackoff    time.Duration // retry.backoff.ms
 	RetryBackoffMax time.Duration // retry.backoff.max.ms
+	// Linger is linger.ms: an attempt waits this long for others bound
+	// for the same broker, and they go out as one Produce, a batch per
+	// partition, as real clients send them. Zero: a Produce per attempt.
+	Linger time.Duration
 }
 
 func (c ProducerConfig) withDefaults() ProducerConfig {
@@ -59,6 +63,9 @@ type Producer struct {
 	lanes    map[history.TopicPartition]*lane // lookups only
 	identity producerIdentity
 	stats    ProducerStats
+	// lingering holds, by broker, the attempts waiting to go out
+	// together (Linger), in the order they came.
+	lingering map[int32][]*produce
 }
 
 // lane is one partition's stream of sends: one history process, one batch
@@ -113,6 +120,9 @@ type ProducerStats struct {
 	Attempts, Retries          int64
 	ProducerIDs                int64
 	LostToCrash                int64
+	// UnplacedWrites counts answers that said a batch was written but
+	// gave no offset: a broker bug (its client cannot place the write).
+	UnplacedWrites int64
 }
 
 // ErrLaneBusy: Send was called for a partition whose previous send is not
@@ -232,17 +242,53 @@ func (p *Producer) attempt(s *produce) {
 	if s.attempts > 1 {
 		p.stats.Retries++
 	}
+	if p.config.Linger <= 0 {
+		p.send(leader, []*produce{s})
+		return
+	}
+	if p.lingering == nil {
+		p.lingering = map[int32][]*produce{}
+	}
+	p.lingering[leader] = append(p.lingering[leader], s)
+	if len(p.lingering[leader]) == 1 {
+		p.client.After(p.config.Linger, "simclient.produce-linger", func() { p.flush(leader) })
+	}
+}
+
+// flush sends the attempts lingering for a broker as one Produce.
+func (p *Producer) flush(leader int32) {
+	sends := slices.DeleteFunc(p.lingering[leader], func(s *produce) bool { return s.finished })
+	delete(p.lingering, leader)
+	if len(sends) > 0 {
+		p.send(leader, sends)
+	}
+}
+
+// send asks the broker to append every send's batch, one partition each
+// (a lane has one send in flight), topics in the order they come, and
+// gives each send the answer.
+func (p *Producer) send(leader int32, sends []*produce) {
 	req := kmsg.NewPtrProduceRequest()
 	req.Acks = p.config.Acks
 	req.TimeoutMillis = int32(p.config.ProduceTimeout / time.Millisecond)
-	topic := kmsg.NewProduceRequestTopic()
-	topic.Topic = s.lane.partition.Topic
-	partition := kmsg.NewProduceRequestTopicPartition()
-	partition.Partition = s.lane.partition.Partition
-	partition.Records = s.batch
-	topic.Partitions = append(topic.Partitions, partition)
-	req.Topics = append(req.Topics, topic)
-	p.client.Request(leader, req, func(resp kmsg.Response, err error) { p.answered(s, resp, err) })
+	for _, s := range sends {
+		i := slices.IndexFunc(req.Topics, func(t kmsg.ProduceRequestTopic) bool { return t.Topic == s.lane.partition.Topic })
+		if i < 0 {
+			topic := kmsg.NewProduceRequestTopic()
+			topic.Topic = s.lane.partition.Topic
+			req.Topics = append(req.Topics, topic)
+			i = len(req.Topics) - 1
+		}
+		partition := kmsg.NewProduceRequestTopicPartition()
+		partition.Partition = s.lane.partition.Partition
+		partition.Records = s.batch
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, partition)
+	}
+	p.client.Request(leader, req, func(resp kmsg.Response, err error) {
+		for _, s := range sends {
+			p.answered(s, resp, err)
+		}
+	})
 }
 
 // build encodes the send's one-record batch, stamping the producer's
@@ -313,6 +359,7 @@ func (p *Producer) readAnswer(s *produce, resp *kmsg.ProduceResponse) (outcome, 
 			}
 			o := produceOutcome(answer.ErrorCode, p.config.Acks)
 			if o == written && answer.BaseOffset < 0 {
+				p.stats.UnplacedWrites++
 				return unknownFatal, -1, fmt.Errorf("%w: produce answered without an offset", ErrProtocol)
 			}
 			return o, answer.BaseOffset, codeError(answer.ErrorCode)
@@ -395,6 +442,7 @@ func (p *Producer) crashed() {
 			s.op.Info("client crashed with the send in flight")
 		}
 	}
+	p.lingering = nil
 	p.forget()
 }
 

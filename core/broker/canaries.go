@@ -1,0 +1,13 @@
+package broker
+
+// Planted bugs (core.Canaries) that the simulator must catch. Production
+// never switches them on.
+const (
+	// CanaryProduceAnsweredEarly answers a Produce as soon as the
+	// partitions handled so far are acknowledged, as Sluice did before
+	// the fault harness caught it: an acknowledgement that comes at once
+	// (a retry of a committed batch) sends the answer while the later
+	// partitions are unhandled, which go out with no error and no
+	// offset, their writes taken for acknowledged.
+	CanaryProduceAnsweredEarly = "broker-produce-answered-early"
+)
