@@ -93,10 +93,7 @@ func (b *Broker) removeReassignedAway(t *metadata.Topic) {
 			// Its groups go before the replica they write to.
 			b.groups.coordinator.Unload(key.partition)
 		}
-		b.partitions[key].Close()
-		delete(b.partitions, key)
-		b.sortedKeys = nil
-		b.fetches.wake(key)
+		b.closePartition(key)
 		if !b.mayLead() {
 			b.log.Info("replica reassigned away; its data stays until this broker is unfenced", "partition", key)
 			b.strayDirectoriesChecked = false
@@ -205,18 +202,20 @@ func (b *Broker) removeTopic(t *metadata.Topic) {
 		if key.topic != t.Name {
 			continue
 		}
-		b.partitions[key].Close()
-		delete(b.partitions, key)
-		b.sortedKeys = nil
-		b.fetches.wake(key)
+		b.closePartition(key)
 		b.removePartitionDirectory(partitionDir(key.topic, key.partition), t.ID)
 	}
 	b.fetchers.reconcile()
-	b.w.FS.SyncDir(".", func(err error) {
-		if err != nil {
-			b.w.Halt(fmt.Errorf("broker: syncing the data directory: %w", err))
-		}
-	})
+	b.syncDataDirectory()
+}
+
+// closePartition closes an open replica this node no longer hosts and
+// lets its waiting long polls go (they find it gone).
+func (b *Broker) closePartition(key partitionKey) {
+	b.partitions[key].Close()
+	delete(b.partitions, key)
+	b.sortedKeys = nil
+	b.fetches.wake(key)
 }
 
 // removePartitionDirectory deletes the directory of topic id's partition:

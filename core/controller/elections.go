@@ -59,7 +59,7 @@ func (c *Controller) removeFromPartitions(leaving int32) []metadata.Record {
 		if p.Leader != leaving && !slices.Contains(p.ISR, leaving) {
 			return
 		}
-		isr := without(p.ISR, leaving)
+		isr := minus(p.ISR, []int32{leaving})
 		if len(isr) == 0 {
 			isr = p.ISR
 		}
@@ -265,12 +265,12 @@ func nilIfEmpty(ids []int32) []int32 {
 	return slices.Clone(ids)
 }
 
-// without returns ids minus id, in order.
-func without(ids []int32, id int32) []int32 {
+// minus returns ids without those in gone, in order.
+func minus(ids, gone []int32) []int32 {
 	kept := make([]int32, 0, len(ids))
-	for _, other := range ids {
-		if other != id {
-			kept = append(kept, other)
+	for _, id := range ids {
+		if !slices.Contains(gone, id) {
+			kept = append(kept, id)
 		}
 	}
 	return kept

@@ -38,7 +38,7 @@ func TestLeaderNotPreferredElectsAnyEligibleISRMember(t *testing.T) {
 			continue
 		}
 		reelected++
-		wantISR := without(before[i].isr, leaving)
+		wantISR := minus(before[i].isr, []int32{leaving})
 		if !slices.Equal(p.ISR, wantISR) {
 			t.Fatalf("partition %d: ISR %v, want %v", i, p.ISR, wantISR)
 		}

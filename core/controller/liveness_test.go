@@ -156,7 +156,7 @@ func TestSessionExpiryFencesAndMovesLeadershipsWithinTheISR(t *testing.T) {
 		if slices.Contains(p.ISR, 2) || p.Leader == 2 {
 			t.Fatalf("partition %d still has broker 2: leader %d ISR %v", i, p.Leader, p.ISR)
 		}
-		wantISR := without(was.isr, 2)
+		wantISR := minus(was.isr, []int32{2})
 		if !slices.Equal(p.ISR, wantISR) || p.PartitionEpoch != was.partitionEpoch+1 {
 			t.Fatalf("partition %d: ISR %v epoch %d, want %v epoch %d", i, p.ISR, p.PartitionEpoch, wantISR, was.partitionEpoch+1)
 		}

@@ -313,17 +313,6 @@ func (c *Controller) listReassignments(req *kmsg.ListPartitionReassignmentsReque
 	return topics
 }
 
-// minus returns ids without those in gone, in order.
-func minus(ids, gone []int32) []int32 {
-	kept := make([]int32, 0, len(ids))
-	for _, id := range ids {
-		if !slices.Contains(gone, id) {
-			kept = append(kept, id)
-		}
-	}
-	return kept
-}
-
 // nonNil returns ids, or an empty list for nil: the protocol's lists are
 // not nullable.
 func nonNil(ids []int32) []int32 {

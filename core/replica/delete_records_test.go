@@ -17,14 +17,7 @@ import (
 // fenced (until then it may be a deposed leader still serving reads), and
 // it rejoins the ISR only once it starts where the leader does.
 func TestDeleteRecordsWaitsForTheISRToFollowTheStart(t *testing.T) {
-	h := newHarness(t, 3, nil)
-	h.setLeader(1, []int32{1, 2, 3})
-	_, a := h.produce("a", "b", "c", "d")
-	h.runUntil("acknowledged", func() bool { return a.answered })
-	leader := h.partition(1)
-	h.runUntil("every replica's high watermark", func() bool {
-		return leader.HighWatermark() == 4 && h.partition(2).HighWatermark() == 4 && h.partition(3).HighWatermark() == 4
-	})
+	h, leader := fourCommittedOnThree(t)
 
 	h.nodes[3].cut = true
 	var low int64 = -2
@@ -79,6 +72,20 @@ func TestDeleteRecordsWaitsForTheISRToFollowTheStart(t *testing.T) {
 	if start := h.partition(3).LogStartOffset(); start != 3 {
 		t.Fatalf("n3 joined the ISR starting at %d, want the leader's 3", start)
 	}
+}
+
+// fourCommittedOnThree starts three replicas led by n1 and commits four
+// records, every replica's high watermark past them.
+func fourCommittedOnThree(t *testing.T) (*harness, *Partition) {
+	h := newHarness(t, 3, nil)
+	h.setLeader(1, []int32{1, 2, 3})
+	_, a := h.produce("a", "b", "c", "d")
+	h.runUntil("acknowledged", func() bool { return a.answered })
+	leader := h.partition(1)
+	h.runUntil("every replica's high watermark", func() bool {
+		return leader.HighWatermark() == 4 && h.partition(2).HighWatermark() == 4 && h.partition(3).HighWatermark() == 4
+	})
+	return h, leader
 }
 
 // A leader that stops leading fails the DeleteRecords it holds.
@@ -202,14 +209,7 @@ func TestADeletionAnswersOnlyWhatTheReplicasReached(t *testing.T) {
 // broker is fenced.
 func TestDeleteRecordsWaitsOutARemovedReplica(t *testing.T) {
 	for _, fenced := range []bool{false, true} {
-		h := newHarness(t, 3, nil)
-		h.setLeader(1, []int32{1, 2, 3})
-		_, a := h.produce("a", "b", "c", "d")
-		h.runUntil("acknowledged", func() bool { return a.answered })
-		leader := h.partition(1)
-		h.runUntil("every replica's high watermark", func() bool {
-			return leader.HighWatermark() == 4 && h.partition(2).HighWatermark() == 4 && h.partition(3).HighWatermark() == 4
-		})
+		h, leader := fourCommittedOnThree(t)
 		// A reassignment takes n3 away (the leader epoch bumps); n3's
 		// broker has not heard of it and keeps its replica as it was.
 		h.replicas, h.isr = []int32{1, 2}, []int32{1, 2}

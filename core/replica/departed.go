@@ -42,8 +42,10 @@ func (p *Partition) noteDeparted(replicas []int32) {
 }
 
 // departedMayServe reports whether a departed replica may still serve
-// reads: its broker is alive and its watch is not over. It sets a timer
-// to look at the waiting deletions again when the last such watch ends.
+// reads: its broker is alive and its watch is not over. Unless one is
+// already set, it sets a timer to look at the waiting deletions again
+// when the last such watch ends (that look sets the next, if a later
+// watch began meanwhile).
 func (p *Partition) departedMayServe() bool {
 	now := p.w.Clock.Elapsed()
 	last := time.Duration(-1)
@@ -56,7 +58,7 @@ func (p *Partition) departedMayServe() bool {
 		return false
 	}
 	if p.departedTimer != nil {
-		p.departedTimer.Stop()
+		return true
 	}
 	p.departedTimer = p.w.Clock.AfterFunc(last-now, func() {
 		p.departedTimer = nil

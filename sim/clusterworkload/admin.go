@@ -88,3 +88,22 @@ func (x *adminExchange) finish(resp kmsg.Response, err error) {
 	x.conn.Close()
 	x.done(resp, err)
 }
+
+// askEveryLiveNode sends each live node, in order, the request build
+// makes, hands every answer (or error) to answered, and runs the
+// simulation until all have come or deadline passes; it reports whether
+// all came.
+func (r *run) askEveryLiveNode(deadline int64, build func() kmsg.Request, answered func(n *node, resp kmsg.Response, err error)) bool {
+	waiting := 0
+	for _, n := range r.nodes {
+		if !n.up {
+			continue
+		}
+		waiting++
+		r.admin.request(clientAddress(n.id), build(), func(resp kmsg.Response, err error) {
+			waiting--
+			answered(n, resp, err)
+		})
+	}
+	return r.runWhile(deadline, func() bool { return waiting > 0 })
+}

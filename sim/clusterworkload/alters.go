@@ -221,39 +221,37 @@ type description struct {
 // configs and returns the answers; false when the deadline passed first.
 func (r *run) describeAlteredConfigs(a *alterer, deadline int64) ([]description, bool) {
 	var seen []description
-	waiting := 0
 	for _, n := range r.nodes {
-		if !n.up {
-			continue
+		if n.up {
+			seen = append(seen, description{node: n.id})
 		}
-		i := len(seen)
-		seen = append(seen, description{node: n.id})
-		waiting++
+	}
+	build := func() kmsg.Request {
 		req := kmsg.NewPtrDescribeConfigsRequest()
 		req.Version = describeConfigsVersion
 		resource := kmsg.NewDescribeConfigsRequestResource()
 		resource.ResourceType, resource.ResourceName = kmsg.ConfigResourceTypeTopic, a.topic.Name
 		resource.ConfigNames = alteredConfigs
 		req.Resources = append(req.Resources, resource)
-		r.admin.request(clientAddress(n.id), req, func(resp kmsg.Response, err error) {
-			waiting--
-			if err != nil {
-				return
-			}
-			rs := resp.(*kmsg.DescribeConfigsResponse).Resources
-			if len(rs) != 1 || rs[0].ErrorCode != 0 {
-				return
-			}
-			values := map[string]string{}
-			for _, c := range rs[0].Configs {
-				if c.Value != nil {
-					values[c.Name] = *c.Value
-				}
-			}
-			seen[i].values = values
-		})
+		return req
 	}
-	if !r.runWhile(deadline, func() bool { return waiting > 0 }) {
+	answered := func(n *node, resp kmsg.Response, err error) {
+		if err != nil {
+			return
+		}
+		rs := resp.(*kmsg.DescribeConfigsResponse).Resources
+		if len(rs) != 1 || rs[0].ErrorCode != 0 {
+			return
+		}
+		values := map[string]string{}
+		for _, c := range rs[0].Configs {
+			if c.Value != nil {
+				values[c.Name] = *c.Value
+			}
+		}
+		seen[slices.IndexFunc(seen, func(d description) bool { return d.node == n.id })].values = values
+	}
+	if !r.askEveryLiveNode(deadline, build, answered) {
 		r.livenessFailed(fmt.Sprintf("nodes did not describe the configs of %s within %v of the heal", a.topic.Name, r.scenario.Liveness))
 		return nil, false
 	}

@@ -281,26 +281,22 @@ func (r *run) learnReassignedReplicas(deadline int64) bool {
 func (r *run) describeReassignedReplicas(deadline int64) (map[history.TopicPartition][]int32, string) {
 	answers := make([]map[history.TopicPartition][]int32, len(r.nodes))
 	problems := make([]string, len(r.nodes))
-	waiting := 0
 	for i, n := range r.nodes {
 		if !n.up {
 			problems[i] = n.name + " is down"
-			continue
 		}
-		waiting++
-		r.admin.request(clientAddress(n.id), r.metadataRequest(), func(resp kmsg.Response, err error) {
-			waiting--
-			if err != nil {
-				problems[i] = fmt.Sprintf("%s: %v", n.name, err)
-				return
-			}
-			answers[i], problems[i] = r.reassignedReplicas(resp.(*kmsg.MetadataResponse))
-			if problems[i] != "" {
-				problems[i] = n.name + " " + problems[i]
-			}
-		})
 	}
-	r.runWhile(deadline, func() bool { return waiting > 0 })
+	r.askEveryLiveNode(deadline, func() kmsg.Request { return r.metadataRequest() }, func(n *node, resp kmsg.Response, err error) {
+		i := slices.Index(r.nodes, n)
+		if err != nil {
+			problems[i] = fmt.Sprintf("%s: %v", n.name, err)
+			return
+		}
+		answers[i], problems[i] = r.reassignedReplicas(resp.(*kmsg.MetadataResponse))
+		if problems[i] != "" {
+			problems[i] = n.name + " " + problems[i]
+		}
+	})
 	for i := range r.nodes {
 		switch {
 		case problems[i] != "":
