@@ -19,4 +19,10 @@ const (
 	// its own stale ones (Raft §5.3's consistency check, KIP-595's
 	// DivergingEpoch).
 	CanaryAppendWithoutEpochCheck = "quorum-append-without-epoch-check"
+	// CanaryVoteBeforeDurable sends a granted vote before the
+	// quorum-state file records it (Raft §5.2 asks for stable storage
+	// first): a voter that crashes before the write reaches the disk
+	// comes back without its vote and can grant a second one in the
+	// same epoch, so two leaders can be elected in one epoch.
+	CanaryVoteBeforeDurable = "quorum-vote-before-durable"
 )

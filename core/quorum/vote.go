@@ -168,6 +168,10 @@ func (q *Quorum) HandleVote(req *kmsg.VoteRequest, done func(*kmsg.VoteResponse)
 		topic.Partitions = append(topic.Partitions, part)
 		resp.Topics = append(resp.Topics, topic)
 		// The answer leaves once the state it reports is durable.
+		if granted && q.world.Canaries.On(CanaryVoteBeforeDurable) {
+			done(resp)
+			return
+		}
 		q.state.afterDurable(func() { done(resp) })
 	}
 	switch {

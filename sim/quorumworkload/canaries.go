@@ -27,6 +27,12 @@ func Canaries() []sim.Canary {
 			Description: "a follower appends fetched records without the LastFetchedEpoch/divergence check",
 			SeedsMax:    canaryAppendWithoutEpochCheckSeedsMax,
 		},
+		{
+			Name:        quorum.CanaryVoteBeforeDurable,
+			Workload:    Name,
+			Description: "a voter sends a granted vote before its quorum-state file records it: back from a crash, it can vote again in the same epoch",
+			SeedsMax:    canaryVoteBeforeDurableSeedsMax,
+		},
 	}
 }
 
@@ -40,4 +46,9 @@ const (
 	canaryDoubleVoteSeedsMax              = 20
 	canaryCommitWithoutMajoritySeedsMax   = 20
 	canaryAppendWithoutEpochCheckSeedsMax = 60
+	// A vote lost to a crash exposes a second leader only when another
+	// candidate of the same epoch reaches the voter before the first
+	// leader does: measured median 28, worst 139 seeds, biased (none in
+	// 1000 before the crash after a vote existed).
+	canaryVoteBeforeDurableSeedsMax = 300
 )

@@ -5,7 +5,9 @@
 // a nemesis that crashes and restarts nodes, cuts the power of every node at
 // once, pauses nodes, partitions the network (the leader isolated, one-way
 // cuts, a bridge, random splits), drifts clocks, and damages disks (torn
-// writes, read corruption, failed fsyncs, a full or slow disk). A driver
+// writes, read corruption, failed fsyncs, a full or slow disk), and in half
+// the seeds crashes a voter just after it granted a vote
+// (crash_after_vote.go). A driver
 // proposes records with unique values to whichever node leads. Each seed
 // draws its own cluster and fault mix.
 //
@@ -40,6 +42,7 @@
 // Start reading with Run (workload.go); settings.go draws a seed's
 // configuration, node.go runs one node, listener.go is its controller
 // listener, state.go its replicated state, driver.go makes the proposals,
-// nemesis.go injects the faults, check.go judges. Planted bugs it must
+// nemesis.go injects the faults (crash_after_vote.go the one aimed at
+// votes), check.go judges. Planted bugs it must
 // catch are in canaries.go.
 package quorumworkload

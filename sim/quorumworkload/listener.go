@@ -14,6 +14,9 @@ import (
 // listener does the same, through quorum.HandleRequest.)
 type listener struct {
 	quorum *quorum.Quorum
+	// answered, if set, sees every request with its answer as the
+	// answer leaves (the nemesis's crash after a vote).
+	answered func(kmsg.Request, kmsg.Response)
 }
 
 // answersPendingMax bounds the requests one connection may have waiting
@@ -21,14 +24,17 @@ type listener struct {
 // a channel.
 const answersPendingMax = 64
 
-func (l *listener) Accept(c core.Conn) core.Handler { return &serverConn{conn: c, quorum: l.quorum} }
+func (l *listener) Accept(c core.Conn) core.Handler {
+	return &serverConn{conn: c, quorum: l.quorum, answered: l.answered}
+}
 
 type serverConn struct {
-	conn    core.Conn
-	quorum  *quorum.Quorum
-	answers []*answer
-	paused  bool
-	closed  bool
+	conn     core.Conn
+	quorum   *quorum.Quorum
+	answered func(kmsg.Request, kmsg.Response)
+	answers  []*answer
+	paused   bool
+	closed   bool
 }
 
 // answer is one request's answer, ready or not yet.
@@ -55,6 +61,9 @@ func (s *serverConn) Frame(frame []byte) {
 	handled := s.quorum.HandleRequest(req.Body, func(resp kmsg.Response) {
 		a.frame, a.ready = wire.AppendResponse(nil, req.Header, resp), true
 		s.flush()
+		if s.answered != nil {
+			s.answered(req.Body, resp)
+		}
 	})
 	if !handled {
 		s.close()

@@ -94,7 +94,7 @@ func (n *node) start() {
 		SnapshotEveryRecords: s.snapshotEvery,
 	}, peers, state, state.apply)
 	if err == nil {
-		err = n.machine.Net.Listen(nodeAddress(n.id), &listener{quorum: q})
+		err = n.machine.Net.Listen(nodeAddress(n.id), &listener{quorum: q, answered: n.voteAnswered})
 	}
 	if err != nil {
 		n.startFailures++

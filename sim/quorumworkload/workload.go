@@ -2,9 +2,11 @@ package quorumworkload
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"sluice/core"
+	"sluice/core/quorum"
 	"sluice/sim"
 	"sluice/sim/kernel"
 	"sluice/sim/simnet"
@@ -64,6 +66,8 @@ type run struct {
 	// violation is the first check that failed.
 	violation *violation
 	counts    counts
+	// crashAfterVote is the seed's draw of the crash after a vote.
+	crashAfterVote crashAfterVote
 	// coverage counts the faults applied (see coverage.go).
 	coverage *sim.Coverage
 }
@@ -73,6 +77,7 @@ type violation struct{ check, detail string }
 type counts struct {
 	proposed, acknowledged, failed, noLeader, leaders                          int
 	crashes, powerLosses, pauses, partitions, clockJumps, fullDisks, slowDisks int
+	crashesAfterVote                                                           int
 	// leaderWaitMax is the longest wait for a leader after a heal or the
 	// final power cycle.
 	leaderWaitMax time.Duration
@@ -95,11 +100,22 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		coverage:    newCoverage(),
 	}
 	r.settings = drawSettings(kernel.NewRand(seed, "settings"))
+	r.crashAfterVote = drawCrashAfterVote(seed)
+	if slices.Contains(options.Canaries, quorum.CanaryVoteBeforeDurable) {
+		// Lean toward what exposes it (the seed is still what is
+		// measured): voters crashed after their votes and back soon,
+		// while network faults keep a second candidate from hearing of
+		// the first one's epoch.
+		r.crashAfterVote.chance = max(r.crashAfterVote.chance, crashAfterVoteChanceMax)
+		r.settings.partitionMean = partitionMeanDrawMin
+		r.settings.restartMax = min(r.settings.restartMax, 100*time.Millisecond)
+		r.settings.faultWindowMax = faultWindowDrawMax
+	}
 	if adjust != nil {
 		adjust(&r.settings)
 	}
 	r.checker = newChecker(r)
-	result = sim.Result{Seed: seed, Options: r.settings.options()}
+	result = sim.Result{Seed: seed, Options: append(r.settings.options(), sim.Opt("crash_after_vote", roundChance(r.crashAfterVote.chance)))}
 	defer func() {
 		if reportPanics {
 			if recovered := recover(); recovered != nil {
@@ -296,6 +312,7 @@ func (r *run) stats() []sim.Option {
 		sim.Opt("failed", c.failed),
 		sim.Opt("leaders", c.leaders),
 		sim.Opt("crashes", c.crashes),
+		sim.Opt("crashes_after_vote", c.crashesAfterVote),
 		sim.Opt("power_losses", c.powerLosses),
 		sim.Opt("pauses", c.pauses),
 		sim.Opt("partitions", c.partitions),
