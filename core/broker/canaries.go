@@ -10,4 +10,11 @@ const (
 	// partitions are unhandled, which go out with no error and no
 	// offset, their writes taken for acknowledged.
 	CanaryProduceAnsweredEarly = "broker-produce-answered-early"
+	// CanaryReadsPastLease lets a broker serve consumers' reads and
+	// committed offsets whatever its lease says, once it has held one,
+	// as Kafka's brokers do: a leader or group coordinator cut off from
+	// the controller answers from a state its successor has moved past
+	// (records since deleted, log ends since gone, offsets since
+	// committed over).
+	CanaryReadsPastLease = "broker-reads-past-lease"
 )

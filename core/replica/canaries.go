@@ -52,4 +52,12 @@ const (
 	// 618 found): a node down across a deletion and re-creation takes the
 	// deleted topic's records for the new topic's.
 	CanaryIgnoreTopicID = "replica-ignore-topic-id"
+	// CanaryFollowerForgetsProducers makes a follower append replicated
+	// batches without recording their producers' sequences, so a
+	// follower that becomes leader knows only the producers its own
+	// appends taught it: an idempotent producer's retry of a batch the
+	// old leader wrote, and whose answer was lost, is appended again.
+	// Kafka keeps sequence numbers in the log, and followers rebuild the
+	// producer state from what they replicate, for exactly this failover.
+	CanaryFollowerForgetsProducers = "replica-follower-forgets-producers"
 )

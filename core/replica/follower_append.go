@@ -78,9 +78,12 @@ func (p *Partition) appendReplicated(records []byte, startAt int64) error {
 	}
 	now := p.w.Clock.Now().UnixMilli()
 	recordsAppended := int64(0)
+	forget := p.w.Canaries.On(CanaryFollowerForgetsProducers)
 	scanner := batch.Scanner{Buf: records}
 	for scanner.Next() {
-		p.producers.Record(scanner.Header(), now)
+		if !forget {
+			p.producers.Record(scanner.Header(), now)
+		}
 		recordsAppended += int64(scanner.Header().RecordCount)
 	}
 	if p.log.SegmentCount() != segmentsBefore {

@@ -98,6 +98,48 @@ var canaryBiases = map[string]canaryBias{
 		setRate(s, scenario.KindReset, time.Second)
 		s.Schedule = scenario.GenerateSchedule(*s)
 	},
+	// A new leader that forgot its producers appends a retry again: an
+	// idempotent producer whose answer was lost (a connection reset)
+	// just before its leader lost the leadership (leaders crashed and
+	// cut off).
+	replica.CanaryFollowerForgetsProducers: func(s *scenario.Scenario) {
+		for i := range s.Clients.Producers {
+			s.Clients.Producers[i].Idempotent = true
+			s.Clients.Producers[i].Acks = -1
+		}
+		s.Faults.LeaderBias = 0.8
+		setRate(s, scenario.KindCrash, 2*time.Second)
+		setRate(s, scenario.KindIsolate, 3*time.Second)
+		setRate(s, scenario.KindReset, time.Second)
+		s.Schedule = scenario.GenerateSchedule(*s)
+	},
+	// Reads past the lease need a leader stranded from the other nodes
+	// longer than its session while clients still reach it, and a
+	// successor that moves on meanwhile: deletions of what the group
+	// consumed, and commits.
+	broker.CanaryReadsPastLease: func(s *scenario.Scenario) {
+		for i := range s.Topics {
+			if s.Topics[i].Name == s.Clients.Groups[0].Topic {
+				s.Topics[i].DeleteEvery = 400 * time.Millisecond
+			}
+		}
+		s.Faults.LeaderBias = 0.9
+		s.Faults.WindowMin, s.Faults.WindowMax = 2*s.Timeouts.BrokerSession, 4*s.Timeouts.BrokerSession
+		setRate(s, scenario.KindStrand, 2*time.Second)
+		s.Schedule = scenario.GenerateSchedule(*s)
+		// Every other strand aims at the group's coordinator, which
+		// answers its members' offset fetches.
+		coordinator := scenario.LeaderTarget(scenario.OffsetsTopicName, group.PartitionFor(s.Clients.Groups[0].Name, int32(s.Cluster.OffsetsPartitions)))
+		strands := 0
+		for i := range s.Schedule {
+			if e := &s.Schedule[i]; e.Kind == scenario.KindStrand {
+				if strands%2 == 0 {
+					e.Target = coordinator
+				}
+				strands++
+			}
+		}
+	},
 	// A reassignment completed too early needs reassignments: of the
 	// topic the group reads, often.
 	controller.CanaryReassignBeforeCaughtUp: func(s *scenario.Scenario) {

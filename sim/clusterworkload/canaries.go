@@ -96,6 +96,18 @@ func Canaries() []sim.Canary {
 			Description: "a Produce of several partitions is answered once those handled so far are acknowledged: the rest go out with no error and no offset",
 			SeedsMax:    canaryProduceAnsweredEarlySeedsMax,
 		},
+		{
+			Name:        replica.CanaryFollowerForgetsProducers,
+			Workload:    Name,
+			Description: "followers do not learn producers' sequences from the batches they replicate: a new leader appends a retried batch again",
+			SeedsMax:    canaryFollowerForgetsProducersSeedsMax,
+		},
+		{
+			Name:        broker.CanaryReadsPastLease,
+			Workload:    Name,
+			Description: "a broker cut off from the controller serves consumers' reads and committed offsets after its lease ran out, as Kafka's do",
+			SeedsMax:    canaryReadsPastLeaseSeedsMax,
+		},
 	}
 }
 
@@ -117,7 +129,12 @@ const (
 	// A preferred replica behind and out of the ISR at the moment of an
 	// election is a narrow window: measured median 12, worst 46 seeds
 	// (25 and 125 before the controllers' own rebalancing elected too).
-	canaryPreferredOutsideISRSeedsMax    = 100
-	canaryReassignBeforeCaughtUpSeedsMax = 100
-	canaryProduceAnsweredEarlySeedsMax   = 100
+	canaryPreferredOutsideISRSeedsMax      = 100
+	canaryReassignBeforeCaughtUpSeedsMax   = 100
+	canaryProduceAnsweredEarlySeedsMax     = 100
+	canaryFollowerForgetsProducersSeedsMax = 100
+	// Reads past the lease show only when a stranded coordinator answers
+	// an offset fetch after its successor took newer commits: measured
+	// median 19, worst 55 seeds, biased (none in 600 seeds unbiased).
+	canaryReadsPastLeaseSeedsMax = 150
 )

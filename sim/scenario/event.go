@@ -233,6 +233,11 @@ func (t Target) String() string {
 // NodeTarget aims at node id.
 func NodeTarget(id int) Target { return Target{Role: RoleNode, Node: id} }
 
+// OffsetsTopicName is Kafka's internal topic of committed offsets: an
+// event may aim at the leader of one of its partitions, a group's
+// coordinator.
+const OffsetsTopicName = "__consumer_offsets"
+
 // LeaderTarget aims at a partition's leader.
 func LeaderTarget(topic string, partition int32) Target {
 	return Target{Role: RoleLeader, Topic: topic, Partition: partition}

@@ -48,6 +48,7 @@ import (
 //	faults window 200ms-2s leader-bias 0.5
 //	rate crash 3s
 //	at 3s isolate leader orders-0 for 5s  (see FormatEvent)
+//	at 4s strand leader __consumer_offsets-1 for 3s  (a group's coordinator)
 //	canary replica-hw-without-isr
 //	expect pass | expect fail [CHECK]
 func Parse(text string) (Scenario, error) {

@@ -39,6 +39,7 @@ func TestEditedScenariosRoundTrip(t *testing.T) {
 		{At: 5 * time.Second, Kind: KindSlowDisk, Target: Target{Role: RoleController}, For: time.Second, SyncMin: 10 * time.Millisecond, SyncMax: 90 * time.Millisecond},
 		{At: 6 * time.Second, Kind: KindClockDrift, Target: LeaderTarget("orders", 1), Rate: 1.25, For: time.Second},
 		{At: 7 * time.Second, Kind: KindReset, Target: Target{Role: RoleAny}},
+		{At: 8 * time.Second, Kind: KindStrand, Target: LeaderTarget(OffsetsTopicName, int32(s.Cluster.OffsetsPartitions-1)), For: time.Second},
 	}
 	s.Canaries = []string{"replica-read-above-hw"}
 	s.Expect = Expect{Fail: true, Check: "lost-write"}
@@ -358,8 +359,9 @@ func TestParseRefusesBadInput(t *testing.T) {
 	cases := map[string]string{
 		"nodes 0": "nodes",
 		"nodes 3\ntopic orders partitions 3 replication 4": "replication 4",
-		"bogus 1":                      "unknown directive",
-		"at 1s crash n9 for 1s":        "no node n9",
+		"bogus 1":               "unknown directive",
+		"at 1s crash n9 for 1s": "no node n9",
+		"offsets-partitions 2\nat 1s crash leader __consumer_offsets-2 for 1s": "no partition __consumer_offsets-2 among 2",
 		"at 1s explode n1":             "unknown fault",
 		"at 1s pause n1":               "needs a window",
 		"at 2s heal\nat 1s heal":       "time order",

@@ -366,6 +366,12 @@ func (s Scenario) validateTarget(t Target) error {
 			return fmt.Errorf("no node %s in a cluster of %d", NodeName(t.Node), s.Cluster.Nodes)
 		}
 	case RoleLeader:
+		if t.Topic == OffsetsTopicName {
+			if t.Partition < 0 || int(t.Partition) >= s.Cluster.OffsetsPartitions {
+				return fmt.Errorf("no partition %s-%d among %d", t.Topic, t.Partition, s.Cluster.OffsetsPartitions)
+			}
+			return nil
+		}
 		topic, ok := s.Topic(t.Topic)
 		if !ok || t.Partition < 0 || int(t.Partition) >= topic.Partitions {
 			return fmt.Errorf("no partition %s-%d", t.Topic, t.Partition)
