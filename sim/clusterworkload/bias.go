@@ -116,8 +116,10 @@ var canaryBiases = map[string]canaryBias{
 	// Reads past the lease need a leader stranded from the other nodes
 	// longer than its session while clients still reach it, and a
 	// successor that moves on meanwhile: deletions of what the group
-	// consumed, and commits.
+	// consumed, and commits, which a lag monitor keeps reading from the
+	// coordinator it found.
 	broker.CanaryReadsPastLease: func(s *scenario.Scenario) {
+		s.Clients.Groups[0].OffsetReaders = max(s.Clients.Groups[0].OffsetReaders, 1)
 		for i := range s.Topics {
 			if s.Topics[i].Name == s.Clients.Groups[0].Topic {
 				s.Topics[i].DeleteEvery = 400 * time.Millisecond
@@ -129,12 +131,11 @@ var canaryBiases = map[string]canaryBias{
 		s.Schedule = scenario.GenerateSchedule(*s)
 		// Every other strand aims at the group's coordinator, which
 		// answers its members' offset fetches.
-		coordinator := scenario.LeaderTarget(scenario.OffsetsTopicName, group.PartitionFor(s.Clients.Groups[0].Name, int32(s.Cluster.OffsetsPartitions)))
 		strands := 0
 		for i := range s.Schedule {
 			if e := &s.Schedule[i]; e.Kind == scenario.KindStrand {
 				if strands%2 == 0 {
-					e.Target = coordinator
+					e.Target = scenario.Target{Role: scenario.RoleCoordinator}
 				}
 				strands++
 			}

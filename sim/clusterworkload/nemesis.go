@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"sluice/core/group"
 	"sluice/sim"
 	"sluice/sim/kernel"
 	"sluice/sim/scenario"
@@ -177,6 +178,12 @@ func (m *nemesis) resolve(t scenario.Target) *node {
 		}
 	case scenario.RoleController:
 		if l := r.observer.controller; l.node > 0 {
+			chosen = r.nodes[l.node-1]
+		}
+	case scenario.RoleCoordinator:
+		g := r.scenario.Clients.Groups[0].Name
+		partition := fmt.Sprintf("%s-%d", scenario.OffsetsTopicName, group.PartitionFor(g, int32(r.scenario.Cluster.OffsetsPartitions)))
+		if l, known := r.observer.partitionLeader[partition]; known {
 			chosen = r.nodes[l.node-1]
 		}
 	}

@@ -205,6 +205,11 @@ const (
 	RoleController TargetRole = "controller"
 	// RoleAny is a node drawn when the event fires.
 	RoleAny TargetRole = "any"
+	// RoleCoordinator is the coordinator of the scenario's first group
+	// (the leader of its __consumer_offsets partition) when the event
+	// fires: a fault there meets the members' joins, commits and offset
+	// fetches.
+	RoleCoordinator TargetRole = "coordinator"
 )
 
 // Target is the node an event aims at.
@@ -218,7 +223,7 @@ type Target struct {
 }
 
 // String writes the target as the text format does: "n2",
-// "leader orders-0", "controller", "any".
+// "leader orders-0", "controller", "coordinator", "any".
 func (t Target) String() string {
 	switch t.Role {
 	case RoleNode:

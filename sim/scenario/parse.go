@@ -48,7 +48,8 @@ import (
 //	faults window 200ms-2s leader-bias 0.5
 //	rate crash 3s
 //	at 3s isolate leader orders-0 for 5s  (see FormatEvent)
-//	at 4s strand leader __consumer_offsets-1 for 3s  (a group's coordinator)
+//	at 4s strand leader __consumer_offsets-1 for 3s  (any offsets partition's leader)
+//	at 5s strand coordinator for 3s      (the first group's coordinator)
 //	canary replica-hw-without-isr
 //	expect pass | expect fail [CHECK]
 func Parse(text string) (Scenario, error) {
@@ -623,7 +624,8 @@ func ParseEvent(words []string) (Event, error) {
 	return e, nil
 }
 
-// parseTarget reads "n2", "leader orders-0", "controller" or "any".
+// parseTarget reads "n2", "leader orders-0", "controller", "coordinator"
+// or "any".
 func parseTarget(words []string) (Target, []string, error) {
 	if len(words) == 0 {
 		return Target{}, nil, fmt.Errorf("no target node")
@@ -633,6 +635,8 @@ func parseTarget(words []string) (Target, []string, error) {
 		return Target{Role: RoleController}, words[1:], nil
 	case "any":
 		return Target{Role: RoleAny}, words[1:], nil
+	case "coordinator":
+		return Target{Role: RoleCoordinator}, words[1:], nil
 	case "leader":
 		if len(words) < 2 {
 			return Target{}, nil, fmt.Errorf("leader of which partition?")
@@ -679,7 +683,7 @@ func parseSides(words []string) ([2][]int, []string, error) {
 func parseNode(word string) (int, error) {
 	id, err := strconv.Atoi(strings.TrimPrefix(word, "n"))
 	if !strings.HasPrefix(word, "n") || err != nil || id < 1 {
-		return 0, fmt.Errorf("node %q; want n1, n2, ..., leader TOPIC-N, controller or any", word)
+		return 0, fmt.Errorf("node %q; want n1, n2, ..., leader TOPIC-N, controller, coordinator or any", word)
 	}
 	return id, nil
 }

@@ -526,3 +526,27 @@ func TestValidateRefusesAPartitionRateWithOneNode(t *testing.T) {
 		t.Fatalf("validateFaults = %v, want an error about the two sides", err)
 	}
 }
+
+func TestACoordinatorTargetNeedsAGroup(t *testing.T) {
+	s := Draw(3)
+	s.Rates = nil
+	s.Schedule = []Event{{At: time.Second, Kind: KindStrand, Target: Target{Role: RoleCoordinator}, For: 2 * time.Second}}
+	if len(s.Clients.Groups) == 0 {
+		t.Fatal("seed 3 draws no group")
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	text := Format(s)
+	if !strings.Contains(text, "strand coordinator for 2s") {
+		t.Fatalf("the event is not written as a coordinator target:\n%s", text)
+	}
+	back, err := Parse(text)
+	if err != nil || !cmp.Equal(s, back) {
+		t.Fatalf("round trip: %v\n%s", err, cmp.Diff(s, back))
+	}
+	s.Clients.Groups = nil
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "no group to find the coordinator of") {
+		t.Fatalf("Validate without a group = %v", err)
+	}
+}

@@ -376,6 +376,10 @@ func (s Scenario) validateTarget(t Target) error {
 		if !ok || t.Partition < 0 || int(t.Partition) >= topic.Partitions {
 			return fmt.Errorf("no partition %s-%d", t.Topic, t.Partition)
 		}
+	case RoleCoordinator:
+		if len(s.Clients.Groups) == 0 {
+			return fmt.Errorf("no group to find the coordinator of")
+		}
 	case RoleController, RoleAny:
 	default:
 		return fmt.Errorf("no target")

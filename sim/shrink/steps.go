@@ -187,7 +187,8 @@ func dropEvents(s scenario.Scenario) []candidate {
 }
 
 // dropClients removes a producer, a reader, a group, or one group member,
-// with the fault events aimed at a client that is gone.
+// with the fault events aimed at a client that is gone (or at the
+// coordinator of a group that is).
 func dropClients(s scenario.Scenario) []candidate {
 	var out []candidate
 	for i, p := range s.Clients.Producers {
@@ -218,7 +219,8 @@ func dropClients(s scenario.Scenario) []candidate {
 func withoutLostClients(s scenario.Scenario) scenario.Scenario {
 	names := s.ClientNames()
 	s.Schedule = slices.DeleteFunc(s.Schedule, func(e scenario.Event) bool {
-		return e.Client != "" && e.Client != "any" && !slices.Contains(names, e.Client)
+		return e.Client != "" && e.Client != "any" && !slices.Contains(names, e.Client) ||
+			e.Target.Role == scenario.RoleCoordinator && len(s.Clients.Groups) == 0
 	})
 	return s
 }

@@ -62,3 +62,34 @@ func TestShrinkingDropsATopicsConfigChanges(t *testing.T) {
 		}
 	}
 }
+
+// An event aimed at the group's coordinator has no target once the case
+// has no group: dropping the group drops the event too, so the smaller
+// case stays valid.
+func TestDroppingTheGroupDropsTheEventsAimedAtItsCoordinator(t *testing.T) {
+	s := scenario.Draw(3)
+	s.Rates = nil
+	s.Schedule = []scenario.Event{
+		{At: time.Second, Kind: scenario.KindStrand, Target: scenario.Target{Role: scenario.RoleCoordinator}, For: 2 * time.Second},
+		{At: 2 * time.Second, Kind: scenario.KindCrash, Target: scenario.NodeTarget(1), For: time.Second},
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	dropped := false
+	for _, c := range dropClients(s) {
+		if len(c.scenario.Clients.Groups) > 0 {
+			continue
+		}
+		dropped = true
+		if len(c.scenario.Schedule) != 1 || c.scenario.Schedule[0].Kind != scenario.KindCrash {
+			t.Fatalf("%s: schedule %+v, want the crash alone", c.name, c.scenario.Schedule)
+		}
+		if err := c.scenario.Validate(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+	}
+	if !dropped {
+		t.Fatal("no candidate drops the group")
+	}
+}
