@@ -24,4 +24,10 @@ const (
 	// segment's file name, and what is appended to it is gone at the next
 	// crash (the bug cluster seed 155119 found).
 	CanaryRestartReusesSegmentName = "log-restart-reuses-segment-name"
+	// CanaryAppendBeforeTruncationDurable takes appends right after a
+	// truncation, before a sync has made the truncation durable: a crash
+	// can then keep the new batches and undo the cut, so recovery lines
+	// the removed batches up after the new ones, a log no replica ever
+	// had.
+	CanaryAppendBeforeTruncationDurable = "log-append-before-truncation-durable"
 )

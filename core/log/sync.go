@@ -414,6 +414,9 @@ func (l *Log) recoveryPointHigh() int64 {
 // below a cleaner offset a crash could leave recovery believing (new
 // records there would pass for compacted ones; see compaction.go).
 func (l *Log) fenced() bool {
+	if l.truncationPending && l.world.Canaries.On(CanaryAppendBeforeTruncationDurable) {
+		return false
+	}
 	return l.truncationPending || l.endOffset < l.recoveryPointHigh() || l.endOffset < l.cleanerOffsetHigh()
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -57,6 +58,12 @@ func Canaries() []sim.Canary {
 			Workload:    Name,
 			Description: "a log restarted where one of its segments began creates the new segment before removing the old, which takes its file name",
 			SeedsMax:    canaryRestartReusesSegmentNameSeedsMax,
+		},
+		{
+			Name:        log.CanaryAppendBeforeTruncationDurable,
+			Workload:    Name,
+			Description: "appends are taken after a truncation before a sync made it durable: a crash can line the removed batches up after the new ones",
+			SeedsMax:    canaryAppendBeforeTruncationDurableSeedsMax,
 		},
 	}
 }
@@ -111,6 +118,13 @@ func (workload) Run(seed uint64, options sim.RunOptions) (result sim.Result) {
 	r.settings = drawSettings(r.rng)
 	r.settings.compaction = drawCompactionSettings(seed, &r.settings.config)
 	r.settings.buggify = sim.DrawBuggifyChances(seed)
+	if slices.Contains(options.Canaries, log.CanaryAppendBeforeTruncationDurable) {
+		// Lean toward what exposes it (the seed is still what is
+		// measured): crashes often, and syncs slow enough for one to
+		// land between a truncation and the sync that makes it durable.
+		r.settings.crashChance = crashChanceDrawMax
+		r.settings.faults.SyncLatencyMin, r.settings.faults.SyncLatencyMax = syncLatencyDrawMax/2, syncLatencyDrawMax
+	}
 	result = sim.Result{Seed: seed, Options: r.settings.options()}
 	defer func() {
 		if !reportPanics {
