@@ -13,4 +13,10 @@ const (
 	// OffsetFetch) as soon as its record is appended, before it is
 	// committed: a crash can then lose an acknowledged commit.
 	CanaryCommitBeforeDurable = "group-commit-before-durable"
+	// CanaryServesWhileLoading serves a group while its offsets
+	// partition is still being loaded, instead of answering
+	// COORDINATOR_LOAD_IN_PROGRESS: a new coordinator answers offset
+	// fetches from a half-read log, older than commits its predecessor
+	// acknowledged, and joins create the group afresh.
+	CanaryServesWhileLoading = "group-serves-while-loading"
 )

@@ -188,7 +188,7 @@ func (c *Coordinator) serving(groupID string) (*partitionState, error) {
 	switch {
 	case p == nil:
 		return nil, kerr.NotCoordinator
-	case p.loading():
+	case p.loading() && !c.canaryOn(CanaryServesWhileLoading):
 		return nil, kerr.CoordinatorLoadInProgress
 	}
 	return p, nil
