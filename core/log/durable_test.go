@@ -102,3 +102,41 @@ func TestTruncateFullyAndStartAtAnExistingSegmentsBase(t *testing.T) {
 		t.Fatalf("after a crash: start %d end %d, want 1 and 2: the record appended at 1 is gone", l.StartOffset(), l.EndOffset())
 	}
 }
+
+// TestAWaiterThatSyncsDoesNotGetARoundBegunOverIt covers the case where a
+// round finishes while appends made during it left the files dirty, and
+// one of its WhenDurable waiters appends and syncs (as a follower's
+// records held behind a truncation do): the waiter's Sync begins the next
+// round, and the finishing round must not begin another over it. It did
+// (cluster regression cluster-panic-log-round-overlap-14), and the
+// replaced round's syncs then completed into a round no longer the log's:
+// "log: sync round completed twice".
+func TestAWaiterThatSyncsDoesNotGetARoundBegunOverIt(t *testing.T) {
+	h := newHarness(t, 4, simdisk.Faults{SyncLatencyMin: 1e6, SyncLatencyMax: 5e6})
+	l := h.open(smallConfig())
+	h.syncAll(l)
+
+	mustAppend(t, l, makeBatch(2, 10, h.nowMilliseconds()), 0)
+	waited := 0
+	l.WhenDurable(func() {
+		waited++
+		// The waiter writes again and wants it durable: it begins the
+		// next round itself.
+		mustAppend(t, l, makeBatch(1, 10, h.nowMilliseconds()), 0)
+		l.WhenDurable(func() { waited++ })
+	})
+	// Dirty the files again while the first round is under way, so that
+	// the round, once finished, has a next one to begin.
+	mustAppend(t, l, makeBatch(1, 10, h.nowMilliseconds()), 0)
+	h.drain()
+	if waited != 2 {
+		t.Fatalf("%d waiters told, want 2", waited)
+	}
+	if l.SyncedOffset() != l.EndOffset() {
+		t.Fatalf("synced offset %d, end %d: the last appends never became durable", l.SyncedOffset(), l.EndOffset())
+	}
+	stats := l.SyncStats()
+	if stats.RoundsStarted != stats.RoundsCompleted {
+		t.Fatalf("%d rounds started, %d completed", stats.RoundsStarted, stats.RoundsCompleted)
+	}
+}

@@ -176,6 +176,9 @@ func (l *Log) filesDirty() bool {
 }
 
 func (l *Log) startRound() {
+	if l.round != nil {
+		panic(fmt.Sprintf("log: sync round %d began while round %d was under way", l.syncStats.RoundsStarted+1, l.round.number))
+	}
 	l.syncStats.RoundsStarted++
 	round := &syncRound{endOffset: l.endOffset, number: l.syncStats.RoundsStarted}
 	l.round = round
@@ -325,7 +328,13 @@ func (l *Log) finishRound(round *syncRound) {
 	}
 	if l.filesDirty() || (l.checkpointDue(l.endOffset) && !round.checkpointSkipped) {
 		completeWaiters(round.number)
-		l.beginRound()
+		// A waiter may have begun (or delayed) the next round itself: a
+		// follower's records held behind a truncation append and sync
+		// as soon as it is durable. Beginning another over it would
+		// orphan that round's syncs.
+		if l.round == nil && !l.roundDelayed && l.failure == nil {
+			l.beginRound()
+		}
 		return
 	}
 	if l.dirty() {
