@@ -60,4 +60,10 @@ const (
 	// Kafka keeps sequence numbers in the log, and followers rebuild the
 	// producer state from what they replicate, for exactly this failover.
 	CanaryFollowerForgetsProducers = "replica-follower-forgets-producers"
+	// CanaryRetentionAboveHighWatermark lets retention delete segments
+	// up to the log end instead of the high watermark: a leader deletes
+	// records its followers have not fetched, which then exist nowhere,
+	// and the high watermark passes them once the followers skip to the
+	// new log start.
+	CanaryRetentionAboveHighWatermark = "replica-retention-above-hw"
 )

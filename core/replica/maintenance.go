@@ -23,7 +23,11 @@ func (p *Partition) Maintain(producerCutoffMs int64) {
 		p.compact()
 	}
 	if p.config.Delete {
-		if deleted := p.log.ApplyRetention(p.highWatermark); deleted > 0 {
+		upTo := p.highWatermark
+		if p.w.Canaries.On(CanaryRetentionAboveHighWatermark) {
+			upTo = p.log.EndOffset()
+		}
+		if deleted := p.log.ApplyRetention(upTo); deleted > 0 {
 			p.logger.Debug("retention deleted segments", "count", deleted, "start", p.log.StartOffset())
 			if p.highWatermark < p.log.StartOffset() {
 				p.highWatermark = p.log.StartOffset()

@@ -141,6 +141,19 @@ var canaryBiases = map[string]canaryBias{
 			}
 		}
 	},
+	// Retention past the high watermark needs segments that roll while
+	// followers lag behind them, and retention by size often: small
+	// segments, a small retention, frequent checks, and followers slowed
+	// (slow disks, pauses, one-way cuts) without leaving the ISR at once.
+	replica.CanaryRetentionAboveHighWatermark: func(s *scenario.Scenario) {
+		s.Logs.SegmentBytes, s.Logs.RetentionBytes, s.Logs.RetentionCheck = 256, 512, 200*time.Millisecond
+		s.Timeouts.ReplicaLag = 2 * time.Second
+		s.Timeouts.Think = 50 * time.Millisecond
+		s.Faults.LeaderBias = 0.1
+		setRate(s, scenario.KindSlowDisk, time.Second)
+		setRate(s, scenario.KindCutTo, 2*time.Second)
+		s.Schedule = scenario.GenerateSchedule(*s)
+	},
 	// A reassignment completed too early needs reassignments: of the
 	// topic the group reads, often.
 	controller.CanaryReassignBeforeCaughtUp: func(s *scenario.Scenario) {
