@@ -80,5 +80,5 @@
 // group_liveness.go are the final phase, check.go and replicas.go judge,
 // observer.go watches the leaders. Planted bugs it must catch are in
 // canaries.go, and bias.go leans the swarm toward the faults that expose
-// each.
+// each; profiles.go leans a fifth of the plain seeds the same ways.
 package clusterworkload

@@ -4,8 +4,9 @@ import "sluice/sim/scenario"
 
 // ScenarioOf is the scenario Run simulates for a seed with the given
 // planted bugs on: the seed's draw, leaned toward the faults that expose
-// them (bias.go). Tools that rework a seed's run (sim/shrink) start here,
+// them (bias.go), or with none, toward its profile if it has one
+// (profiles.go). Tools that rework a seed's run (sim/shrink) start here,
 // so they begin from exactly the run that failed.
 func ScenarioOf(seed uint64, canaries []string) scenario.Scenario {
-	return biased(scenario.Draw(seed), canaries)
+	return drawn(seed, canaries)
 }

@@ -41,7 +41,7 @@ func (workload) Name() string { return Name }
 // Run simulates the scenario the seed draws (leaning toward the faults
 // that expose the planted bugs switched on, see bias.go).
 func (workload) Run(seed uint64, options sim.RunOptions) sim.Result {
-	return RunScenario(biased(scenario.Draw(seed), options.Canaries), options)
+	return RunScenario(drawn(seed, options.Canaries), options)
 }
 
 // RunScenario simulates one scenario: a pure function of its arguments

@@ -20,6 +20,9 @@ func Format(s Scenario) string {
 		return b.String()
 	}
 	line("seed %d", s.Seed)
+	if s.Profile != "" {
+		line("profile %s", s.Profile)
+	}
 	if s.Cluster.LeaderRebalanceEvery != 0 {
 		line("nodes %d leader-rebalance-every %s", s.Cluster.Nodes, formatDuration(s.Cluster.LeaderRebalanceEvery))
 	} else {

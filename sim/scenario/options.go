@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -81,6 +82,7 @@ func (s Scenario) Options() []sim.Option {
 	}
 	t := s.Timeouts
 	return []sim.Option{
+		sim.Opt("profile", cmp.Or(s.Profile, "none")),
 		sim.Opt("nodes", s.Cluster.Nodes),
 		sim.Opt("leader_rebalance", leaderRebalanceText(s.Cluster.LeaderRebalanceEvery)),
 		sim.Opt("topics", strings.Join(topics, ",")),

@@ -42,6 +42,7 @@ import (
 //	disk sync 1ms-3ms torn-write 0.5 read-corruption 0 sync-failure 0
 //	logs segment-bytes 4096 offsets-segment-bytes 1024 retention-check 500ms retention-bytes 16384   (0: the broker's default)
 //	buggify enable 0.25 fire 0.25
+//	profile replica-acks-before-sync     (the swarm profile the draw leaned toward; informational)
 //	safety 12s
 //	operations 200                       (the fewest client operations the safety phase waits for)
 //	liveness 40s
@@ -228,6 +229,12 @@ func (o *overlay) apply(d directive) error {
 		return o.rate(d)
 	case "at":
 		return o.event(d)
+	case "profile":
+		if err := d.want(2); err != nil {
+			return err
+		}
+		s.Profile = d.words[1]
+		return nil
 	case "canary":
 		if len(d.words) < 2 {
 			return d.errorf("name the planted bug")

@@ -54,6 +54,11 @@ type Scenario struct {
 	// that many (or OperationsWaitMax passes). The swarm asks for the
 	// default scenario's floor; 0, a file's default, waits for nothing.
 	Operations int
+	// Profile names the swarm profile a seed's draw was leaned toward
+	// (the cluster workload's: the lean of one canary's runs), empty for
+	// none. It says where the scenario came from; what the profile
+	// changed is in the other fields, so a file replays without it.
+	Profile string
 
 	// Canaries are planted bugs switched on, on top of the command line's.
 	Canaries []string

@@ -42,6 +42,7 @@ func TestEditedScenariosRoundTrip(t *testing.T) {
 		{At: 8 * time.Second, Kind: KindStrand, Target: LeaderTarget(OffsetsTopicName, int32(s.Cluster.OffsetsPartitions-1)), For: time.Second},
 	}
 	s.Canaries = []string{"replica-read-above-hw"}
+	s.Profile = "replica-acks-before-sync"
 	s.Expect = Expect{Fail: true, Check: "lost-write"}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
