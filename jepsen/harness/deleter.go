@@ -90,9 +90,16 @@ func (d *deleter) deleteConsumed(ctx context.Context, admin *kadm.Client, partit
 		return
 	}
 	at := int64(d.log.since())
+	// The promise held to is what this request deleted: below the offset
+	// asked for, which the group had consumed. The low watermark may be
+	// higher (an earlier deletion, or retention, moved every replica's
+	// start further), and records there may still sit in a lagging
+	// consumer's buffer, fetched before they went, to come out of a poll
+	// invoked after the answer: the history knows when a poll began, not
+	// when its records were fetched.
 	d.mutex.Lock()
 	d.answered = append(d.answered, checker.DeleteAnswered{
-		Partition: history.TopicPartition{Topic: d.topic, Partition: partition}, LowWatermark: answer.LowWatermark, At: at,
+		Partition: history.TopicPartition{Topic: d.topic, Partition: partition}, LowWatermark: min(answer.LowWatermark, offset.At), At: at,
 	})
 	d.mutex.Unlock()
 	d.ok.Add(1)

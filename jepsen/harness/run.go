@@ -169,6 +169,9 @@ type runner struct {
 	nodeLogs []string
 	// reassigner is its operator reassigning partitions, if it has one.
 	reassigner *reassigner
+	// retentionStarts are the log starts after the final read, when the
+	// nodes run with a retention setting (retention.go).
+	retentionStarts map[int32]int64
 
 	progressMutex sync.Mutex
 }
@@ -322,6 +325,9 @@ func (r *runner) run(ctx context.Context) error {
 	if drained != nil {
 		r.problem("final read: %v", drained)
 	}
+	if recovered == nil && retentionConfigured(r.config.Settings) {
+		r.listRetentionStarts(ctx, cluster)
+	}
 	if r.recreator != nil {
 		if recovered == nil {
 			_ = r.phase("check the recreated topic's last incarnation", func() error {
@@ -439,6 +445,7 @@ func (r *runner) checkerOptions() checker.Options {
 	if r.alterer != nil {
 		r.uncleanOptions(&options)
 	}
+	r.retentionOptions(&options)
 	return options
 }
 
