@@ -19,4 +19,10 @@ const (
 	// at once: the old replicas go, a new member that has fetched nothing
 	// may lead, and acknowledged writes are lost.
 	CanaryReassignBeforeCaughtUp = "controller-reassign-before-caught-up"
+	// CanaryUnfenceBeforeCaughtUp unfences a broker once its metadata
+	// reaches its registration, not the records that fenced it and moved
+	// its leaderships away (the bug cluster seed 5015 found): back from a
+	// strand with a stale image, it renews its lease and answers as the
+	// coordinator and leader it no longer is.
+	CanaryUnfenceBeforeCaughtUp = "controller-unfence-before-caught-up"
 )

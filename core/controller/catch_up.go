@@ -34,6 +34,8 @@ func (c *Controller) brokersConcernedBy(r metadata.Record) []int32 {
 	switch {
 	case r.RegisterBroker != nil:
 		return []int32{r.RegisterBroker.BrokerID}
+	case c.w.Canaries.On(CanaryUnfenceBeforeCaughtUp):
+		return nil
 	case r.BrokerFence != nil && r.BrokerFence.Fenced:
 		return []int32{r.BrokerFence.BrokerID}
 	case r.PartitionChange != nil:

@@ -115,32 +115,11 @@ var canaryBiases = map[string]canaryBias{
 	},
 	// Reads past the lease need a leader stranded from the other nodes
 	// longer than its session while clients still reach it, and a
-	// successor that moves on meanwhile: deletions of what the group
-	// consumed, and commits, which a lag monitor keeps reading from the
-	// coordinator it found.
-	broker.CanaryReadsPastLease: func(s *scenario.Scenario) {
-		s.Clients.Groups[0].OffsetReaders = max(s.Clients.Groups[0].OffsetReaders, 1)
-		for i := range s.Topics {
-			if s.Topics[i].Name == s.Clients.Groups[0].Topic {
-				s.Topics[i].DeleteEvery = 400 * time.Millisecond
-			}
-		}
-		s.Faults.LeaderBias = 0.9
-		s.Faults.WindowMin, s.Faults.WindowMax = 2*s.Timeouts.BrokerSession, 4*s.Timeouts.BrokerSession
-		setRate(s, scenario.KindStrand, 2*time.Second)
-		s.Schedule = scenario.GenerateSchedule(*s)
-		// Every other strand aims at the group's coordinator, which
-		// answers its members' offset fetches.
-		strands := 0
-		for i := range s.Schedule {
-			if e := &s.Schedule[i]; e.Kind == scenario.KindStrand {
-				if strands%2 == 0 {
-					e.Target = scenario.Target{Role: scenario.RoleCoordinator}
-				}
-				strands++
-			}
-		}
-	},
+	// successor that moves on meanwhile.
+	broker.CanaryReadsPastLease: strandedCoordinator,
+	// A broker unfenced on a stale image is one that comes back from
+	// such a strand: the same lean.
+	controller.CanaryUnfenceBeforeCaughtUp: strandedCoordinator,
 	// Retention past the high watermark needs segments that roll while
 	// followers lag behind them, and retention by size often: small
 	// segments, a small retention, frequent checks, and followers slowed
@@ -171,6 +150,35 @@ var canaryBiases = map[string]canaryBias{
 		}
 		leaderFaults(s)
 	},
+}
+
+// strandedCoordinator leans toward a broker stranded from the others
+// longer than its session while clients still reach it, and successors
+// that move on meanwhile: deletions of what the group consumed, and
+// commits, which a lag monitor keeps reading from the coordinator it
+// found; every other strand aims at the group's coordinator.
+func strandedCoordinator(s *scenario.Scenario) {
+	s.Clients.Groups[0].OffsetReaders = max(s.Clients.Groups[0].OffsetReaders, 1)
+	for i := range s.Topics {
+		if s.Topics[i].Name == s.Clients.Groups[0].Topic {
+			s.Topics[i].DeleteEvery = 400 * time.Millisecond
+		}
+	}
+	s.Faults.LeaderBias = 0.9
+	s.Faults.WindowMin, s.Faults.WindowMax = 2*s.Timeouts.BrokerSession, 4*s.Timeouts.BrokerSession
+	setRate(s, scenario.KindStrand, 2*time.Second)
+	s.Schedule = scenario.GenerateSchedule(*s)
+	// Every other strand aims at the group's coordinator, which
+	// answers its members' offset fetches.
+	strands := 0
+	for i := range s.Schedule {
+		if e := &s.Schedule[i]; e.Kind == scenario.KindStrand {
+			if strands%2 == 0 {
+				e.Target = scenario.Target{Role: scenario.RoleCoordinator}
+			}
+			strands++
+		}
+	}
 }
 
 // powerLosses leans toward losing every machine's unsynced writes at once.
