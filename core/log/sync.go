@@ -320,7 +320,7 @@ func (l *Log) finishRound(round *syncRound) {
 			l.completeDurableWaiters(finished)
 		}
 	}
-	if l.round != nil || l.roundDelayed || l.failure != nil {
+	if l.roundTakenOver() {
 		// An OnSynced function started (or delayed) a round, or closed
 		// the log.
 		completeWaiters(round.number)
@@ -328,11 +328,11 @@ func (l *Log) finishRound(round *syncRound) {
 	}
 	if l.filesDirty() || (l.checkpointDue(l.endOffset) && !round.checkpointSkipped) {
 		completeWaiters(round.number)
-		// A waiter may have begun (or delayed) the next round itself: a
-		// follower's records held behind a truncation append and sync
-		// as soon as it is durable. Beginning another over it would
-		// orphan that round's syncs.
-		if l.round == nil && !l.roundDelayed && l.failure == nil {
+		// A waiter may have done the same: a follower's records held
+		// behind a truncation append and sync as soon as it is
+		// durable. Beginning another round over theirs would orphan
+		// its syncs.
+		if !l.roundTakenOver() {
 			l.beginRound()
 		}
 		return
@@ -349,6 +349,12 @@ func (l *Log) finishRound(round *syncRound) {
 	// round a waiter expected to need.
 	l.completeDurableWaiters(l.syncStats.RoundsStarted + 1)
 }
+
+// roundTakenOver reports whether, since a round finished, something it
+// called back (an OnSynced function, a WhenDurable waiter) began or
+// delayed the next round, or closed the log: the finishing round must not
+// begin one then.
+func (l *Log) roundTakenOver() bool { return l.round != nil || l.roundDelayed || l.failure != nil }
 
 // advanceSynced raises SyncedOffset to target if that is higher, and tells
 // the OnSynced functions.
