@@ -256,13 +256,13 @@ func runShrink(workloadName string, seed uint64, scenarioFile string, options si
 	}
 	text := shrink.File(outcome, shrink.Origin{
 		Workload: clusterworkload.Name, Seed: s.Seed, Canaries: options.Canaries, Command: command, Path: out,
-		OriginalSize: shrink.Size(s), OriginalEvents: len(s.Schedule),
+		OriginalSize: shrink.Size(s), OriginalEvents: shrink.FaultEvents(s),
 	})
 	if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "sluice sim:", err)
 		return 2
 	}
 	fmt.Printf("shrunk: size %d -> %d, events %d -> %d in %d runs; still fails %s\nwrote %s\nreplay: sluice sim --scenario %s\n",
-		shrink.Size(s), shrink.Size(outcome.Scenario), len(s.Schedule), len(outcome.Scenario.Schedule), outcome.Runs, outcome.Check, out, out)
+		shrink.Size(s), shrink.Size(outcome.Scenario), shrink.FaultEvents(s), shrink.FaultEvents(outcome.Scenario), outcome.Runs, outcome.Check, out, out)
 	return 0
 }

@@ -105,6 +105,8 @@ func (m *nemesis) apply(e scenario.Event) {
 		applied = m.applyDiskFault(e)
 	case scenario.KindClientCrash, scenario.KindClientPause:
 		applied = m.applyClientFault(e)
+	case scenario.KindIdle:
+		// A dropped fault's place (see scenario.KindIdle).
 	default:
 		panic(fmt.Sprintf("clusterworkload: the nemesis has no fault %q", e.Kind))
 	}

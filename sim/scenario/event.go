@@ -70,6 +70,15 @@ const (
 	// groups, and learns otherwise only from the metadata log it cannot
 	// reach, while the controller fences it and elects new leaders.
 	KindStrand Kind = "strand"
+	// KindIdle does nothing. It holds the place of a fault the shrinker
+	// dropped: the nemesis schedules every event of the schedule when the
+	// safety phase starts, each taking a tie-break draw from the kernel,
+	// so removing one outright would shift the draws of everything
+	// scheduled after it and replay a different run from the start. An
+	// idle slot keeps the run identical up to the moment the fault would
+	// have struck, which is what lets a race shrink. Never drawn; it may
+	// lie past the safety phase, where the shrinker shortened it.
+	KindIdle Kind = "idle"
 )
 
 // kindInfo says what an event of a kind is made of.
@@ -120,13 +129,16 @@ var kinds = []kindInfo{
 	// the swarm only later.
 	{kind: KindPartition, target: targetSides, window: true, drawn: true, network: true},
 	{kind: KindHeal, target: targetNone, drawn: true},
+	{kind: KindIdle, target: targetNone},
 }
 
-// Kinds lists every fault kind, in a stable order.
+// Kinds lists every fault kind, in a stable order; an idle slot is none.
 func Kinds() []Kind {
-	all := make([]Kind, len(kinds))
-	for i, k := range kinds {
-		all[i] = k.kind
+	all := make([]Kind, 0, len(kinds))
+	for _, k := range kinds {
+		if k.kind != KindIdle {
+			all = append(all, k.kind)
+		}
 	}
 	return all
 }

@@ -551,3 +551,38 @@ func TestACoordinatorTargetNeedsAGroup(t *testing.T) {
 		t.Fatalf("Validate without a group = %v", err)
 	}
 }
+
+// An idle slot (a fault the shrinker dropped) reads and writes as "at T
+// idle", may lie past the safety phase, which a fault may not, and takes
+// nothing else; the swarm never draws one, and a rate cannot ask for one.
+func TestIdleSlotsRoundTripAndMayOutlastTheSafetyPhase(t *testing.T) {
+	s := Draw(3)
+	s.Rates = nil
+	s.Schedule = []Event{{At: time.Second, Kind: KindIdle}, {At: s.Safety + time.Second, Kind: KindIdle}}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	text := Format(s)
+	if !strings.Contains(text, "at 1s idle\n") {
+		t.Fatalf("the slot is not written as an idle line:\n%s", text)
+	}
+	back, err := Parse(text)
+	if err != nil || !cmp.Equal(s, back) {
+		t.Fatalf("round trip: %v\n%s", err, cmp.Diff(s, back))
+	}
+	s.Schedule[1].Kind = KindCrash
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "safety phase") {
+		t.Fatalf("a crash past the safety phase: Validate = %v", err)
+	}
+	for _, bad := range []string{"at 1s idle for 2s", "at 1s idle n1"} {
+		if _, err := Parse("seed 3\n" + bad + "\n"); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	if _, err := Parse("seed 3\nrate idle 1s\n"); err == nil {
+		t.Error("a rate of idle slots parsed")
+	}
+	if slices.Contains(DrawnKinds(), KindIdle) {
+		t.Error("the swarm draws idle slots")
+	}
+}

@@ -315,7 +315,7 @@ func (s Scenario) validateEvent(e Event) error {
 	switch {
 	case !ok:
 		return fmt.Errorf("unknown kind")
-	case e.At < 0 || e.At >= s.Safety:
+	case e.At < 0 || e.At >= s.Safety && e.Kind != KindIdle:
 		return fmt.Errorf("the safety phase lasts %v", s.Safety)
 	case e.For < 0 || e.For > windowMax:
 		return fmt.Errorf("lasts %v; want 0 to %v", e.For, windowMax)

@@ -44,7 +44,10 @@ func File(out Outcome, origin Origin) string {
 	}
 	line("Original: %s", origin.Command)
 	line("Shrink: size %d -> %d, events %d -> %d, in %d runs; steps: %s.",
-		origin.OriginalSize, Size(out.Scenario), origin.OriginalEvents, len(out.Scenario.Schedule), out.Runs, strings.Join(out.Steps, "; "))
+		origin.OriginalSize, Size(out.Scenario), origin.OriginalEvents, FaultEvents(out.Scenario), out.Runs, strings.Join(out.Steps, "; "))
+	if idle := len(out.Scenario.Schedule) - FaultEvents(out.Scenario); idle > 0 {
+		line("The %d idle lines hold the places of dropped faults: without them the run would take other tie-break draws and replay differently.", idle)
+	}
 	line("Failure of the shrunk case: %s", truncate(out.Result.Detail, 300))
 	path := origin.Path
 	if path == "" {

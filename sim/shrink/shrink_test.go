@@ -48,7 +48,7 @@ func TestShrinkKeepsTheCanarysFailure(t *testing.T) {
 			t.Fatalf("topic %s replicated %d ways on %d nodes", topic.Name, topic.Replication, out.Scenario.Cluster.Nodes)
 		}
 	}
-	text := File(out, Origin{Workload: "cluster", Seed: failed.Seed, Canaries: canaries, Command: "sluice sim --seed 1", OriginalSize: Size(original), OriginalEvents: len(original.Schedule)})
+	text := File(out, Origin{Workload: "cluster", Seed: failed.Seed, Canaries: canaries, Command: "sluice sim --seed 1", OriginalSize: Size(original), OriginalEvents: FaultEvents(original)})
 	for _, want := range []string{"# Shrunk from cluster workload seed", "check " + failed.Check, "canary " + canaries[0], "expect fail " + failed.Check} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the file lacks %q:\n%s", want, text)
@@ -63,5 +63,5 @@ func TestShrinkKeepsTheCanarysFailure(t *testing.T) {
 	if r.Check != failed.Check {
 		t.Fatalf("the shrunk file fails %q, want %q:\n%s", r.Check, failed.Check, r.Line())
 	}
-	t.Logf("size %d -> %d, events %d -> %d, %d runs: %s", Size(original), Size(out.Scenario), len(original.Schedule), len(out.Scenario.Schedule), out.Runs, strings.Join(out.Steps, "; "))
+	t.Logf("size %d -> %d, events %d -> %d, %d runs: %s", Size(original), Size(out.Scenario), FaultEvents(original), FaultEvents(out.Scenario), out.Runs, strings.Join(out.Steps, "; "))
 }

@@ -33,6 +33,7 @@ var steps = []step{
 	{fewerNodes},
 	{dropTopics},
 	{fewerPartitions},
+	{dropIdleSlots},
 }
 
 // clone copies a scenario deeply enough that a step may change its lists.
@@ -60,8 +61,9 @@ func dropRates(s scenario.Scenario) []candidate {
 }
 
 // shorterSafety halves the safety phase, or takes a second off it,
-// dropping the events that no longer fit; a topic that grew too late for
-// it grows no more, and deletions come at most once per safety phase.
+// leaving idle slots where the events that no longer fit were; a topic
+// that grew too late for it grows no more, and deletions come at most
+// once per safety phase.
 func shorterSafety(s scenario.Scenario) []candidate {
 	var out []candidate
 	for _, safety := range []time.Duration{s.Safety / 2, s.Safety - time.Second} {
@@ -71,7 +73,11 @@ func shorterSafety(s scenario.Scenario) []candidate {
 		}
 		c := clone(s)
 		c.Safety = safety
-		c.Schedule = slices.DeleteFunc(c.Schedule, func(e scenario.Event) bool { return e.At >= safety })
+		for i := range c.Schedule {
+			if c.Schedule[i].At >= safety {
+				c.Schedule[i] = idle(c.Schedule[i])
+			}
+		}
 		for i := range c.Topics {
 			if c.Topics[i].GrowTo != 0 && c.Topics[i].GrowAt >= safety {
 				c.Topics[i].GrowTo, c.Topics[i].GrowAt = 0, 0
@@ -167,23 +173,64 @@ func noTopicActions(s scenario.Scenario) []candidate {
 	return out
 }
 
-// dropEvents removes runs of fault events: halves first, then quarters,
-// down to single events, latest first.
+// dropEvents drops runs of fault events: halves first, then quarters,
+// down to single events, latest first. Each leaves an idle slot (see
+// scenario.KindIdle), so the run is the same up to the first fault
+// dropped: a failure that strikes before it still does, and one that
+// needs a later fault shows that it does.
 func dropEvents(s scenario.Scenario) []candidate {
+	var faults []int // indices of the schedule's faults, idle slots left out
+	for i, e := range s.Schedule {
+		if e.Kind != scenario.KindIdle {
+			faults = append(faults, i)
+		}
+	}
 	var out []candidate
-	n := len(s.Schedule)
+	n := len(faults)
 	for chunk := n / 2; chunk >= 1; chunk /= 2 {
 		for end := n; end-chunk >= 0; end -= chunk {
 			c := clone(s)
-			c.Schedule = slices.Delete(c.Schedule, end-chunk, end)
-			name := fmt.Sprintf("drop %d events at %v..%v", chunk, s.Schedule[end-chunk].At, s.Schedule[end-1].At)
+			for _, i := range faults[end-chunk : end] {
+				c.Schedule[i] = idle(c.Schedule[i])
+			}
+			first, last := s.Schedule[faults[end-chunk]], s.Schedule[faults[end-1]]
+			name := fmt.Sprintf("drop %d events at %v..%v", chunk, first.At, last.At)
 			if chunk == 1 {
-				name = fmt.Sprintf("drop event at %v %s", s.Schedule[end-1].At, scenario.FormatEvent(s.Schedule[end-1]))
+				name = fmt.Sprintf("drop event at %v %s", last.At, scenario.FormatEvent(last))
 			}
 			out = append(out, candidate{name, c})
 		}
 	}
 	return out
+}
+
+// idle is the idle slot that takes e's place.
+func idle(e scenario.Event) scenario.Event {
+	return scenario.Event{At: e.At, Kind: scenario.KindIdle}
+}
+
+// dropIdleSlots removes every idle slot at once, last: the file reads
+// shorter when the failure does not depend on the draws they keep.
+func dropIdleSlots(s scenario.Scenario) []candidate {
+	if !slices.ContainsFunc(s.Schedule, isIdle) {
+		return nil
+	}
+	c := clone(s)
+	c.Schedule = slices.DeleteFunc(c.Schedule, isIdle)
+	return []candidate{{"drop the idle slots", c}}
+}
+
+func isIdle(e scenario.Event) bool { return e.Kind == scenario.KindIdle }
+
+// FaultEvents counts the schedule's faults, idle slots left out.
+func FaultEvents(s scenario.Scenario) int {
+	n := 0
+	for _, e := range s.Schedule {
+		if !isIdle(e) {
+			n++
+		}
+	}
+	return n
 }
 
 // dropClients removes a producer, a reader, a group, or one group member,
