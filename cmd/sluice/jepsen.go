@@ -38,6 +38,7 @@ func runJepsen(args []string) int {
 	faults := flags.String("faults", "kill,pause,partition,rolling,full-kill", "fault kinds, comma-separated, or all: kill, pause, partition, rolling, full-kill, slow, clients, strand")
 	acks := flags.String("acks", "all", "producers' acks: all or 1")
 	idempotence := flags.String("idempotence", "mixed", "idempotent producers: mixed (half of them), on or off (acks=1 needs off)")
+	balancer := flags.String("balancer", "range", "the group's assignor: range (eager) or cooperative-sticky (KIP-429, franz-go's default)")
 	partitions := flags.Int("partitions", 4, "partitions of the workload's topic")
 	replicationFactor := flags.Int("replication-factor", 0, "the topic's replication factor (0: 3, or the cluster's size if smaller)")
 	minInsync := flags.Int("min-insync", 0, "the topic's min.insync.replicas (0: 2, or the replication factor if smaller)")
@@ -78,6 +79,11 @@ func runJepsen(args []string) int {
 		fmt.Fprintln(os.Stderr, "sluice jepsen: --idempotence:", err)
 		return 2
 	}
+	groupBalancer, err := harness.ParseBalancer(*balancer)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice jepsen: --balancer:", err)
+		return 2
+	}
 	if *acks != "all" && *acks != "1" {
 		fmt.Fprintf(os.Stderr, "sluice jepsen: --acks %q: all or 1\n", *acks)
 		return 2
@@ -98,6 +104,7 @@ func runJepsen(args []string) int {
 	workload.UncleanLeaderElection = *unclean
 	workload.AcksAll = *acks == "all"
 	workload.Idempotence = mode
+	workload.Balancer = groupBalancer
 	workload.SendsPerSecond = *rate
 	if *deleteEvery < 0 {
 		fmt.Fprintf(os.Stderr, "sluice jepsen: --delete-every %v: not negative\n", *deleteEvery)

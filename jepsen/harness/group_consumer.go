@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -16,10 +17,13 @@ import (
 	"sluice/jepsen/history"
 )
 
-// groupMember is one member of a consumer group (kgo, eager range
-// assignment, manual commits). It records:
+// groupMember is one member of a consumer group (kgo, eager range or
+// cooperative-sticky assignment, manual commits). It records:
 //   - a subscribe op each time kgo assigns it partitions, carrying the
-//     member id, generation and assignment;
+//     member id, generation and every partition it then owns (under the
+//     cooperative protocol kgo hands over only those added, and the
+//     member keeps the rest across the rebalance; those revoked or lost
+//     leave its set);
 //   - a poll op for each PollFetches that returned records (recorded at
 //     once after the poll returns, since a rebalance callback may run
 //     while kgo waits for records, and ops of one process never overlap);
@@ -43,6 +47,11 @@ type groupMember struct {
 	// callbackFailure is what went wrong recording from the callback,
 	// reported by the loop.
 	callbackFailure error
+	// cooperative says the group runs KIP-429's incremental protocol;
+	// owned is what the member holds, kept up to date by the rebalance
+	// callbacks (guarded by mutex).
+	cooperative bool
+	owned       map[history.TopicPartition]bool
 
 	polled, commits, subscribes atomic.Int64
 	running                     sync.WaitGroup
@@ -65,12 +74,19 @@ func (c *commitWriteCounter) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ in
 	}
 }
 
-func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string) (*groupMember, error) {
-	m := &groupMember{name: name, log: log, group: group, topic: topic, process: log.newProcess()}
-	client, err := kgo.NewClient(cluster.ClientOptions(
+func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string, balancer Balancer) (*groupMember, error) {
+	m := &groupMember{
+		name: name, log: log, group: group, topic: topic, process: log.newProcess(),
+		cooperative: balancer == BalancerCooperativeSticky, owned: map[history.TopicPartition]bool{},
+	}
+	balancers := kgo.Balancers(kgo.RangeBalancer())
+	if m.cooperative {
+		balancers = kgo.Balancers(kgo.CooperativeStickyBalancer())
+	}
+	options := []kgo.Opt{
 		kgo.ConsumerGroup(group),
 		kgo.ConsumeTopics(topic),
-		kgo.Balancers(kgo.RangeBalancer()),
+		balancers,
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.OnPartitionsAssigned(m.assigned),
@@ -80,7 +96,13 @@ func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchMaxWait(consumerFetchWaitMax),
 		kgo.WithHooks(&m.commitWrites),
-	)...)
+	}
+	if m.cooperative {
+		options = append(options,
+			kgo.OnPartitionsRevoked(m.revoked),
+			kgo.OnPartitionsLost(m.lost))
+	}
+	client, err := kgo.NewClient(cluster.ClientOptions(options...)...)
 	if err != nil {
 		return nil, fmt.Errorf("harness: group member %s: %w", name, err)
 	}
@@ -89,18 +111,27 @@ func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string
 }
 
 // assigned records the assignment kgo just made, as an instant
-// subscribe op.
+// subscribe op: the whole of it under the eager protocol; under the
+// cooperative one, what the member kept and what it was just given.
 func (m *groupMember) assigned(_ context.Context, client *kgo.Client, assignment map[string][]int32) {
 	memberID, generation := client.GroupMetadata()
-	var partitions []history.TopicPartition
-	for topic, numbers := range assignment {
-		for _, number := range numbers {
-			partitions = append(partitions, history.TopicPartition{Topic: topic, Partition: number})
-		}
-	}
-	sortPartitions(partitions)
+	m.recordAssignment(memberID, generation, assignment)
+}
+
+// recordAssignment is assigned once kgo has said who the member is.
+func (m *groupMember) recordAssignment(memberID string, generation int32, assignment map[string][]int32) {
 	m.mutex.Lock()
 	defer m.mutex.Unlock()
+	if !m.cooperative {
+		clear(m.owned)
+	}
+	for topic, numbers := range assignment {
+		for _, number := range numbers {
+			m.owned[history.TopicPartition{Topic: topic, Partition: number}] = true
+		}
+	}
+	partitions := slices.Collect(maps.Keys(m.owned))
+	sortPartitions(partitions)
 	op, err := m.log.invoke(m.process, history.FuncSubscribe, history.Payload{Topics: []string{m.topic}})
 	if err != nil {
 		m.callbackFailure = err
@@ -108,6 +139,27 @@ func (m *groupMember) assigned(_ context.Context, client *kgo.Client, assignment
 	}
 	op.ok(history.Payload{Assigned: partitions, Group: m.group, MemberID: memberID, Generation: max(generation, 0)})
 	m.subscribes.Add(1)
+}
+
+// revoked forgets the partitions a cooperative rebalance took from the
+// member: it gave them up before anyone else may be assigned them.
+func (m *groupMember) revoked(_ context.Context, _ *kgo.Client, revoked map[string][]int32) {
+	m.mutex.Lock()
+	defer m.mutex.Unlock()
+	for topic, numbers := range revoked {
+		for _, number := range numbers {
+			delete(m.owned, history.TopicPartition{Topic: topic, Partition: number})
+		}
+	}
+}
+
+// lost forgets every partition: the member's session ended (it was
+// fenced, or its generation is gone), so it owns nothing until the next
+// assignment.
+func (m *groupMember) lost(context.Context, *kgo.Client, map[string][]int32) {
+	m.mutex.Lock()
+	defer m.mutex.Unlock()
+	clear(m.owned)
 }
 
 func (m *groupMember) start(ctx context.Context, failed func(error)) {

@@ -28,6 +28,31 @@ func ParseIdempotence(name string) (Idempotence, error) {
 	return "", fmt.Errorf("idempotence %q: want mixed, on or off", name)
 }
 
+// Balancer is the group members' partition assignor.
+type Balancer string
+
+const (
+	// BalancerRange is Kafka's eager RangeAssignor: every rebalance
+	// revokes every partition before the group is assigned again.
+	BalancerRange Balancer = "range"
+	// BalancerCooperativeSticky is KIP-429's incremental protocol, the
+	// default of franz-go and of Kafka's Java consumer since 3.0 (after
+	// range): members keep fetching and committing the partitions they
+	// keep while the group rebalances, and a partition moves in two
+	// rebalances, revoked by its owner in the first and assigned in the
+	// second.
+	BalancerCooperativeSticky Balancer = "cooperative-sticky"
+)
+
+// ParseBalancer reads a Balancer's name.
+func ParseBalancer(name string) (Balancer, error) {
+	switch b := Balancer(name); b {
+	case BalancerRange, BalancerCooperativeSticky:
+		return b, nil
+	}
+	return "", fmt.Errorf("balancer %q: want range or cooperative-sticky", name)
+}
+
 // Workload is what the clients do during a run.
 type Workload struct {
 	Topic                 string
@@ -51,6 +76,8 @@ type Workload struct {
 	AssignConsumers int
 	GroupMembers    int
 	Group           string
+	// Balancer is how the group assigns partitions; range when empty.
+	Balancer Balancer
 	// DeleteEvery, when set (and there is a group), has an operator
 	// delete what the group has consumed every DeleteEvery (deleter.go).
 	DeleteEvery time.Duration
@@ -82,7 +109,7 @@ func DefaultWorkload(nodes int) Workload {
 		Topic: "jepsen", Partitions: 4, ReplicationFactor: rf, MinInsyncReplicas: min(2, int(rf)),
 		AcksAll: true, Idempotence: IdempotenceMixed,
 		Producers: 2, ProducerConcurrency: 4, SendsPerSecond: 200,
-		AssignConsumers: 1, GroupMembers: 2, Group: "jepsen-group",
+		AssignConsumers: 1, GroupMembers: 2, Group: "jepsen-group", Balancer: BalancerRange,
 	}
 }
 
@@ -118,8 +145,15 @@ func (w Workload) validate(nodes int) error {
 	case !w.AcksAll && w.Idempotence != IdempotenceOff:
 		return errors.New("acks=1 producers cannot be idempotent: set idempotence off")
 	}
-	_, err := ParseIdempotence(string(w.Idempotence))
-	return err
+	if _, err := ParseIdempotence(string(w.Idempotence)); err != nil {
+		return err
+	}
+	if w.Balancer != "" {
+		if _, err := ParseBalancer(string(w.Balancer)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // clients is every client of a running workload.
@@ -173,7 +207,7 @@ func startClients(cluster *Cluster, log *historyLog, w Workload, seed uint64) (*
 		c.assign = append(c.assign, consumer)
 	}
 	for i := range w.GroupMembers {
-		member, err := newGroupMember(cluster, log, w.Group, w.Topic, fmt.Sprintf("m%d", i))
+		member, err := newGroupMember(cluster, log, w.Group, w.Topic, fmt.Sprintf("m%d", i), w.Balancer)
 		if err != nil {
 			c.closeAll()
 			return nil, err
