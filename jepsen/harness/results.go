@@ -115,6 +115,9 @@ func verdictText(result *Result) string {
 		fmt.Fprintf(&b, "unclean leader election toggled: every %v, sent %d, confirmed %d; elected outside the ISR (loss permitted there only): partitions %v\n",
 			w.AlterEvery, result.UncleanSent, result.UncleanConfirmed, result.UncleanElected)
 	}
+	if w.ChurnEvery > 0 {
+		fmt.Fprintf(&b, "group churn: every %v, members joined %d, left %d\n", w.ChurnEvery, result.ChurnJoined, result.ChurnLeft)
+	}
 	if w.ElectEvery > 0 {
 		fmt.Fprintf(&b, "preferred leader elections: every %v, sent %d, partitions moved %d\n", w.ElectEvery, result.ElectionsSent, result.Elected)
 	}

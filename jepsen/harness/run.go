@@ -94,7 +94,10 @@ type Result struct {
 	// cancel, or only the new members in sync).
 	ReassignmentsSent, ReassignmentsConfirmed    int64
 	ReassignmentsCancelled, ReassignmentsRefused int64
-	Pass                                         bool
+	// ChurnJoined and ChurnLeft count the members the churning operator
+	// added to the group and took out (Workload.ChurnEvery).
+	ChurnJoined, ChurnLeft int64
+	Pass                   bool
 }
 
 // drainPhaseName names the final read among a run's phases.
@@ -169,6 +172,9 @@ type runner struct {
 	nodeLogs []string
 	// reassigner is its operator reassigning partitions, if it has one.
 	reassigner *reassigner
+	// churner is its operator adding and removing group members, if it
+	// has one.
+	churner *churner
 	// retentionStarts are the log starts after the final read, when the
 	// nodes run with a retention setting (retention.go).
 	retentionStarts map[int32]int64
@@ -258,6 +264,7 @@ func (r *runner) run(ctx context.Context) error {
 	r.elector = workload.elector
 	r.alterer = workload.alterer
 	r.reassigner = workload.reassigner
+	r.churner = workload.churner
 	for _, n := range cluster.Nodes() {
 		r.nodeLogs = append(r.nodeLogs, n.LogPath())
 	}
@@ -363,6 +370,9 @@ func (r *runner) run(ctx context.Context) error {
 		r.result.ReassignmentsSent, r.result.ReassignmentsConfirmed = a.sent.Load(), a.confirmed.Load()
 		r.result.ReassignmentsCancelled, r.result.ReassignmentsRefused = a.cancelled.Load(), a.refused.Load()
 		a.client.Close()
+	}
+	if r.churner != nil {
+		r.result.ChurnJoined, r.result.ChurnLeft = r.churner.joined.Load(), r.churner.left.Load()
 	}
 	r.result.Stats.Drained = drained == nil
 	return nil

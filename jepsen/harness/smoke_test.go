@@ -66,6 +66,9 @@ func TestSmokeRun(t *testing.T) {
 	if result.DeletesAnswered == 0 {
 		t.Errorf("no DeleteRecords was answered (%d sent)", result.DeletesSent)
 	}
+	if result.ChurnJoined < 2 || result.ChurnLeft < 1 {
+		t.Errorf("the group churned %d members in and %d out; want at least 2 and 1", result.ChurnJoined, result.ChurnLeft)
+	}
 	if result.ElectionsSent == 0 {
 		t.Error("no preferred leader election was sent")
 	}
@@ -89,9 +92,15 @@ func TestSmokeRun(t *testing.T) {
 // creating it again every 2 s, one running preferred leader elections
 // every second, and one reassigning a partition (or cancelling) every
 // second, so that the real binary's DeleteRecords, DeleteTopics,
-// ElectLeaders and AlterPartitionReassignments meet the faults too.
+// ElectLeaders and AlterPartitionReassignments meet the faults too. Its
+// group runs the cooperative protocol (the full runs' default is eager
+// range, and the simulator's clients are eager) while an operator adds a
+// member every 4 s and takes it out 4 s later, so KIP-429's incremental
+// rebalances meet the faults as well.
 func smokeWorkload() Workload {
 	w := DefaultWorkload(4)
+	w.Balancer = BalancerCooperativeSticky
+	w.ChurnEvery = 4 * time.Second
 	w.DeleteEvery = 2 * time.Second
 	w.RecreateEvery = 2 * time.Second
 	w.ElectEvery = time.Second

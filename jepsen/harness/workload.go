@@ -78,6 +78,9 @@ type Workload struct {
 	Group           string
 	// Balancer is how the group assigns partitions; range when empty.
 	Balancer Balancer
+	// ChurnEvery, when set, has an operator add a member to the group
+	// and take it out again, in turn, this often (churner.go).
+	ChurnEvery time.Duration
 	// DeleteEvery, when set (and there is a group), has an operator
 	// delete what the group has consumed every DeleteEvery (deleter.go).
 	DeleteEvery time.Duration
@@ -138,6 +141,10 @@ func (w Workload) validate(nodes int) error {
 		return fmt.Errorf("%d assign consumers, %d group members: each between 0 and %d", w.AssignConsumers, w.GroupMembers, workloadClientsMax)
 	case w.GroupMembers > 0 && w.Group == "":
 		return errors.New("group members without a group name")
+	case w.ChurnEvery < 0:
+		return fmt.Errorf("churn every %v: not negative (0 for never)", w.ChurnEvery)
+	case w.ChurnEvery > 0 && w.Group == "":
+		return errors.New("group churn without a group name")
 	case w.ReassignEvery < 0:
 		return fmt.Errorf("reassign every %v: not negative (0 for never)", w.ReassignEvery)
 	case w.RecreateEvery < 0 || w.RecreateEvery > 0 && w.RecreateEvery < recreateEveryMin:
@@ -167,6 +174,7 @@ type clients struct {
 	elector    *elector
 	alterer    *alterer
 	reassigner *reassigner
+	churner    *churner
 
 	cancel  context.CancelFunc
 	ticker  *time.Ticker
@@ -254,6 +262,9 @@ func startClients(cluster *Cluster, log *historyLog, w Workload, seed uint64) (*
 		}
 		c.reassigner = r
 	}
+	if w.ChurnEvery > 0 {
+		c.churner = newChurner(cluster, log, w, fail)
+	}
 	if w.RecreateEvery > 0 {
 		recreator, err := newRecreator(cluster, w)
 		if err != nil {
@@ -291,6 +302,9 @@ func startClients(cluster *Cluster, log *historyLog, w Workload, seed uint64) (*
 	}
 	if c.reassigner != nil {
 		c.reassigner.start(ctx)
+	}
+	if c.churner != nil {
+		c.churner.start(ctx)
 	}
 	return c, nil
 }
@@ -333,6 +347,10 @@ func (c *clients) stop() error {
 	if c.reassigner != nil {
 		wait.Add(1)
 		go func() { defer wait.Done(); c.reassigner.stop() }()
+	}
+	if c.churner != nil {
+		wait.Add(1)
+		go func() { defer wait.Done(); c.churner.wait() }()
 	}
 	if c.recreator != nil {
 		wait.Add(1)
@@ -415,6 +433,9 @@ func (c *clients) progress() string {
 	if c.reassigner != nil {
 		r := c.reassigner
 		line += fmt.Sprintf("; reassignments sent=%d confirmed=%d cancelled=%d refused=%d", r.sent.Load(), r.confirmed.Load(), r.cancelled.Load(), r.refused.Load())
+	}
+	if c.churner != nil {
+		line += fmt.Sprintf("; members joined=%d left=%d", c.churner.joined.Load(), c.churner.left.Load())
 	}
 	return line
 }
