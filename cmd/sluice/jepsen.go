@@ -39,6 +39,7 @@ func runJepsen(args []string) int {
 	acks := flags.String("acks", "all", "producers' acks: all or 1")
 	idempotence := flags.String("idempotence", "mixed", "idempotent producers: mixed (half of them), on or off (acks=1 needs off)")
 	churnEvery := flags.Duration("churn-every", 0, "have an operator add a member to the group and take it out again, in turn, this often (rebalances under faults); 0: never")
+	static := flags.Bool("static", false, "give every group member a group.instance.id (KIP-345 static membership)")
 	balancer := flags.String("balancer", "range", "the group's assignor: range (eager) or cooperative-sticky (KIP-429, franz-go's default)")
 	partitions := flags.Int("partitions", 4, "partitions of the workload's topic")
 	replicationFactor := flags.Int("replication-factor", 0, "the topic's replication factor (0: 3, or the cluster's size if smaller)")
@@ -107,6 +108,7 @@ func runJepsen(args []string) int {
 	workload.Idempotence = mode
 	workload.Balancer = groupBalancer
 	workload.ChurnEvery = *churnEvery
+	workload.Static = *static
 	workload.SendsPerSecond = *rate
 	if *deleteEvery < 0 {
 		fmt.Fprintf(os.Stderr, "sluice jepsen: --delete-every %v: not negative\n", *deleteEvery)

@@ -14,9 +14,12 @@ import (
 // protocol every such rebalance stops the whole group; under the
 // cooperative one (Workload.Balancer) only the partitions that move stop,
 // each revoked by its owner in one rebalance and assigned in the next,
-// which is the path KIP-429 added to the coordinator. The members it
-// starts record their ops like the others, so every checker holds them to
-// the same promises.
+// which is the path KIP-429 added to the coordinator. Static members
+// (Workload.Static) do not leave when closed: the next round's member
+// takes the last one's place under the same group.instance.id, or the
+// coordinator expires it after its session. The members it starts record
+// their ops like the others, so every checker holds them to the same
+// promises.
 type churner struct {
 	cluster *Cluster
 	log     *historyLog
@@ -40,7 +43,10 @@ func (c *churner) run(ctx context.Context) {
 		if !sleep(ctx, c.w.ChurnEvery) {
 			return
 		}
-		member, err := newGroupMember(c.cluster, c.log, c.w.Group, c.w.Topic, fmt.Sprintf("c%d", round), c.w.Balancer)
+		// Static members come back under one instance id, so each
+		// round's member replaces the last one's (KIP-345) if the
+		// coordinator still holds it.
+		member, err := newGroupMember(c.cluster, c.log, c.w.Group, c.w.Topic, fmt.Sprintf("c%d", round), c.w.Balancer, c.w.instanceID("churn"))
 		if err != nil {
 			c.failed(err)
 			return

@@ -52,6 +52,9 @@ type groupMember struct {
 	// callbacks (guarded by mutex).
 	cooperative bool
 	owned       map[history.TopicPartition]bool
+	// instanceID is the member's group.instance.id, "" for a dynamic
+	// member.
+	instanceID string
 
 	polled, commits, subscribes atomic.Int64
 	running                     sync.WaitGroup
@@ -74,10 +77,13 @@ func (c *commitWriteCounter) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ in
 	}
 }
 
-func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string, balancer Balancer) (*groupMember, error) {
+// newGroupMember makes a member; instanceID, when set, is its
+// group.instance.id (a static member, KIP-345).
+func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string, balancer Balancer, instanceID string) (*groupMember, error) {
 	m := &groupMember{
 		name: name, log: log, group: group, topic: topic, process: log.newProcess(),
 		cooperative: balancer == BalancerCooperativeSticky, owned: map[history.TopicPartition]bool{},
+		instanceID: instanceID,
 	}
 	balancers := kgo.Balancers(kgo.RangeBalancer())
 	if m.cooperative {
@@ -96,6 +102,9 @@ func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchMaxWait(consumerFetchWaitMax),
 		kgo.WithHooks(&m.commitWrites),
+	}
+	if instanceID != "" {
+		options = append(options, kgo.InstanceID(instanceID))
 	}
 	if m.cooperative {
 		options = append(options,
@@ -120,6 +129,13 @@ func (m *groupMember) assigned(_ context.Context, client *kgo.Client, assignment
 
 // recordAssignment is assigned once kgo has said who the member is.
 func (m *groupMember) recordAssignment(memberID string, generation int32, assignment map[string][]int32) {
+	if m.instanceID != "" {
+		// A static member is named by its instance, as the simulator's
+		// clients name it: one that takes a closed one's place (KIP-345)
+		// gets a new member id but the same generation and partitions,
+		// and must not count as a second owner of them.
+		memberID = m.instanceID
+	}
 	m.mutex.Lock()
 	defer m.mutex.Unlock()
 	if !m.cooperative {

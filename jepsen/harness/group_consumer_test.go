@@ -57,3 +57,23 @@ func TestGroupMemberRecordsWhatItOwns(t *testing.T) {
 		})
 	}
 }
+
+// A static member is named by its group.instance.id: the member that takes
+// a closed one's place (KIP-345) has a new member id, but the same
+// generation and partitions, and must not read as a second owner.
+func TestStaticMembersAreNamedByInstance(t *testing.T) {
+	log := newHistoryLog(time.Now())
+	for _, memberID := range []string{"g-churn-1111", "g-churn-2222"} {
+		m := &groupMember{log: log, group: "g", topic: "t", process: log.newProcess(), owned: map[history.TopicPartition]bool{}, instanceID: "g-churn"}
+		m.recordAssignment(memberID, 5, map[string][]int32{"t": {0}})
+	}
+	var members []string
+	for _, op := range log.ops() {
+		if op.F == history.FuncSubscribe && op.Type == history.OK {
+			members = append(members, op.MemberID)
+		}
+	}
+	if diff := cmp.Diff([]string{"g-churn", "g-churn"}, members); diff != "" {
+		t.Fatalf("subscribe ops' members (-want +got):\n%s", diff)
+	}
+}

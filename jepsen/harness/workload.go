@@ -78,6 +78,10 @@ type Workload struct {
 	Group           string
 	// Balancer is how the group assigns partitions; range when empty.
 	Balancer Balancer
+	// Static gives every group member a group.instance.id (KIP-345): a
+	// member that closes does not leave, and one that comes back under
+	// the same id takes its place without a rebalance.
+	Static bool
 	// ChurnEvery, when set, has an operator add a member to the group
 	// and take it out again, in turn, this often (churner.go).
 	ChurnEvery time.Duration
@@ -163,6 +167,15 @@ func (w Workload) validate(nodes int) error {
 	return nil
 }
 
+// instanceID is the group.instance.id of the member named name: the name
+// itself when members are static, none otherwise.
+func (w Workload) instanceID(name string) string {
+	if !w.Static {
+		return ""
+	}
+	return w.Group + "-" + name
+}
+
 // clients is every client of a running workload.
 type clients struct {
 	producers  []*producer
@@ -215,7 +228,8 @@ func startClients(cluster *Cluster, log *historyLog, w Workload, seed uint64) (*
 		c.assign = append(c.assign, consumer)
 	}
 	for i := range w.GroupMembers {
-		member, err := newGroupMember(cluster, log, w.Group, w.Topic, fmt.Sprintf("m%d", i), w.Balancer)
+		name := fmt.Sprintf("m%d", i)
+		member, err := newGroupMember(cluster, log, w.Group, w.Topic, name, w.Balancer, w.instanceID(name))
 		if err != nil {
 			c.closeAll()
 			return nil, err
