@@ -167,8 +167,8 @@ func (w Workload) validate(nodes int) error {
 	return nil
 }
 
-// instanceID is the group.instance.id of the member named name: the name
-// itself when members are static, none otherwise.
+// instanceID is the group.instance.id of the member named name: the group
+// and the name when members are static, none otherwise.
 func (w Workload) instanceID(name string) string {
 	if !w.Static {
 		return ""

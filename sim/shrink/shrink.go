@@ -75,14 +75,13 @@ func Shrink(s scenario.Scenario, check string, original sim.Result, options Opti
 	return out
 }
 
-// Size measures a scenario for shrinking: fault events (two each, one for
-// an idle slot, so that dropping a fault and then its slot both count),
-// nodes, clients, partitions, whole seconds of safety phase and an
+// Size measures a scenario for shrinking: schedule slots plus fault events
+// (a fault counts two, an idle slot one, so that dropping a fault and then
+// its slot both count), nodes, clients, partitions, whole seconds of safety phase and an
 // operations floor (1 when the safety phase waits for one), summed. Every
 // accepted step lowers it, so a shrink ends.
 func Size(s scenario.Scenario) int {
-	faults := FaultEvents(s)
-	size := 2*faults + (len(s.Schedule) - faults) + s.Cluster.Nodes + len(s.ClientNames()) + int(s.Safety/time.Second) + len(s.Rates)
+	size := len(s.Schedule) + FaultEvents(s) + s.Cluster.Nodes + len(s.ClientNames()) + int(s.Safety/time.Second) + len(s.Rates)
 	if s.Operations > 0 {
 		size++
 	}

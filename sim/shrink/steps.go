@@ -181,7 +181,7 @@ func noTopicActions(s scenario.Scenario) []candidate {
 func dropEvents(s scenario.Scenario) []candidate {
 	var faults []int // indices of the schedule's faults, idle slots left out
 	for i, e := range s.Schedule {
-		if e.Kind != scenario.KindIdle {
+		if !isIdle(e) {
 			faults = append(faults, i)
 		}
 	}
