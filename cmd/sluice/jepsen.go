@@ -39,6 +39,7 @@ func runJepsen(args []string) int {
 	acks := flags.String("acks", "all", "producers' acks: all or 1")
 	idempotence := flags.String("idempotence", "mixed", "idempotent producers: mixed (half of them), on or off (acks=1 needs off)")
 	churnEvery := flags.Duration("churn-every", 0, "have an operator add a member to the group and take it out again, in turn, this often (rebalances under faults); 0: never")
+	churnExit := flags.String("churn-exit", "leave", "how the churned members go: leave (close, LeaveGroup), crash (connections cut, nothing more said: the coordinator expires them after the session timeout) or mixed (every other one crashes)")
 	static := flags.Bool("static", false, "give every group member a group.instance.id (KIP-345 static membership)")
 	balancer := flags.String("balancer", "range", "the group's assignor: range (eager) or cooperative-sticky (KIP-429, franz-go's default)")
 	partitions := flags.Int("partitions", 4, "partitions of the workload's topic")
@@ -86,6 +87,15 @@ func runJepsen(args []string) int {
 		fmt.Fprintln(os.Stderr, "sluice jepsen: --balancer:", err)
 		return 2
 	}
+	exit, err := harness.ParseChurnExit(*churnExit)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice jepsen: --churn-exit:", err)
+		return 2
+	}
+	if exit != harness.ChurnExitLeave && *churnEvery == 0 {
+		fmt.Fprintf(os.Stderr, "sluice jepsen: --churn-exit %s: set --churn-every too\n", exit)
+		return 2
+	}
 	if *acks != "all" && *acks != "1" {
 		fmt.Fprintf(os.Stderr, "sluice jepsen: --acks %q: all or 1\n", *acks)
 		return 2
@@ -108,6 +118,7 @@ func runJepsen(args []string) int {
 	workload.Idempotence = mode
 	workload.Balancer = groupBalancer
 	workload.ChurnEvery = *churnEvery
+	workload.ChurnExit = exit
 	workload.Static = *static
 	workload.SendsPerSecond = *rate
 	if *deleteEvery < 0 {

@@ -78,8 +78,9 @@ func (c *commitWriteCounter) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ in
 }
 
 // newGroupMember makes a member; instanceID, when set, is its
-// group.instance.id (a static member, KIP-345).
-func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string, balancer Balancer, instanceID string) (*groupMember, error) {
+// group.instance.id (a static member, KIP-345). The extra options come
+// after the member's own (a churned member's crashable dialer).
+func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string, balancer Balancer, instanceID string, extra ...kgo.Opt) (*groupMember, error) {
 	m := &groupMember{
 		name: name, log: log, group: group, topic: topic, process: log.newProcess(),
 		cooperative: balancer == BalancerCooperativeSticky, owned: map[history.TopicPartition]bool{},
@@ -111,6 +112,7 @@ func newGroupMember(cluster *Cluster, log *historyLog, group, topic, name string
 			kgo.OnPartitionsRevoked(m.revoked),
 			kgo.OnPartitionsLost(m.lost))
 	}
+	options = append(options, extra...)
 	client, err := kgo.NewClient(cluster.ClientOptions(options...)...)
 	if err != nil {
 		return nil, fmt.Errorf("harness: group member %s: %w", name, err)

@@ -116,7 +116,7 @@ func verdictText(result *Result) string {
 			w.AlterEvery, result.UncleanSent, result.UncleanConfirmed, result.UncleanElected)
 	}
 	if w.ChurnEvery > 0 {
-		fmt.Fprintf(&b, "group churn: every %v, members joined %d, left %d\n", w.ChurnEvery, result.ChurnJoined, result.ChurnLeft)
+		fmt.Fprintf(&b, "group churn: every %v, members joined %d, left %d, crashed %d\n", w.ChurnEvery, result.ChurnJoined, result.ChurnLeft, result.ChurnCrashed)
 	}
 	if w.ElectEvery > 0 {
 		fmt.Fprintf(&b, "preferred leader elections: every %v, sent %d, partitions moved %d\n", w.ElectEvery, result.ElectionsSent, result.Elected)

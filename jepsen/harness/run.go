@@ -94,10 +94,11 @@ type Result struct {
 	// cancel, or only the new members in sync).
 	ReassignmentsSent, ReassignmentsConfirmed    int64
 	ReassignmentsCancelled, ReassignmentsRefused int64
-	// ChurnJoined and ChurnLeft count the members the churning operator
-	// added to the group and took out (Workload.ChurnEvery).
-	ChurnJoined, ChurnLeft int64
-	Pass                   bool
+	// ChurnJoined counts the members the churning operator added to the
+	// group (Workload.ChurnEvery), ChurnLeft those that left it and
+	// ChurnCrashed those that crashed (Workload.ChurnExit).
+	ChurnJoined, ChurnLeft, ChurnCrashed int64
+	Pass                                 bool
 }
 
 // drainPhaseName names the final read among a run's phases.
@@ -372,7 +373,7 @@ func (r *runner) run(ctx context.Context) error {
 		a.client.Close()
 	}
 	if r.churner != nil {
-		r.result.ChurnJoined, r.result.ChurnLeft = r.churner.joined.Load(), r.churner.left.Load()
+		r.result.ChurnJoined, r.result.ChurnLeft, r.result.ChurnCrashed = r.churner.joined.Load(), r.churner.left.Load(), r.churner.crashed.Load()
 	}
 	r.result.Stats.Drained = drained == nil
 	return nil

@@ -66,8 +66,8 @@ func TestSmokeRun(t *testing.T) {
 	if result.DeletesAnswered == 0 {
 		t.Errorf("no DeleteRecords was answered (%d sent)", result.DeletesSent)
 	}
-	if result.ChurnJoined < 2 || result.ChurnLeft < 1 {
-		t.Errorf("the group churned %d members in and %d out; want at least 2 and 1", result.ChurnJoined, result.ChurnLeft)
+	if result.ChurnJoined < 2 || result.ChurnLeft < 1 || result.ChurnCrashed < 1 {
+		t.Errorf("the group churned %d members in, %d out and %d crashed; want at least 2, 1 and 1", result.ChurnJoined, result.ChurnLeft, result.ChurnCrashed)
 	}
 	if result.ElectionsSent == 0 {
 		t.Error("no preferred leader election was sent")
@@ -95,12 +95,14 @@ func TestSmokeRun(t *testing.T) {
 // ElectLeaders and AlterPartitionReassignments meet the faults too. Its
 // group runs the cooperative protocol (the full runs' default is eager
 // range, and the simulator's clients are eager) while an operator adds a
-// member every 4 s and takes it out 4 s later, so KIP-429's incremental
-// rebalances meet the faults as well.
+// member every 4 s and takes it out 4 s later, every other one by a crash
+// the coordinator must notice by the member's silence, so KIP-429's
+// incremental rebalances and session expiry meet the faults as well.
 func smokeWorkload() Workload {
 	w := DefaultWorkload(4)
 	w.Balancer = BalancerCooperativeSticky
 	w.ChurnEvery = 4 * time.Second
+	w.ChurnExit = ChurnExitMixed
 	w.DeleteEvery = 2 * time.Second
 	w.RecreateEvery = 2 * time.Second
 	w.ElectEvery = time.Second

@@ -53,6 +53,46 @@ func ParseBalancer(name string) (Balancer, error) {
 	return "", fmt.Errorf("balancer %q: want range or cooperative-sticky", name)
 }
 
+// ChurnExit is how the churning operator's members end.
+type ChurnExit string
+
+const (
+	// ChurnExitLeave: the member closes, as a consumer shut down on
+	// purpose does (kgo's Close: a dynamic member sends LeaveGroup, and
+	// the group rebalances at once).
+	ChurnExitLeave ChurnExit = "leave"
+	// ChurnExitCrash: the member's process dies, as a consumer killed
+	// with SIGKILL or by its machine's power does: its connections are
+	// cut mid-request and nothing more it says reaches a broker, so the
+	// coordinator learns of it only by its silence, after
+	// session.timeout.ms, and its partitions wait that long.
+	ChurnExitCrash ChurnExit = "crash"
+	// ChurnExitMixed: every other member crashes, starting with the
+	// second; the rest leave.
+	ChurnExitMixed ChurnExit = "mixed"
+)
+
+// ParseChurnExit reads a ChurnExit's name.
+func ParseChurnExit(name string) (ChurnExit, error) {
+	switch e := ChurnExit(name); e {
+	case ChurnExitLeave, ChurnExitCrash, ChurnExitMixed:
+		return e, nil
+	}
+	return "", fmt.Errorf("churn exit %q: want leave, crash or mixed", name)
+}
+
+// crashes reports whether the churning operator's member of the given
+// round (from 0) crashes rather than leaves.
+func (e ChurnExit) crashes(round int) bool {
+	switch e {
+	case ChurnExitCrash:
+		return true
+	case ChurnExitMixed:
+		return round%2 == 1
+	}
+	return false
+}
+
 // Workload is what the clients do during a run.
 type Workload struct {
 	Topic                 string
@@ -85,6 +125,8 @@ type Workload struct {
 	// ChurnEvery, when set, has an operator add a member to the group
 	// and take it out again, in turn, this often (churner.go).
 	ChurnEvery time.Duration
+	// ChurnExit is how those members go; leave when empty.
+	ChurnExit ChurnExit
 	// DeleteEvery, when set (and there is a group), has an operator
 	// delete what the group has consumed every DeleteEvery (deleter.go).
 	DeleteEvery time.Duration
@@ -149,6 +191,8 @@ func (w Workload) validate(nodes int) error {
 		return fmt.Errorf("churn every %v: not negative (0 for never)", w.ChurnEvery)
 	case w.ChurnEvery > 0 && w.Group == "":
 		return errors.New("group churn without a group name")
+	case w.ChurnExit != "" && w.ChurnExit != ChurnExitLeave && w.ChurnEvery == 0:
+		return fmt.Errorf("churn exit %s without group churn: set a churn interval", w.ChurnExit)
 	case w.ReassignEvery < 0:
 		return fmt.Errorf("reassign every %v: not negative (0 for never)", w.ReassignEvery)
 	case w.RecreateEvery < 0 || w.RecreateEvery > 0 && w.RecreateEvery < recreateEveryMin:
@@ -158,6 +202,11 @@ func (w Workload) validate(nodes int) error {
 	}
 	if _, err := ParseIdempotence(string(w.Idempotence)); err != nil {
 		return err
+	}
+	if w.ChurnExit != "" {
+		if _, err := ParseChurnExit(string(w.ChurnExit)); err != nil {
+			return err
+		}
 	}
 	if w.Balancer != "" {
 		if _, err := ParseBalancer(string(w.Balancer)); err != nil {
@@ -449,7 +498,7 @@ func (c *clients) progress() string {
 		line += fmt.Sprintf("; reassignments sent=%d confirmed=%d cancelled=%d refused=%d", r.sent.Load(), r.confirmed.Load(), r.cancelled.Load(), r.refused.Load())
 	}
 	if c.churner != nil {
-		line += fmt.Sprintf("; members joined=%d left=%d", c.churner.joined.Load(), c.churner.left.Load())
+		line += fmt.Sprintf("; members joined=%d left=%d crashed=%d", c.churner.joined.Load(), c.churner.left.Load(), c.churner.crashed.Load())
 	}
 	return line
 }
