@@ -34,7 +34,7 @@ func TestKafkaGoGroup(t *testing.T) {
 	steps.step(groupJoinStep, true, func(t *testing.T) {
 		createTopicWithFranzGo(t, broker.Addr(), topic, groupPartitions)
 		for _, name := range []string{"K1", "K2"} {
-			readers = append(readers, startKafkaGoGroupReader(test, broker.Addr(), group, topic, name, ledger))
+			readers = append(readers, startKafkaGoGroupReader(test, []string{broker.Addr()}, group, topic, name, ledger))
 		}
 		d := waitForStableGroup(t, broker.Addr(), group, topic, len(readers), groupPartitions)
 		matrix.record("kafka-go", groupAssignorRow, outcome(d.Protocol))
@@ -92,10 +92,10 @@ type kafkaGoGroupReader struct {
 
 // startKafkaGoGroupReader starts a reader that lives until close or until
 // lifetime ends. Its client id is name, which DescribeGroups reports.
-func startKafkaGoGroupReader(lifetime testing.TB, address, group, topic, name string, ledger *groupLedger) *kafkaGoGroupReader {
+func startKafkaGoGroupReader(lifetime testing.TB, brokers []string, group, topic, name string, ledger *groupLedger) *kafkaGoGroupReader {
 	r := &kafkaGoGroupReader{name: name, done: make(chan struct{})}
 	r.reader = kafka.NewReader(kafka.ReaderConfig{
-		Brokers:           []string{address},
+		Brokers:           brokers,
 		GroupID:           group,
 		Topic:             topic,
 		Dialer:            &kafka.Dialer{ClientID: name, Timeout: clientTimeout},
@@ -141,6 +141,17 @@ func (r *kafkaGoGroupReader) fail(err error) {
 	r.mutex.Lock()
 	defer r.mutex.Unlock()
 	r.errors = append(r.errors, err)
+}
+
+// logErrors logs the errors reported so far, for a test where some are
+// expected (a broker was killed).
+func (r *kafkaGoGroupReader) logErrors(t *testing.T) {
+	t.Helper()
+	r.mutex.Lock()
+	defer r.mutex.Unlock()
+	for _, err := range r.errors[:min(len(r.errors), problemsShownMax)] {
+		t.Logf("reader %s: %v", r.name, err)
+	}
 }
 
 func (r *kafkaGoGroupReader) reportErrors(t *testing.T) {

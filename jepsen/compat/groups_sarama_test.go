@@ -30,7 +30,7 @@ func TestSaramaGroup(t *testing.T) {
 	steps.step(groupJoinStep, true, func(t *testing.T) {
 		createTopicWithFranzGo(t, broker.Addr(), topic, groupPartitions)
 		for _, name := range []string{"S1", "S2"} {
-			members = append(members, startSaramaGroupMember(t, test, broker.Addr(), group, topic, name, ledger))
+			members = append(members, startSaramaGroupMember(t, test, []string{broker.Addr()}, group, topic, name, ledger))
 		}
 		ledger.waitFor(t, "S1 and S2 to share the partitions", func() bool {
 			return ledger.balancedAmongLocked(groupPartitions, "S1", "S2")
@@ -80,7 +80,7 @@ type saramaGroupMember struct {
 
 // startSaramaGroupMember starts a member that lives until close or until
 // lifetime ends; t is the step, which a failure to start fails.
-func startSaramaGroupMember(t *testing.T, lifetime testing.TB, address, group, topic, name string, ledger *groupLedger) *saramaGroupMember {
+func startSaramaGroupMember(t *testing.T, lifetime testing.TB, brokers []string, group, topic, name string, ledger *groupLedger) *saramaGroupMember {
 	t.Helper()
 	config := saramaConfig(sarama.CompressionNone)
 	config.ClientID = name
@@ -88,7 +88,7 @@ func startSaramaGroupMember(t *testing.T, lifetime testing.TB, address, group, t
 	config.Consumer.Group.Session.Timeout = groupSessionTimeout
 	config.Consumer.Group.Heartbeat.Interval = groupHeartbeatInterval
 	config.Consumer.Group.Rebalance.Timeout = groupRebalanceTimeout
-	consumerGroup, err := sarama.NewConsumerGroup([]string{address}, group, config)
+	consumerGroup, err := sarama.NewConsumerGroup(brokers, group, config)
 	if err != nil {
 		t.Fatalf("sarama.NewConsumerGroup for %s: %v", name, err)
 	}
@@ -150,6 +150,17 @@ func (m *saramaGroupMember) fail(err error) {
 	m.mutex.Lock()
 	defer m.mutex.Unlock()
 	m.errors = append(m.errors, err)
+}
+
+// logErrors logs the errors reported so far, for a test where some are
+// expected (a broker was killed).
+func (m *saramaGroupMember) logErrors(t *testing.T) {
+	t.Helper()
+	m.mutex.Lock()
+	defer m.mutex.Unlock()
+	for _, err := range m.errors[:min(len(m.errors), problemsShownMax)] {
+		t.Logf("member %s: %v", m.name, err)
+	}
 }
 
 func (m *saramaGroupMember) reportErrors(t *testing.T) {
