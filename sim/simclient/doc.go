@@ -3,7 +3,8 @@
 // that keeps a metadata cache and routes requests to partition leaders, an
 // idempotent or plain producer, a reader (a consumer by assignment), and a
 // group consumer (Kafka's classic consumer group protocol, with the
-// assignment computed by the group's leader). They record every operation
+// assignment computed by the group's leader, rebalancing eagerly or, with
+// the cooperative-sticky assignor alone, cooperatively as KIP-429 has it). They record every operation
 // in a jepsen/history Recorder, which is what the checkers in
 // jepsen/checker judge.
 //
@@ -33,7 +34,9 @@
 //   - A group consumer records a subscribe from the start of each join to
 //     the assignment SyncGroup hands out (ok with group, member,
 //     generation and partitions; a static member is named by its
-//     group.instance.id, which survives its restarts), then its reads of
+//     group.instance.id, which survives its restarts; a cooperative
+//     member, which reads on while it rejoins, records its subscribe
+//     when it applies the assignment, invoked and ok at once), then its reads of
 //     committed offsets (fetch-committed), polls, and commits: ok when
 //     acknowledged, fail when the coordinator refused before writing
 //     (a stale generation, an unknown member, a rebalance), info when
@@ -54,7 +57,9 @@
 // metadata cache. Producer (producer.go, producer_identity.go) and Reader
 // (reader.go, reader_fetch.go, with fetch_requests.go) build on it, and so
 // does GroupConsumer (group_consumer.go: its loop; group_membership.go:
-// join, sync, heartbeat, leave; group_assignors.go; group_offsets.go:
-// commits; group_fetch.go); outcome.go says how each Kafka error is read.
+// join, sync, heartbeat, leave; group_cooperative.go: the cooperative
+// protocol's join beside the loop; group_assignors.go and group_sticky.go;
+// group_offsets.go: commits; group_fetch.go); outcome.go says how each
+// Kafka error is read.
 // Versions pinned to what Sluice serves are in versions.go.
 package simclient

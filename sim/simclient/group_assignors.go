@@ -15,8 +15,9 @@ import (
 // leader gets every member's subscription (ConsumerMemberMetadata) with its
 // JoinGroup answer, computes who reads what, and hands the result back in
 // its SyncGroup as opaque bytes (ConsumerMemberAssignment), one per member.
-// These are Kafka's RangeAssignor and RoundRobinAssignor, deterministic
-// given the members and partition counts.
+// These are Kafka's RangeAssignor and RoundRobinAssignor, and a
+// cooperative-sticky assignor (group_sticky.go), deterministic given the
+// members, their subscriptions and partition counts.
 const (
 	// AssignorRange gives each member a contiguous range of each topic's
 	// partitions; the first members get one more when they do not divide
@@ -25,19 +26,35 @@ const (
 	// AssignorRoundRobin deals every subscribed partition, sorted by
 	// topic and partition, to the members in turn.
 	AssignorRoundRobin = "roundrobin"
+	// AssignorCooperativeSticky keeps partitions where they are and
+	// moves them in two rebalances (KIP-429, group_sticky.go). A consumer
+	// that offers only it rebalances cooperatively (group_cooperative.go):
+	// it reads what it keeps while the group rebalances. One that also
+	// offers an eager assignor rebalances eagerly, as Kafka's consumer
+	// does on the first step of an upgrade to it.
+	AssignorCooperativeSticky = "cooperative-sticky"
 )
 
 // consumerProtocolType is the protocol type Kafka's consumers join with.
 const consumerProtocolType = "consumer"
 
 // knownAssignor reports whether this client can compute name's assignment.
-func knownAssignor(name string) bool { return name == AssignorRange || name == AssignorRoundRobin }
+func knownAssignor(name string) bool {
+	return name == AssignorRange || name == AssignorRoundRobin || name == AssignorCooperativeSticky
+}
 
 // subscriber is one member of a generation as its leader sees it.
 type subscriber struct {
 	memberID   string
 	instanceID *string
 	topics     []string
+	// owned are the partitions the member owns as it joins, and
+	// generation the generation it got them in (-1 for none): what a
+	// cooperative member's subscription says (v1 and v2 of Kafka's
+	// ConsumerProtocolSubscription); an eager member owns nothing as it
+	// joins.
+	owned      []history.TopicPartition
+	generation int32
 }
 
 // compareSubscribers orders members as Kafka's assignors do
@@ -61,9 +78,13 @@ func subscribersOf(members []kmsg.JoinGroupResponseMember) ([]subscriber, error)
 	subscribers := make([]subscriber, 0, len(members))
 	for _, m := range members {
 		var subscription kmsg.ConsumerMemberMetadata
-		s := subscriber{memberID: m.MemberID, instanceID: m.InstanceID}
+		s := subscriber{memberID: m.MemberID, instanceID: m.InstanceID, generation: -1}
 		if err := subscription.ReadFrom(m.ProtocolMetadata); err == nil {
 			s.topics = subscription.Topics
+			s.owned = ownedPartitions(subscription.OwnedPartitions)
+			if subscription.Version >= 2 {
+				s.generation = subscription.Generation
+			}
 		}
 		subscribers = append(subscribers, s)
 	}
@@ -75,6 +96,9 @@ func subscribersOf(members []kmsg.JoinGroupResponseMember) ([]subscriber, error)
 // the partitions it reads, sorted. partitions gives each topic's partition
 // count; topics it does not name are not assigned.
 func assignPartitions(assignor string, subscribers []subscriber, partitions map[string]int32) map[string][]history.TopicPartition {
+	if assignor == AssignorCooperativeSticky {
+		return assignCooperativeSticky(subscribers, partitions)
+	}
 	assigned := map[string][]history.TopicPartition{}
 	for _, s := range subscribers {
 		assigned[s.memberID] = nil
@@ -187,10 +211,47 @@ func decodeAssignment(data []byte, topic string) ([]history.TopicPartition, erro
 	return slices.Compact(tps), nil
 }
 
-// subscription is this member's JoinGroup metadata for every assignor it
-// offers: the one topic it subscribes to.
+// subscription is an eager member's JoinGroup metadata for every assignor
+// it offers: the one topic it subscribes to.
 func subscription(topic string) []byte {
 	metadata := kmsg.NewConsumerMemberMetadata()
 	metadata.Topics = []string{topic}
 	return metadata.AppendTo(nil)
+}
+
+// cooperativeSubscription is a cooperative member's JoinGroup metadata
+// (version 2): the topic, the partitions it owns and the generation it
+// got them in, which the leader's cooperative-sticky assignor keeps where
+// they are.
+func cooperativeSubscription(topic string, owned []history.TopicPartition, generation int32) []byte {
+	metadata := kmsg.NewConsumerMemberMetadata()
+	metadata.Version = 2
+	metadata.Topics = []string{topic}
+	metadata.Generation = generation
+	for _, tp := range owned {
+		if n := len(metadata.OwnedPartitions); n == 0 || metadata.OwnedPartitions[n-1].Topic != tp.Topic {
+			topic := kmsg.NewConsumerMemberMetadataOwnedPartition()
+			topic.Topic = tp.Topic
+			metadata.OwnedPartitions = append(metadata.OwnedPartitions, topic)
+		}
+		topic := &metadata.OwnedPartitions[len(metadata.OwnedPartitions)-1]
+		topic.Partitions = append(topic.Partitions, tp.Partition)
+	}
+	return metadata.AppendTo(nil)
+}
+
+// ownedPartitions reads a subscription's owned partitions, at most
+// assignedPartitionsMax of them: a member never owns more, so a
+// subscription that claims more claims nothing.
+func ownedPartitions(topics []kmsg.ConsumerMemberMetadataOwnedPartition) []history.TopicPartition {
+	var owned []history.TopicPartition
+	for _, t := range topics {
+		for _, p := range t.Partitions {
+			if len(owned) == assignedPartitionsMax {
+				return nil
+			}
+			owned = append(owned, history.TopicPartition{Topic: t.Topic, Partition: p})
+		}
+	}
+	return owned
 }

@@ -20,8 +20,10 @@ type GroupConsumerConfig struct {
 	// without a rebalance; empty, it is a dynamic member.
 	InstanceID string
 	// Assignors is partition.assignment.strategy: the assignors the
-	// consumer offers, most preferred first ("range", "roundrobin"); the
-	// coordinator picks one every member offers. Default range.
+	// consumer offers, most preferred first ("range", "roundrobin",
+	// "cooperative-sticky"); the coordinator picks one every member
+	// offers. Default range. A consumer that offers cooperative-sticky
+	// alone rebalances cooperatively (group_cooperative.go).
 	Assignors []string
 
 	SessionTimeout    time.Duration // session.timeout.ms
@@ -96,7 +98,9 @@ func (c GroupConsumerConfig) withDefaults() GroupConsumerConfig {
 // committed means the earliest) and commits its position after each poll
 // that moved it (OffsetCommit, with its generation and member id). It
 // rejoins when told of a rebalance or that its generation or member id is
-// stale, and finds the coordinator again when told it moved.
+// stale, and finds the coordinator again when told it moved. Eager by
+// default, it gives up every partition before it rejoins; a cooperative
+// one reads on while it rejoins (group_cooperative.go).
 //
 // It records in the history, on one process at a time: subscribe (invoked
 // when a join starts, ok with the group, member, generation and assignment
@@ -189,6 +193,13 @@ type groupMembership struct {
 	committedKnown bool
 	// verifyPending asks the loop to read the committed offsets back.
 	verifyPending bool
+
+	// joinedHere is set once this process has joined the group; unlike
+	// the rest, losing the membership does not forget it, only a crash.
+	joinedHere bool
+
+	// What only a cooperative member uses (group_cooperative.go).
+	cooperative cooperativeMembership
 }
 
 // groupPosition is where the consumer is in one assigned partition.
@@ -202,6 +213,10 @@ type groupPosition struct {
 	// resetting is set when offset was thrown away (out of range): the
 	// offset ListOffsets gives next is a seek to record.
 	resetting bool
+	// placed is set once the first OffsetFetch since the partition was
+	// assigned set offset from the committed offset (or left it unknown,
+	// for the earliest, when none was committed).
+	placed bool
 }
 
 // GroupConsumerStats counts what a group consumer did.
@@ -215,6 +230,11 @@ type GroupConsumerStats struct {
 	// PartitionsGrown counts the rebalances this consumer asked for as
 	// leader because the topic gained partitions.
 	PartitionsGrown int64
+	// PartitionsAdded and PartitionsRevoked count the partitions a
+	// cooperative member's assignments gave it and took from it;
+	// PartitionsLost the ones it dropped without committing, its
+	// membership gone.
+	PartitionsAdded, PartitionsRevoked, PartitionsLost int64
 	// StaticRejoins counts the joins of a static member that came back
 	// with no member id (restarted) after it had been in the group:
 	// the coordinator must recognize its group.instance.id (KIP-345).
@@ -313,7 +333,8 @@ func (g *GroupConsumer) Membership() GroupMembership {
 		MemberID:   m.memberID,
 		Generation: m.generation,
 		Assigned:   slices.Clone(m.assigned),
-		Stable:     g.running && !g.leaving && m.joined && !m.rejoinNeeded && m.coordinator != "" && g.client.Alive(),
+		Stable: g.running && !g.leaving && m.joined && !m.rejoinNeeded && m.coordinator != "" && g.client.Alive() &&
+			!m.cooperative.joining && m.cooperative.next == nil && len(m.cooperative.revoking) == 0 && !m.cooperative.lost,
 	}
 }
 
@@ -358,7 +379,8 @@ func (g *GroupConsumer) forgetMembership() {
 }
 
 // revoke gives up the generation's partitions before a rejoin (the eager
-// protocol: a member owns nothing while the group rebalances).
+// protocol: a member owns nothing while the group rebalances), or when a
+// cooperative member's membership is lost.
 func (g *GroupConsumer) revoke() {
 	m := &g.membership
 	m.epoch++
@@ -368,6 +390,7 @@ func (g *GroupConsumer) revoke() {
 	m.assigned = nil
 	m.positions = map[history.TopicPartition]*groupPosition{}
 	m.committedKnown, m.verifyPending = false, false
+	m.cooperative = cooperativeMembership{}
 	g.readBack = nil
 	g.stats.Rebalances++
 }
@@ -405,6 +428,10 @@ func (g *GroupConsumer) step() {
 		return
 	}
 	g.maybeWatchPartitions()
+	if g.cooperative() {
+		g.stepCooperative()
+		return
+	}
 	m := &g.membership
 	switch {
 	case g.leaving:
@@ -438,7 +465,7 @@ func (g *GroupConsumer) step() {
 
 // dirty reports whether some position differs from the committed offset.
 func (g *GroupConsumer) dirty() bool {
-	for _, tp := range g.membership.assigned {
+	for _, tp := range g.committable() {
 		if p := g.membership.positions[tp]; p.offset != history.OffsetUnknown && p.offset != p.committed {
 			return true
 		}

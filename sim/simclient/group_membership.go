@@ -52,12 +52,27 @@ func (g *GroupConsumer) membershipLost(code int16) bool {
 	case kerr.UnknownMemberID.Code, kerr.FencedInstanceID.Code:
 		m.memberID = ""
 		m.rejoinNeeded = true
-	case kerr.RebalanceInProgress.Code, kerr.IllegalGeneration.Code:
+		// A cooperative member drops what it owns (an eager one gives
+		// everything up on every rejoin anyway).
+		m.cooperative.lost = g.cooperative()
+	case kerr.IllegalGeneration.Code:
+		m.rejoinNeeded = true
+		m.cooperative.lost = g.cooperative()
+	case kerr.RebalanceInProgress.Code:
 		m.rejoinNeeded = true
 	default:
 		return false
 	}
 	return true
+}
+
+// isMembershipError reports whether code is one membershipLost reads.
+func isMembershipError(code int16) bool {
+	switch code {
+	case kerr.UnknownMemberID.Code, kerr.FencedInstanceID.Code, kerr.IllegalGeneration.Code, kerr.RebalanceInProgress.Code:
+		return true
+	}
+	return false
 }
 
 // instanceID is group.instance.id as requests carry it: nil for a
@@ -124,21 +139,7 @@ func (g *GroupConsumer) join() {
 		g.subscribe = g.invoke(history.FuncSubscribe, history.Payload{Topics: []string{g.config.Topic}})
 	}
 	m := &g.membership
-	g.stats.Joins++
-	req := kmsg.NewPtrJoinGroupRequest()
-	req.Group = g.config.Group
-	req.SessionTimeoutMillis = int32(g.config.SessionTimeout / time.Millisecond)
-	req.RebalanceTimeoutMillis = int32(g.config.RebalanceTimeout / time.Millisecond)
-	req.MemberID = m.memberID
-	req.InstanceID = g.instanceID()
-	req.ProtocolType = consumerProtocolType
-	metadata := subscription(g.config.Topic)
-	for _, name := range g.config.Assignors {
-		protocol := kmsg.NewJoinGroupRequestProtocol()
-		protocol.Name = name
-		protocol.Metadata = metadata
-		req.Protocols = append(req.Protocols, protocol)
-	}
+	req := g.joinRequest(subscription(g.config.Topic))
 	g.busy = true
 	rejoin := m.memberID == "" && req.InstanceID != nil && g.joinedOnce
 	g.client.RequestAddressWithTimeout(m.coordinator, req, g.groupRequestTimeout(), func(resp kmsg.Response, err error) {
@@ -151,6 +152,26 @@ func (g *GroupConsumer) join() {
 		}
 		g.joinAnswered(resp.(*kmsg.JoinGroupResponse), rejoin)
 	})
+}
+
+// joinRequest is the member's JoinGroup, offering every assignor with the
+// same subscription metadata, and counts the join.
+func (g *GroupConsumer) joinRequest(metadata []byte) *kmsg.JoinGroupRequest {
+	g.stats.Joins++
+	req := kmsg.NewPtrJoinGroupRequest()
+	req.Group = g.config.Group
+	req.SessionTimeoutMillis = int32(g.config.SessionTimeout / time.Millisecond)
+	req.RebalanceTimeoutMillis = int32(g.config.RebalanceTimeout / time.Millisecond)
+	req.MemberID = g.membership.memberID
+	req.InstanceID = g.instanceID()
+	req.ProtocolType = consumerProtocolType
+	for _, name := range g.config.Assignors {
+		protocol := kmsg.NewJoinGroupRequestProtocol()
+		protocol.Name = name
+		protocol.Metadata = metadata
+		req.Protocols = append(req.Protocols, protocol)
+	}
+	return req
 }
 
 // joinAnswered reads a JoinGroup answer: on success the leader assigns and
@@ -218,13 +239,8 @@ func (g *GroupConsumer) lead(members []kmsg.JoinGroupResponseMember, attempts in
 		g.backOff()
 		return
 	}
-	partitions := map[string]int32{}
-	for _, s := range subscribers {
-		for _, topic := range s.topics {
-			partitions[topic] = int32(g.client.Partitions(topic))
-		}
-	}
-	if partitions[g.config.Topic] == 0 {
+	assignments, covered := g.leaderAssignments(g.membership.protocol, subscribers)
+	if covered == 0 {
 		if attempts >= leaderMetadataAttemptsMax {
 			g.stats.Errors++
 			g.client.note(fmt.Sprintf("leader of %s cannot learn %s's partitions; rejoining", g.config.Group, g.config.Topic))
@@ -240,8 +256,26 @@ func (g *GroupConsumer) lead(members []kmsg.JoinGroupResponseMember, attempts in
 		})
 		return
 	}
-	assigned := assignPartitions(g.membership.protocol, subscribers, partitions)
-	g.membership.leadPartitions = partitions[g.config.Topic]
+	g.membership.leadPartitions = covered
+	g.sync(assignments)
+}
+
+// leaderAssignments computes a generation's assignment as its leader with
+// the protocol the group chose: every member's part of the SyncGroup, and
+// how many partitions of the subscribed topic it covers; none covered
+// means the client's metadata does not know the topic yet, and nothing
+// was computed.
+func (g *GroupConsumer) leaderAssignments(protocol string, subscribers []subscriber) ([]kmsg.SyncGroupRequestGroupAssignment, int32) {
+	partitions := map[string]int32{}
+	for _, s := range subscribers {
+		for _, topic := range s.topics {
+			partitions[topic] = int32(g.client.Partitions(topic))
+		}
+	}
+	if partitions[g.config.Topic] == 0 {
+		return nil, 0
+	}
+	assigned := assignPartitions(protocol, subscribers, partitions)
 	var assignments []kmsg.SyncGroupRequestGroupAssignment
 	for _, s := range subscribers {
 		a := kmsg.NewSyncGroupRequestGroupAssignment()
@@ -249,22 +283,14 @@ func (g *GroupConsumer) lead(members []kmsg.JoinGroupResponseMember, attempts in
 		a.MemberAssignment = encodeAssignment(assigned[s.memberID])
 		assignments = append(assignments, a)
 	}
-	g.sync(assignments)
+	return assignments, partitions[g.config.Topic]
 }
 
 // sync sends SyncGroup, with the assignment when leading, and takes the
 // member's part of it.
 func (g *GroupConsumer) sync(assignments []kmsg.SyncGroupRequestGroupAssignment) {
 	m := &g.membership
-	g.stats.Syncs++
-	req := kmsg.NewPtrSyncGroupRequest()
-	req.Group = g.config.Group
-	req.Generation = m.generation
-	req.MemberID = m.memberID
-	req.InstanceID = g.instanceID()
-	req.ProtocolType = kmsg.StringPtr(consumerProtocolType)
-	req.Protocol = kmsg.StringPtr(m.protocol)
-	req.GroupAssignment = assignments
+	req := g.syncRequest(m.generation, m.protocol, assignments)
 	g.busy = true
 	g.client.RequestAddressWithTimeout(m.coordinator, req, g.groupRequestTimeout(), func(resp kmsg.Response, err error) {
 		g.busy = false
@@ -298,6 +324,21 @@ func (g *GroupConsumer) sync(assignments []kmsg.SyncGroupRequestGroupAssignment)
 			g.backOff()
 		}
 	})
+}
+
+// syncRequest is the member's SyncGroup for a generation, and counts the
+// sync.
+func (g *GroupConsumer) syncRequest(generation int32, protocol string, assignments []kmsg.SyncGroupRequestGroupAssignment) *kmsg.SyncGroupRequest {
+	g.stats.Syncs++
+	req := kmsg.NewPtrSyncGroupRequest()
+	req.Group = g.config.Group
+	req.Generation = generation
+	req.MemberID = g.membership.memberID
+	req.InstanceID = g.instanceID()
+	req.ProtocolType = kmsg.StringPtr(consumerProtocolType)
+	req.Protocol = kmsg.StringPtr(protocol)
+	req.GroupAssignment = assignments
+	return req
 }
 
 // joined takes the generation's assignment: the subscribe op completes,
@@ -353,14 +394,17 @@ func (g *GroupConsumer) heartbeat() {
 	// A leader with no partitions of its own has a loop that idles; its
 	// watch for new partitions must not.
 	g.maybeWatchPartitions()
-	if m.coordinator == "" || g.heartbeatInFlight {
+	// A cooperative member rejoining does not heartbeat, as Kafka's
+	// consumer does not while it prepares a rebalance: its JoinGroup
+	// keeps it in the group.
+	if m.coordinator == "" || g.heartbeatInFlight || m.cooperative.joining {
 		g.scheduleHeartbeat(g.config.HeartbeatInterval)
 		return
 	}
 	g.stats.Heartbeats++
 	req := kmsg.NewPtrHeartbeatRequest()
 	req.Group = g.config.Group
-	req.Generation = m.generation
+	req.Generation = g.heartbeatGeneration()
 	req.MemberID = m.memberID
 	req.InstanceID = g.instanceID()
 	epoch := m.epoch

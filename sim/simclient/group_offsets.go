@@ -23,7 +23,7 @@ func (g *GroupConsumer) commit() {
 	req.Generation = m.generation
 	req.MemberID = m.memberID
 	req.InstanceID = g.instanceID()
-	for _, tp := range m.assigned {
+	for _, tp := range g.committable() {
 		p := m.positions[tp]
 		if p.offset == history.OffsetUnknown || p.offset == p.committed {
 			continue
@@ -48,6 +48,7 @@ func (g *GroupConsumer) commit() {
 	g.op = op
 	g.stats.Commits++
 	g.busy = true
+	epoch := m.epoch
 	g.client.RequestAddress(m.coordinator, req, func(resp kmsg.Response, err error) {
 		g.busy, g.op = false, nil
 		var o outcome
@@ -77,6 +78,9 @@ func (g *GroupConsumer) commit() {
 			op.Fail(err.Error())
 		}
 		switch {
+		case g.cooperative() && g.rebalancing(epoch) && isMembershipError(code):
+			// The rebalance under way decides the membership: the
+			// commit went with the generation it is replacing.
 		case g.membershipLost(code):
 			// A commit before rejoining that the coordinator refused
 			// for membership is not worth another try.
@@ -180,8 +184,9 @@ func (g *GroupConsumer) fetchCommitted() {
 		for _, commit := range read {
 			p := m.positions[commit.Partition]
 			p.committed = commit.Offset
-			if !m.committedKnown {
+			if !p.placed {
 				p.offset = commit.Offset // OffsetUnknown when none: the earliest, next
+				p.placed = true
 			}
 		}
 		m.committedKnown, m.verifyPending = true, false
