@@ -123,10 +123,7 @@ func (r *run) startClients() {
 		for i := 1; i <= gs.Members; i++ {
 			name := gs.MemberName(i)
 			c := r.newClient(name)
-			assignors := []string{simclient.AssignorRange, simclient.AssignorRoundRobin}
-			if i%2 == 0 {
-				assignors[0], assignors[1] = assignors[1], assignors[0]
-			}
+			assignors := memberAssignors(gs.Balancer, i)
 			instance := ""
 			if gs.Static {
 				instance = name
@@ -150,6 +147,20 @@ func (r *run) startClients() {
 		r.groups = append(r.groups, g)
 		r.startOffsetReaders(gs)
 	}
+}
+
+// memberAssignors are the assignors member i (from 1) of a group with the
+// balancer offers, most preferred first (see scenario.Balancer).
+func memberAssignors(balancer scenario.Balancer, i int) []string {
+	switch {
+	case balancer == scenario.BalancerCooperative, balancer == scenario.BalancerUpgrade && i%2 == 0:
+		return []string{simclient.AssignorCooperativeSticky}
+	case balancer == scenario.BalancerUpgrade:
+		return []string{simclient.AssignorCooperativeSticky, simclient.AssignorRange}
+	case i%2 == 0:
+		return []string{simclient.AssignorRoundRobin, simclient.AssignorRange}
+	}
+	return []string{simclient.AssignorRange, simclient.AssignorRoundRobin}
 }
 
 // drive starts every lane of a producer.

@@ -39,6 +39,7 @@ func (r *run) coverage() *sim.Coverage {
 	c.CountAction(actionDeleteRecords, len(r.deletions))
 	c.CountAction(actionStaticRejoin, int(group.StaticRejoins))
 	c.CountAction(actionStaticLeaderSkipsAssignment, int(group.SkippedAssignments))
+	c.CountAction(actionCooperativeRevoke, int(group.PartitionsRevoked))
 	recreated, _, _, _ := r.recreationCounts()
 	c.CountAction(actionRecreateTopic, recreated)
 	_, altered := r.alterCounts()
@@ -60,8 +61,9 @@ func (r *run) coverage() *sim.Coverage {
 // incarnation learned, a topic's config change confirmed, a leader
 // elected outside the ISR, a partition given a leader by the operator's
 // ElectLeaders, a leadership the controller's automatic rebalancing
-// moved back to a preferred replica, and a partition reassignment a
-// controller completed.
+// moved back to a preferred replica, a partition reassignment a
+// controller completed, and a partition a cooperative member gave up for
+// another to take in the next rebalance.
 const (
 	actionGrowPartitions              = "grow-partitions"
 	actionGroupGrowthRebalance        = "group-growth-rebalance"
@@ -74,11 +76,12 @@ const (
 	actionElectLeaders                = "elect-leaders"
 	actionLeaderRebalance             = "leader-rebalance"
 	actionReassignPartition           = "reassign-partition"
+	actionCooperativeRevoke           = "cooperative-revoke"
 )
 
 var actions = []string{
 	actionGrowPartitions, actionGroupGrowthRebalance, actionDeleteRecords,
 	actionStaticRejoin, actionStaticLeaderSkipsAssignment, actionRecreateTopic,
 	actionAlterConfigs, actionUncleanElection, actionElectLeaders, actionLeaderRebalance,
-	actionReassignPartition,
+	actionReassignPartition, actionCooperativeRevoke,
 }

@@ -1,6 +1,8 @@
 package clusterworkload
 
 import (
+	"slices"
+
 	"sluice/sim"
 	"sluice/sim/scenario"
 	"sluice/sim/simclient"
@@ -67,6 +69,12 @@ func (r *run) stats() []sim.Option {
 		sim.Opt("replicas_compared", r.counts.replicasCompared),
 		sim.Opt("liveness_time", r.counts.livenessTime.Round(1e6)),
 		sim.Opt("operations_wait", r.counts.operationsWait.Round(1e6)),
+	}
+	if slices.ContainsFunc(r.scenario.Clients.Groups, func(g scenario.Group) bool { return g.Balancer != scenario.BalancerEager }) {
+		// Only when a group has cooperative members, as for monitors
+		// below.
+		stats = append(stats, sim.Opt("partitions_added", group.PartitionsAdded),
+			sim.Opt("partitions_revoked", group.PartitionsRevoked), sim.Opt("partitions_lost", group.PartitionsLost))
 	}
 	if len(r.offsetReaders) > 0 {
 		// Only when the scenario has monitors, so that the result line
@@ -172,6 +180,9 @@ func (r *run) groupStats() simclient.GroupConsumerStats {
 			group.PartitionsGrown += s.PartitionsGrown
 			group.StaticRejoins += s.StaticRejoins
 			group.SkippedAssignments += s.SkippedAssignments
+			group.PartitionsAdded += s.PartitionsAdded
+			group.PartitionsRevoked += s.PartitionsRevoked
+			group.PartitionsLost += s.PartitionsLost
 		}
 	}
 	return group

@@ -70,6 +70,11 @@ const (
 	drawGrowChance = 0.3
 	// drawStaticGroupChance of runs make their group's members static.
 	drawStaticGroupChance = 0.3
+	// drawCooperativeChance of runs have their group rebalance
+	// cooperatively, and drawUpgradeChance have it half upgraded to it
+	// (see Balancer).
+	drawCooperativeChance = 0.3
+	drawUpgradeChance     = 0.15
 	// drawDeleteChance of runs have an operator delete what the group
 	// consumed, every drawDeleteEveryMin to Max.
 	drawDeleteChance = 0.25
@@ -195,6 +200,7 @@ func Draw(seed uint64) Scenario {
 	if kernel.NewRand(seed, "scenario/draw-static-groups").Float64() < drawStaticGroupChance {
 		s.Clients.Groups[0].Static = true
 	}
+	s.Clients.Groups[0].Balancer = drawBalancer(kernel.NewRand(seed, "scenario/draw-group-balancer"))
 	s.Cluster.MetadataSnapshotEvery = drawMetadataSnapshotEvery(kernel.NewRand(seed, "scenario/draw-metadata-snapshots"))
 	s.Cluster.LeaderRebalanceEvery = drawLeaderRebalanceEvery(kernel.NewRand(seed, "scenario/draw-leader-rebalance"))
 	s.Logs = drawLogs(kernel.NewRand(seed, "scenario/draw-logs"))
@@ -719,4 +725,15 @@ func mustValid(s Scenario) Scenario {
 		panic(fmt.Sprintf("scenario: seed %d drew an invalid scenario: %v", s.Seed, err))
 	}
 	return s
+}
+
+// drawBalancer draws how a group rebalances.
+func drawBalancer(rng random) Balancer {
+	switch x := rng.Float64(); {
+	case x < drawCooperativeChance:
+		return BalancerCooperative
+	case x < drawCooperativeChance+drawUpgradeChance:
+		return BalancerUpgrade
+	}
+	return BalancerEager
 }

@@ -142,6 +142,9 @@ func formatClients(b *strings.Builder, c Clients) {
 		if g.OffsetReaders > 0 {
 			fmt.Fprintf(b, " offset-readers %d", g.OffsetReaders)
 		}
+		if g.Balancer != BalancerEager {
+			fmt.Fprintf(b, " balancer %s", g.Balancer)
+		}
 		if g.Static {
 			b.WriteString(" static")
 		}

@@ -65,6 +65,9 @@ func (s Scenario) Options() []sim.Option {
 	}
 	for _, g := range s.Clients.Groups {
 		text := fmt.Sprintf("%s:%s/%d", g.Name, g.Topic, g.Members)
+		if g.Balancer != BalancerEager {
+			text += "/" + string(g.Balancer)
+		}
 		if g.Static {
 			text += "/static"
 		}

@@ -36,7 +36,7 @@ import (
 //	topic orders partitions 3 [replication 3] [min-insync 2] [page-cache] [unclean] [grow-to 5 grow-at 4s] [delete-every 1.5s] [recreate-every 2s] [alter-every 1s] [elect-every 1s] [reassign-every 1s]
 //	producer p1 [topic orders] [acks all|1] [idempotent] [partitions 0,2] [linger 20ms]
 //	reader r1 [topic orders] [partitions 0,2]
-//	group g1 [topic orders] [members 2] [offset-readers 0] [static]
+//	group g1 [topic orders] [members 2] [offset-readers 0] [balancer cooperative|upgrade] [static]
 //	timeouts election 150ms quorum-fetch 450ms ...   (see Timeouts)
 //	network latency 100us-2ms
 //	disk sync 1ms-3ms torn-write 0.5 read-corruption 0 sync-failure 0
@@ -396,6 +396,7 @@ func (o *overlay) group(d directive) error {
 		"topic":          func(v string) error { g.Topic = v; return nil },
 		"members":        func(v string) error { return parseInt(v, &g.Members) },
 		"offset-readers": func(v string) error { return parseInt(v, &g.OffsetReaders) },
+		"balancer":       func(v string) error { g.Balancer = Balancer(v); return nil },
 	})
 	if err != nil {
 		return err

@@ -236,7 +236,34 @@ type Group struct {
 	// without a rebalance, and a zombie of it is fenced
 	// (FENCED_INSTANCE_ID) rather than told to rejoin.
 	Static bool
+	// Balancer is how the members rebalance (BalancerEager, the zero
+	// value, BalancerCooperative or BalancerUpgrade).
+	Balancer Balancer
 }
+
+// Balancer is how a group's members rebalance, which is what the
+// assignors they offer decide (partition.assignment.strategy).
+type Balancer string
+
+const (
+	// BalancerEager members offer range and roundrobin (every other
+	// member preferring roundrobin): each gives up every partition
+	// before it rejoins.
+	BalancerEager Balancer = ""
+	// BalancerCooperative members offer cooperative-sticky alone
+	// (KIP-429, franz-go's default and the Java consumer's since 3.0):
+	// they read what they keep while the group rebalances, and a
+	// partition moves in two rebalances.
+	BalancerCooperative Balancer = "cooperative"
+	// BalancerUpgrade is the first step of Kafka's upgrade to it: odd
+	// members offer cooperative-sticky and range, so they rebalance
+	// eagerly with the cooperative-sticky assignor the group picks, and
+	// even ones cooperative-sticky alone, cooperatively.
+	BalancerUpgrade Balancer = "upgrade"
+)
+
+// Balancers lists the balancers a group may have, by name.
+func Balancers() []Balancer { return []Balancer{BalancerCooperative, BalancerUpgrade} }
 
 // MemberName is the client name of a group's member i (from 1).
 func (g Group) MemberName(i int) string { return fmt.Sprintf("%s-c%d", g.Name, i) }

@@ -356,12 +356,24 @@ func TestSwarmMakesSomeGroupsStatic(t *testing.T) {
 	}
 }
 
+func TestSwarmGivesSomeGroupsEachBalancer(t *testing.T) {
+	drawn := map[Balancer]int{}
+	for seed := uint64(1); seed <= roundTripSeeds; seed++ {
+		drawn[Draw(seed).Clients.Groups[0].Balancer]++
+	}
+	// 30% cooperative, 15% half upgraded, the rest eager.
+	if c, u := drawn[BalancerCooperative], drawn[BalancerUpgrade]; c < 80 || c > 160 || u < 30 || u > 90 {
+		t.Fatalf("of 400 seeds' groups %d are cooperative and %d upgrading; want about 120 and 60", c, u)
+	}
+}
+
 func TestParseRefusesBadInput(t *testing.T) {
 	cases := map[string]string{
 		"nodes 0": "nodes",
 		"nodes 3\ntopic orders partitions 3 replication 4": "replication 4",
-		"bogus 1":               "unknown directive",
-		"at 1s crash n9 for 1s": "no node n9",
+		"bogus 1":                               "unknown directive",
+		"group g1 topic orders balancer sticky": "balancer \"sticky\"",
+		"at 1s crash n9 for 1s":                 "no node n9",
 		"offsets-partitions 2\nat 1s crash leader __consumer_offsets-2 for 1s": "no partition __consumer_offsets-2 among 2",
 		"at 1s explode n1":             "unknown fault",
 		"at 1s pause n1":               "needs a window",

@@ -158,6 +158,9 @@ func (s Scenario) validateClients() error {
 		if g.Members < 1 || g.Members > groupMembersMax {
 			return fmt.Errorf("scenario: group %s has %d members; want 1 to %d", g.Name, g.Members, groupMembersMax)
 		}
+		if g.Balancer != BalancerEager && !slices.Contains(Balancers(), g.Balancer) {
+			return fmt.Errorf("scenario: group %s has balancer %q; want %s or %s (eager: none named)", g.Name, g.Balancer, BalancerCooperative, BalancerUpgrade)
+		}
 		if g.OffsetReaders < 0 || g.OffsetReaders > groupOffsetReadersMax {
 			return fmt.Errorf("scenario: group %s has %d offset readers; want 0 to %d", g.Name, g.OffsetReaders, groupOffsetReadersMax)
 		}
