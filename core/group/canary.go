@@ -19,4 +19,10 @@ const (
 	// fetches from a half-read log, older than commits its predecessor
 	// acknowledged, and joins create the group afresh.
 	CanaryServesWhileLoading = "group-serves-while-loading"
+	// CanaryRejoinIgnoresSubscription answers a known member's JoinGroup
+	// in a stable group with the current generation even when its
+	// subscription changed, instead of rebalancing: a cooperative
+	// member that gave partitions up (KIP-429) rejoins to have them
+	// handed to their new owner, and they are handed to nobody.
+	CanaryRejoinIgnoresSubscription = "group-rejoin-ignores-subscription"
 )

@@ -202,7 +202,8 @@ func (c *Coordinator) joinCurrentMember(g *group, j *joinRequest) {
 		}
 		c.updateMemberAndRebalance(g, m, j, "member rejoined with new metadata")
 	case stateStable:
-		if g.isLeader(memberID) || !m.matches(j.protocols) {
+		changed := !m.matches(j.protocols) && !c.canaryOn(CanaryRejoinIgnoresSubscription)
+		if g.isLeader(memberID) || changed {
 			// The leader rejoins to force a new assignment (its
 			// subscribed topics' metadata changed); anyone else,
 			// because its subscription did.

@@ -142,6 +142,16 @@ var canaryBiases = map[string]canaryBias{
 			}
 		}
 	},
+	// A subscription change matters in a stable group only to a
+	// cooperative member giving partitions up to one that joined: a
+	// member down past its session, whose partitions the others took,
+	// coming back.
+	group.CanaryRejoinIgnoresSubscription: func(s *scenario.Scenario) {
+		s.Clients.Groups[0].Balancer = scenario.BalancerCooperative
+		s.Faults.WindowMin, s.Faults.WindowMax = 2*s.Timeouts.GroupSession, 4*s.Timeouts.GroupSession
+		setRate(s, scenario.KindClientCrash, 3*time.Second)
+		s.Schedule = scenario.GenerateSchedule(*s)
+	},
 	replica.CanaryDeleteWithoutFollowers: func(s *scenario.Scenario) {
 		for i := range s.Topics {
 			if s.Topics[i].Name == s.Clients.Groups[0].Topic {

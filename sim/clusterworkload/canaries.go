@@ -115,6 +115,12 @@ func Canaries() []sim.Canary {
 			SeedsMax:    canaryServesWhileLoadingSeedsMax,
 		},
 		{
+			Name:        group.CanaryRejoinIgnoresSubscription,
+			Workload:    Name,
+			Description: "the group coordinator answers a member's changed subscription in a stable group with the current generation: the partitions a cooperative member gives up go to nobody",
+			SeedsMax:    canaryRejoinIgnoresSubscriptionSeedsMax,
+		},
+		{
 			Name:        replica.CanaryRetentionAboveHighWatermark,
 			Workload:    Name,
 			Description: "retention deletes segments up to the log end, not the high watermark: records no follower has are gone",
@@ -154,8 +160,9 @@ const (
 	// Reads past the lease show only when a stranded coordinator answers
 	// an offset fetch after its successor took newer commits: measured
 	// median 14, worst 19 seeds, biased (none in 600 seeds unbiased).
-	canaryReadsPastLeaseSeedsMax     = 100
-	canaryServesWhileLoadingSeedsMax = 100
+	canaryReadsPastLeaseSeedsMax            = 100
+	canaryServesWhileLoadingSeedsMax        = 100
+	canaryRejoinIgnoresSubscriptionSeedsMax = 100
 	// Retention past the high watermark needs segments rolled while
 	// followers lag behind them: none caught in 600 seeds unbiased;
 	// biased, median 3, worst 19 (and the biased runs, with the canary
