@@ -48,7 +48,7 @@ func Write(w io.Writer, run Run, r sim.Result) error {
 	if recording == nil {
 		fmt.Fprintf(&b, "<p>The %s workload keeps no recording: no timeline.</p>\n", html.EscapeString(run.Workload))
 	} else {
-		fmt.Fprintln(&b, `<p class="legend">Rows: each node, each client, then who led each partition and the metadata quorum (the controller), in which epoch. <span class="key down">down</span> <span class="key crash">crash / power loss / failed fsync</span> <span class="key network">network fault</span> <span class="key pause">pause</span> <span class="key disk">disk fault</span> <span class="key clock">clock fault</span> <span class="key client">client fault</span>; thin marks are instants (a start, a jump, a reset); pink dashed lines are the failing finding's operations. Hover for times.</p>`)
+		fmt.Fprintln(&b, `<p class="legend">Rows: each node, each client, what each group member owned in which generation (gN), then who led each partition and the metadata quorum (the controller), in which epoch. <span class="key down">down</span> <span class="key crash">crash / power loss / failed fsync</span> <span class="key network">network fault</span> <span class="key pause">pause</span> <span class="key disk">disk fault</span> <span class="key clock">clock fault</span> <span class="key client">client fault</span>; thin marks are instants (a start, a jump, a reset); pink dashed lines are the failing finding's operations. Hover for times.</p>`)
 		writeTimeline(&b, recording, end, violationAt, opMarksOf(recording, c.Ops))
 	}
 
@@ -181,6 +181,7 @@ svg g rect { opacity: .75; } svg g text { fill: #111; pointer-events: none; }
 .clock rect, .key.clock { fill: #1e88e5; background: #1e88e5; }
 .client rect, .key.client { fill: #00897b; background: #00897b; }
 .tick.start rect { fill: #2e7d32; }
+.owns.g0 rect { fill: #c5e1a5; } .owns.g1 rect { fill: #b3e5fc; }
 .lead rect { fill: #90caf9; } .lead.n1 rect { fill: #a5d6a7; } .lead.n2 rect { fill: #90caf9; } .lead.n3 rect { fill: #ffe082; }
 .lead.n4 rect { fill: #ce93d8; } .lead.n5 rect { fill: #80deea; } .lead.n6 rect { fill: #ffab91; } .lead.n7 rect { fill: #e6ee9c; }
 .key { color: #fff; padding: 0 .4em; border-radius: 3px; }

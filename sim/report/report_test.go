@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"sluice/core/replica"
+	"sluice/jepsen/history"
 	"sluice/sim"
 	"sluice/sim/catalog"
 )
@@ -98,5 +101,53 @@ func TestReportOfAPassingRun(t *testing.T) {
 	}
 	if strings.Contains(text, "<iframe") {
 		t.Error("a passing run's report embeds a porcupine frame")
+	}
+}
+
+// TestTimelineShowsWhatEachGroupMemberOwned builds the group rows from a
+// small history: one bar per generation a member was assigned, ending at
+// its next assignment or at the info that ended its process.
+func TestTimelineShowsWhatEachGroupMemberOwned(t *testing.T) {
+	orders := func(ps ...int32) []history.TopicPartition {
+		var tps []history.TopicPartition
+		for _, p := range ps {
+			tps = append(tps, history.TopicPartition{Topic: "orders", Partition: p})
+		}
+		return tps
+	}
+	subscribe := func(index, process int, at time.Duration, member string, generation int32, assigned []history.TopicPartition) history.Op {
+		return history.Op{Index: index, Process: process, Type: history.OK, F: history.FuncSubscribe, Time: int64(at),
+			Payload: history.Payload{Group: "g1", MemberID: member, Generation: generation, Assigned: assigned}}
+	}
+	recording := &sim.Recording{
+		Clients: []string{"g1-c1", "g1-c10"},
+		History: []history.Op{
+			subscribe(0, 1, time.Second, "g1-c1-5b81", 1, orders(0, 1, 3)),
+			subscribe(1, 2, time.Second, "g1-c10", 1, nil),
+			subscribe(2, 1, 3*time.Second, "g1-c1-5b81", 2, orders(0)),
+			{Index: 3, Process: 1, Type: history.Info, F: history.FuncCrash, Time: int64(5 * time.Second)},
+		},
+	}
+	rows := groupRows(recording, 10*time.Second)
+	type bar struct {
+		from, to time.Duration
+		text     string
+	}
+	var got [][]bar
+	var names []string
+	for _, r := range rows {
+		names = append(names, r.name)
+		var bars []bar
+		for _, s := range r.spans {
+			bars = append(bars, bar{s.from, s.to, s.text})
+		}
+		got = append(got, bars)
+	}
+	want := [][]bar{
+		{{time.Second, 3 * time.Second, "g1 orders-0,1,3"}, {3 * time.Second, 5 * time.Second, "g2 orders-0"}},
+		{{time.Second, 10 * time.Second, "g1 none"}},
+	}
+	if !slices.Equal(names, []string{"g1-c1 owns", "g1-c10 owns"}) || !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("rows %v %v, want %v", names, got, want)
 	}
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // The timeline is one SVG: a row per node and per client showing when it
-// was down and which faults held it, then a row per partition and one for
-// the metadata quorum showing who led, in which epoch. Every shape has a
+// was down and which faults held it, a row per group member showing what
+// it owned in which generation, then a row per partition and one for the
+// metadata quorum showing who led, in which epoch. Every shape has a
 // <title>, so hovering names the fault and its times.
 
 // Layout of the timeline, in SVG pixels.
@@ -177,6 +178,7 @@ func buildRows(recording *sim.Recording, end time.Duration) []row {
 			out = append(out, *rows[name])
 		}
 	}
+	out = append(out, groupRows(recording, end)...)
 	for _, key := range leaderRows {
 		out = append(out, *get("lead " + key))
 	}
