@@ -14,8 +14,10 @@ type Buggify struct {
 	enableChance float64
 	fireChance   float64
 	enabled      map[string]bool
-	reached      map[string]int
-	fired        map[string]int
+	// quiet sites are drawn for as before but never fire (see Quiet).
+	quiet   map[string]bool
+	reached map[string]int
+	fired   map[string]int
 }
 
 // NewBuggify returns sites that are each enabled with probability
@@ -26,6 +28,7 @@ func NewBuggify(e Entropy, enableChance, fireChance float64) *Buggify {
 		enableChance: enableChance,
 		fireChance:   fireChance,
 		enabled:      map[string]bool{},
+		quiet:        map[string]bool{},
 		reached:      map[string]int{},
 		fired:        map[string]int{},
 	}
@@ -44,6 +47,19 @@ func (b *Buggify) Disable(sites ...string) {
 	}
 }
 
+// Quiet stops sites from firing from now on, as a simulator's liveness
+// phase heals its faults, while every draw they make stays what it would
+// have been: Hit still decides and rolls for them, so the rest of the
+// run's randomness (which shares the entropy) is not moved.
+func (b *Buggify) Quiet(sites ...string) {
+	if b == nil {
+		return
+	}
+	for _, site := range sites {
+		b.quiet[site] = true
+	}
+}
+
 // Hit reports whether the site should misbehave this time.
 func (b *Buggify) Hit(site string) bool {
 	if b == nil {
@@ -55,7 +71,7 @@ func (b *Buggify) Hit(site string) bool {
 		on = RandomChance(b.entropy, b.enableChance)
 		b.enabled[site] = on
 	}
-	if !on || !RandomChance(b.entropy, b.fireChance) {
+	if !on || !RandomChance(b.entropy, b.fireChance) || b.quiet[site] {
 		return false
 	}
 	b.fired[site]++
