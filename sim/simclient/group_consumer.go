@@ -194,10 +194,6 @@ type groupMembership struct {
 	// verifyPending asks the loop to read the committed offsets back.
 	verifyPending bool
 
-	// joinedHere is set once this process has joined the group; unlike
-	// the rest, losing the membership does not forget it, only a crash.
-	joinedHere bool
-
 	// What only a cooperative member uses (group_cooperative.go).
 	cooperative cooperativeMembership
 }

@@ -64,8 +64,8 @@ type cooperativeMembership struct {
 	revokeCommitTried bool
 	// lost is set when the coordinator said the membership is gone.
 	lost bool
-	// rejoinAfter is set when the join was a restarted static member's:
-	// it rejoins once it has applied its assignment (see
+	// rejoinAfter is set when the join was a static member's coming
+	// back: it rejoins once it has applied its assignment (see
 	// cooperativeJoinAnswered).
 	rejoinAfter bool
 }
@@ -220,19 +220,17 @@ func (g *GroupConsumer) cooperativeJoinAnswered(answer *kmsg.JoinGroupResponse, 
 		g.joinedOnce = true
 		if staticRejoin {
 			g.stats.StaticRejoins++
-		}
-		if staticRejoin && !m.joinedHere {
-			// A static member whose process restarted is handed its
-			// previous process's assignment without a rebalance
-			// (KIP-345), and that process may have been about to
-			// give some of its partitions up: withheld from everyone,
-			// they would wait for a rebalance nothing else brings.
-			// So it asks for one once it has its assignment. (Kafka's
-			// consumer does not; its group waits for the next
-			// rebalance.)
+			// A static member that comes back with no member id (its
+			// process restarted, or the coordinator forgot it) is
+			// handed the assignment its instance last had, without a
+			// rebalance (KIP-345), and the membership it replaces may
+			// have been about to give some of those partitions up:
+			// withheld from everyone, they would wait for a rebalance
+			// nothing else brings (seeds 2829 and 129543). So it asks
+			// for one once it has its assignment. (Kafka's consumer
+			// does not; its group waits for the next rebalance.)
 			c.rejoinAfter = true
 		}
-		m.joinedHere = true
 		g.client.note(fmt.Sprintf("joined group %s generation %d as %s (leader %s), owning %v",
 			g.config.Group, answer.Generation, answer.MemberID, answer.LeaderID, m.assigned))
 		switch {
