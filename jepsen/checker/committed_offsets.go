@@ -157,5 +157,57 @@ func (a *analysis) committedOffsetSearch(key groupPartition, positions []int) *s
 			}
 		}
 	}
+	s.operations = withoutRedundantUnknownWrites(s.operations)
 	return s
+}
+
+// withoutRedundantUnknownWrites drops the unknown-outcome commits (info,
+// or never answered) of one offset that no linearization can need, and
+// keeps the rest in order. A member retrying one commit through a
+// coordinator failover records an info per try, all writing the same
+// offset, each of which may take effect at any moment from its invoke:
+// twenty of them made the search try every subset (regression
+// cluster-inconclusive-187414).
+//
+// Why it is exact. Such a write of v that is linearized while the register
+// already holds v changes nothing, and can move to the end of the
+// linearization, where nothing observes it (it never returns). The others
+// each turn a different value into v, so between any two of them a write
+// of another value is linearized, one that returns after the earliest
+// invoke t of the unknown writes of v. So at most 1 + (the writes of
+// other values returning after t) of them are ever needed, and the
+// earliest-invoked ones can stand in for any that are: the i-th needed,
+// in linearization order, comes after i writes of v invoked before it.
+// Dropping the others neither hides a violation nor invents one.
+func withoutRedundantUnknownWrites(operations []porcupine.Operation) []porcupine.Operation {
+	unknownWrites := map[int64][]int{} // offset -> positions, in invoke order
+	for i, operation := range operations {
+		if input := operation.Input.(*registerInput); input.write && operation.Return == returnTimeUnknown {
+			unknownWrites[input.offset] = append(unknownWrites[input.offset], i)
+		}
+	}
+	drop := map[int]bool{}
+	for offset, positions := range unknownWrites { // order-independent: fills a set
+		slices.SortStableFunc(positions, func(x, y int) int { return cmp.Compare(operations[x].Call, operations[y].Call) })
+		earliest := operations[positions[0]].Call
+		needed := 1
+		for _, operation := range operations {
+			if input := operation.Input.(*registerInput); input.write && input.offset != offset && operation.Return > earliest {
+				needed++
+			}
+		}
+		for _, position := range positions[min(needed, len(positions)):] {
+			drop[position] = true
+		}
+	}
+	if len(drop) == 0 {
+		return operations
+	}
+	kept := make([]porcupine.Operation, 0, len(operations)-len(drop))
+	for i, operation := range operations {
+		if !drop[i] {
+			kept = append(kept, operation)
+		}
+	}
+	return kept
 }
