@@ -173,6 +173,10 @@ type groupMembership struct {
 	leadPartitions int32
 	watchDue       int64
 	watching       bool
+	// computed is the last assignment this consumer computed as a
+	// leader (see leadCoverage); unlike leadPartitions, a rejoin does
+	// not forget it.
+	computed computedAssignment
 	// joined is set once SyncGroup handed out this generation's
 	// assignment, until the consumer rejoins or leaves.
 	joined bool

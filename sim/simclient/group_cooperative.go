@@ -271,7 +271,7 @@ func (g *GroupConsumer) cooperativeLead(members []kmsg.JoinGroupResponseMember, 
 	}
 	assignments, covered := g.leaderAssignments(g.membership.cooperative.joinProtocol, subscribers)
 	if covered > 0 {
-		g.cooperativeSync(assignments, covered)
+		g.cooperativeSync(assignments, g.leadCoverage(g.membership.cooperative.joinGeneration, covered))
 		return
 	}
 	if attempts >= leaderMetadataAttemptsMax {

@@ -256,7 +256,7 @@ func (g *GroupConsumer) lead(members []kmsg.JoinGroupResponseMember, attempts in
 		})
 		return
 	}
-	g.membership.leadPartitions = covered
+	g.membership.leadPartitions = g.leadCoverage(g.membership.generation, covered)
 	g.sync(assignments)
 }
 

@@ -29,8 +29,42 @@ import (
 // for the generation's assignments (DescribeGroups) on its first look.
 
 // coverageUnknown is leadPartitions for a leader that skipped the
-// assignment and has not yet learned what it covers.
+// assignment, or computed it twice with different counts, and has not yet
+// learned what it covers.
 const coverageUnknown = -1
+
+// computedAssignment is what a leader computed for one generation: how
+// many partitions it covered, and whether it computed other counts for
+// that generation too.
+type computedAssignment struct {
+	generation int32
+	covered    int32
+	ambiguous  bool
+}
+
+// leadCoverage is leadPartitions for an assignment of generation that
+// covers covered partitions, as its leader just computed it. A leader
+// whose join was retried within one generation (its answer lost, say)
+// computes the assignment again, perhaps over more partitions if its
+// metadata caught up meanwhile; the coordinator keeps the first SyncGroup
+// it stores, as Kafka's does, and answers the second with it. With two
+// counts computed, the leader cannot tell which stands, so it asks
+// (learnCoverage); trusting the last, a partition added in between went
+// to nobody and no watch ever rebalanced for it (regression
+// cluster-group-liveness-212384).
+func (g *GroupConsumer) leadCoverage(generation, covered int32) int32 {
+	c := &g.membership.computed
+	if c.generation == generation {
+		c.ambiguous = c.ambiguous || c.covered != covered
+	} else {
+		c.generation, c.ambiguous = generation, false
+	}
+	c.covered = covered
+	if c.ambiguous {
+		return coverageUnknown
+	}
+	return covered
+}
 
 // maybeWatchPartitions refreshes the metadata when the consumer leads a
 // generation and its last look is MetadataMaxAge old, and asks for a

@@ -113,3 +113,20 @@ func TestReturningStaticLeaderStillNoticesNewPartitions(t *testing.T) {
 		t.Fatalf("the leader asked for %d rebalances on growth, want 1", grew)
 	}
 }
+
+func TestALeaderThatComputedTwoCoveragesForOneGenerationAsks(t *testing.T) {
+	g := &GroupConsumer{}
+	for _, step := range []struct {
+		generation, covered, want int32
+	}{
+		{3, 4, 4},
+		{3, 4, 4},               // the same again: whichever stands covers 4
+		{3, 5, coverageUnknown}, // the coordinator kept one of two
+		{3, 5, coverageUnknown}, // and still may have kept the first
+		{4, 5, 5},               // a new generation starts afresh
+	} {
+		if got := g.leadCoverage(step.generation, step.covered); got != step.want {
+			t.Fatalf("generation %d covering %d: leadPartitions %d, want %d", step.generation, step.covered, got, step.want)
+		}
+	}
+}
