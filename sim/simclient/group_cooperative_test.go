@@ -30,6 +30,23 @@ func assignmentsOf(ops []history.Op, g *GroupConsumer) [][]history.TopicPartitio
 	return found
 }
 
+// stallAZombie starts two cooperative members, has the first read a
+// record of its partition and freezes it for stall, past its session, as
+// soon as it has, before it commits; it returns once the second owns both
+// partitions. The first is the zombie, owned its partition.
+func (c *cluster) stallAZombie(producer *Producer, first, second *GroupConsumer, stall time.Duration) (zombie *GroupConsumer, owned history.TopicPartition) {
+	c.t.Helper()
+	first.Start()
+	second.Start()
+	c.runUntil(30*time.Second, "the group settling", func() bool { return settled(first, second) })
+	owned = first.Membership().Assigned[0]
+	c.sendAll(producer, owned.Partition, "x", 1)
+	c.runUntil(30*time.Second, "the zombie reading", func() bool { return first.Position(owned) == 1 })
+	first.Stall(stall)
+	c.runUntil(30*time.Second, "the survivor owning both", func() bool { return settled(second) })
+	return first, owned
+}
+
 func TestCooperativeMemberKeepsReadingWhatItKeepsWhileTheGroupRebalances(t *testing.T) {
 	c := newCluster(t, 21, simdisk.Faults{}, withBrokerConfig(groupBroker))
 	producer := NewProducer(c.client("p1"), ProducerConfig{Acks: -1}, c.recorder, c.processes)
@@ -100,18 +117,10 @@ func TestCooperativeMemberDropsWhatItLostWithoutCommitting(t *testing.T) {
 	c := newCluster(t, 22, simdisk.Faults{}, withBrokerConfig(groupBroker))
 	producer := NewProducer(c.client("p1"), ProducerConfig{Acks: -1}, c.recorder, c.processes)
 	first, second := c.cooperativeConsumer("c1"), c.cooperativeConsumer("c2")
-	first.Start()
-	second.Start()
-	c.runUntil(30*time.Second, "the group settling", func() bool { return settled(first, second) })
-	zombie, survivor := first, second
-	owned := zombie.Membership().Assigned[0]
-	c.sendAll(producer, owned.Partition, "x", 1)
-	c.runUntil(30*time.Second, "the zombie reading", func() bool { return zombie.Position(owned) == 1 })
 	// Frozen past its session, the zombie is expired and its partition
 	// moves; when it wakes, the coordinator refuses it, and it must drop
 	// the partition rather than commit it.
-	zombie.Stall(3 * time.Second)
-	c.runUntil(30*time.Second, "the survivor owning both", func() bool { return settled(survivor) })
+	zombie, _ := c.stallAZombie(producer, first, second, 3*time.Second)
 	c.runUntil(30*time.Second, "the zombie back in the group", func() bool { return settled(first, second) })
 	if zombie.Stats().PartitionsLost == 0 {
 		t.Fatalf("zombie stats %+v, want its partitions lost", zombie.Stats())
@@ -168,16 +177,7 @@ func TestCooperativeZombieCommitIsCaughtWithTheCanary(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := newCluster(t, 24, simdisk.Faults{}, options...)
 			producer := NewProducer(c.client("p1"), ProducerConfig{Acks: -1}, c.recorder, c.processes)
-			first, second := c.cooperativeConsumer("c1"), c.cooperativeConsumer("c2")
-			first.Start()
-			second.Start()
-			c.runUntil(30*time.Second, "the group settling", func() bool { return settled(first, second) })
-			zombie, survivor := first, second
-			owned := zombie.Membership().Assigned[0]
-			c.sendAll(producer, owned.Partition, "x", 1)
-			c.runUntil(30*time.Second, "the zombie reading", func() bool { return zombie.Position(owned) == 1 })
-			zombie.Stall(5 * time.Second)
-			c.runUntil(30*time.Second, "the survivor owning both", func() bool { return settled(survivor) })
+			_, owned := c.stallAZombie(producer, c.cooperativeConsumer("c1"), c.cooperativeConsumer("c2"), 5*time.Second)
 			// Something for the zombie to read, and commit, as it wakes.
 			c.sendAll(producer, owned.Partition, "y", 1)
 			c.run(6 * time.Second)
