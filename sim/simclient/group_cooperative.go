@@ -392,7 +392,9 @@ func (g *GroupConsumer) applyAssignment() {
 	m.watchDue = g.client.Now() + int64(g.config.MetadataMaxAge)
 	for _, tp := range added {
 		m.positions[tp] = &groupPosition{offset: history.OffsetUnknown, committed: history.OffsetUnknown}
-		m.committedKnown = false
+	}
+	if len(added) > 0 {
+		m.committedKnown = false // the loop reads where the added ones start
 	}
 	c.revoking, c.revokeCommitTried = revoked, false
 	if c.rejoinAfter {

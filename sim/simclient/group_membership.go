@@ -47,6 +47,9 @@ func (g *GroupConsumer) coordinatorLost(reason error) {
 // sync): the consumer must rejoin, without its member id if that is gone.
 // It reports whether code was one.
 func (g *GroupConsumer) membershipLost(code int16) bool {
+	if !isMembershipError(code) {
+		return false
+	}
 	m := &g.membership
 	switch code {
 	case kerr.UnknownMemberID.Code, kerr.FencedInstanceID.Code:
@@ -60,13 +63,12 @@ func (g *GroupConsumer) membershipLost(code int16) bool {
 		m.cooperative.lost = g.cooperative()
 	case kerr.RebalanceInProgress.Code:
 		m.rejoinNeeded = true
-	default:
-		return false
 	}
 	return true
 }
 
-// isMembershipError reports whether code is one membershipLost reads.
+// isMembershipError reports whether code says the member must rejoin:
+// the codes membershipLost reads.
 func isMembershipError(code int16) bool {
 	switch code {
 	case kerr.UnknownMemberID.Code, kerr.FencedInstanceID.Code, kerr.IllegalGeneration.Code, kerr.RebalanceInProgress.Code:
