@@ -204,15 +204,11 @@ type groupMembership struct {
 
 // groupPosition is where the consumer is in one assigned partition.
 type groupPosition struct {
-	// offset is the next offset to read, OffsetUnknown until known.
-	offset int64
+	readPosition
 	// committed is the group's committed offset as this consumer last
 	// learned it (its own acknowledged commit, or OffsetFetch);
 	// OffsetUnknown for none.
 	committed int64
-	// resetting is set when offset was thrown away (out of range): the
-	// offset ListOffsets gives next is a seek to record.
-	resetting bool
 	// placed is set once the first OffsetFetch since the partition was
 	// assigned set offset from the committed offset (or left it unknown,
 	// for the earliest, when none was committed).

@@ -391,7 +391,7 @@ func (g *GroupConsumer) applyAssignment() {
 	m.leadPartitions, m.watching = next.leadPartitions, false
 	m.watchDue = g.client.Now() + int64(g.config.MetadataMaxAge)
 	for _, tp := range added {
-		m.positions[tp] = &groupPosition{offset: history.OffsetUnknown, committed: history.OffsetUnknown}
+		m.positions[tp] = &groupPosition{readPosition: readPosition{offset: history.OffsetUnknown}, committed: history.OffsetUnknown}
 	}
 	if len(added) > 0 {
 		m.committedKnown = false // the loop reads where the added ones start

@@ -143,47 +143,15 @@ func (g *GroupConsumer) fetch() {
 	})
 }
 
-// readFetchAnswer turns a fetch answer into the poll's records and moves
-// positions, as the Reader's does: an empty partition is part of the poll
-// only when the broker's high watermark is exactly the position.
+// readFetchAnswer reads a fetch answer (readFetchAnswer in
+// fetch_answers.go) into the group's positions.
 func (g *GroupConsumer) readFetchAnswer(asked []fetched, resp *kmsg.FetchResponse) (polls []history.Poll, troubled, refresh bool) {
-	for _, a := range asked {
-		answer := findFetchPartition(resp, a.partition)
-		if answer == nil {
-			troubled = true
-			continue
-		}
-		p := g.membership.positions[a.partition]
-		switch answer.ErrorCode {
-		case 0:
-		case kerr.OffsetOutOfRange.Code:
-			g.stats.OutOfRange++
-			g.client.note(fmt.Sprintf("%s offset %d out of range (high watermark %d)", a.partition, a.from, answer.HighWatermark))
-			p.offset, p.resetting = history.OffsetUnknown, true
-			continue
-		default:
-			troubled = true
-			refresh = refresh || metadataIsStale(answer.ErrorCode)
-			continue
-		}
-		records, next, err := decodeRecords(answer.RecordBatches, a.from)
-		if err != nil {
-			g.stats.CorruptAnswers++
-			g.client.note(fmt.Sprintf("%s fetch from %d refused: %v", a.partition, a.from, err))
-			troubled = true
-			continue
-		}
-		switch {
-		case len(records) > 0:
-			g.stats.Records += int64(len(records))
-			polls = append(polls, history.Poll{Partition: a.partition, From: a.from, Records: records})
-		case answer.HighWatermark == a.from:
-			g.stats.PollsEmpty++
-			polls = append(polls, history.Poll{Partition: a.partition, From: a.from, Records: []history.Record{}})
-		}
-		if next > a.from {
-			p.offset = next
-		}
-	}
-	return polls, troubled, refresh
+	read := readFetchAnswer(g.client, asked, resp, func(tp history.TopicPartition) *readPosition {
+		return &g.membership.positions[tp].readPosition
+	}, nil)
+	g.stats.Records += read.records
+	g.stats.PollsEmpty += read.pollsEmpty
+	g.stats.OutOfRange += read.outOfRange
+	g.stats.CorruptAnswers += read.corrupt
+	return read.polls, read.troubled, read.refresh
 }

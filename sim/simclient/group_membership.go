@@ -351,7 +351,7 @@ func (g *GroupConsumer) joined(assigned []history.TopicPartition) {
 	m.assigned = assigned
 	m.positions = map[history.TopicPartition]*groupPosition{}
 	for _, tp := range assigned {
-		m.positions[tp] = &groupPosition{offset: history.OffsetUnknown, committed: history.OffsetUnknown}
+		m.positions[tp] = &groupPosition{readPosition: readPosition{offset: history.OffsetUnknown}, committed: history.OffsetUnknown}
 	}
 	m.committedKnown = false
 	g.stats.Generations++

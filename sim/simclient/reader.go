@@ -66,12 +66,9 @@ type Reader struct {
 
 // position is where the reader is in one partition.
 type position struct {
-	// offset is the next offset to read, history.OffsetUnknown until
-	// ListOffsets has said where the earliest is.
-	offset int64
-	// resetting is set when offset was thrown away (out of range): the
-	// offset ListOffsets gives next is a seek to record.
-	resetting bool
+	// readPosition's offset is history.OffsetUnknown until ListOffsets
+	// has said where the earliest is.
+	readPosition
 	// target is where a drain stops: the high watermark when it began,
 	// history.OffsetUnknown until known.
 	target int64
@@ -123,7 +120,7 @@ func (r *Reader) Assign(partitions []history.TopicPartition) error {
 	r.assigned = assigned
 	r.positions = map[history.TopicPartition]*position{}
 	for _, tp := range assigned {
-		r.positions[tp] = &position{offset: history.OffsetUnknown, target: history.OffsetUnknown}
+		r.positions[tp] = &position{readPosition: readPosition{offset: history.OffsetUnknown}, target: history.OffsetUnknown}
 		r.client.WantTopic(tp.Topic)
 	}
 	r.stopped = false

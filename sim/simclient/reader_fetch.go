@@ -1,13 +1,11 @@
 package simclient
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"sluice/core/batch"
 	"sluice/jepsen/history"
 )
 
@@ -130,98 +128,15 @@ func (r *Reader) fetch(tps []history.TopicPartition) {
 	})
 }
 
-// readFetchAnswer turns a fetch answer into the poll's records and moves
-// positions. An empty partition is part of the poll only when the broker's
-// high watermark is exactly the position: then it says the log ends there.
-// troubled reports an error in some partition, refresh a stale leader.
+// readFetchAnswer reads a fetch answer (readFetchAnswer in
+// fetch_answers.go), noting every log start offset it shows.
 func (r *Reader) readFetchAnswer(asked []fetched, resp *kmsg.FetchResponse) (polls []history.Poll, troubled, refresh bool) {
-	for _, a := range asked {
-		answer := findFetchPartition(resp, a.partition)
-		if answer == nil {
-			troubled = true // the broker left it out; ask again
-			continue
-		}
-		r.sawLogStart(a.partition, answer.LogStartOffset)
-		switch answer.ErrorCode {
-		case 0:
-		case kerr.OffsetOutOfRange.Code:
-			// auto.offset.reset=earliest: look the start up again.
-			r.stats.OutOfRange++
-			r.client.note(fmt.Sprintf("%s offset %d out of range (high watermark %d)", a.partition, a.from, answer.HighWatermark))
-			p := r.positions[a.partition]
-			p.offset, p.resetting = history.OffsetUnknown, true
-			continue
-		default:
-			troubled = true
-			refresh = refresh || metadataIsStale(answer.ErrorCode)
-			continue
-		}
-		records, next, err := decodeRecords(answer.RecordBatches, a.from)
-		if err != nil {
-			// A CRC failure (a bit flipped on the broker's disk read):
-			// a Kafka consumer refuses the batch; read it again.
-			r.stats.CorruptAnswers++
-			r.client.note(fmt.Sprintf("%s fetch from %d refused: %v", a.partition, a.from, err))
-			troubled = true
-			continue
-		}
-		switch {
-		case len(records) > 0:
-			r.stats.RecordsRead += int64(len(records))
-			polls = append(polls, history.Poll{Partition: a.partition, From: a.from, Records: records})
-		case answer.HighWatermark == a.from:
-			r.stats.PollsEmpty++
-			polls = append(polls, history.Poll{Partition: a.partition, From: a.from, Records: []history.Record{}})
-		}
-		if next > a.from {
-			r.positions[a.partition].offset = next
-		}
-	}
-	return polls, troubled, refresh
-}
-
-func findFetchPartition(resp *kmsg.FetchResponse, tp history.TopicPartition) *kmsg.FetchResponseTopicPartition {
-	for ti := range resp.Topics {
-		t := &resp.Topics[ti]
-		if t.Topic != tp.Topic {
-			continue
-		}
-		for pi := range t.Partitions {
-			if t.Partitions[pi].Partition == tp.Partition {
-				return &t.Partitions[pi]
-			}
-		}
-	}
-	return nil
-}
-
-// decodeRecords reads the records at or after from in a fetch answer's
-// batches, checking each batch's CRC, and returns the offset after the last
-// whole batch. A batch cut short at the end of the answer is ignored, as
-// Kafka's consumers do; anything else wrong refuses the whole answer.
-func decodeRecords(data []byte, from int64) (records []history.Record, next int64, err error) {
-	next = from
-	s := batch.Scanner{Buf: data, VerifyCRC: true}
-	for s.Next() {
-		h := s.Header()
-		next = max(next, h.NextOffset())
-		if h.IsControl() {
-			continue
-		}
-		decoded, err := batch.Records(s.Batch())
-		if err != nil {
-			return nil, from, err
-		}
-		for _, record := range decoded {
-			offset := h.BaseOffset + int64(record.OffsetDelta)
-			if offset < from {
-				continue // consumers drop what lies before their position
-			}
-			records = append(records, history.Record{Offset: offset, Key: string(record.Key), Value: string(record.Value)})
-		}
-	}
-	if err := s.Err(); err != nil && !errors.Is(err, batch.ErrTorn) {
-		return nil, from, err
-	}
-	return records, next, nil
+	read := readFetchAnswer(r.client, asked, resp, func(tp history.TopicPartition) *readPosition {
+		return &r.positions[tp].readPosition
+	}, r.sawLogStart)
+	r.stats.RecordsRead += read.records
+	r.stats.PollsEmpty += read.pollsEmpty
+	r.stats.OutOfRange += read.outOfRange
+	r.stats.CorruptAnswers += read.corrupt
+	return read.polls, read.troubled, read.refresh
 }
