@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"sluice/jepsen/history"
+	"sluice/sim/kernel"
 	"sluice/sim/simclient"
 )
 
@@ -86,7 +87,7 @@ func (r *run) sendNext(d *producerDriver, tp history.TopicPartition) {
 	err := d.producer.Send(tp, key, value, func(simclient.SendResult) {
 		think := time.Duration(0)
 		if r.kernel.Now() >= r.burstUntil {
-			think = between(r.rng, 0, r.settings.thinkMax)
+			think = kernel.Between(r.rng, 0, r.settings.thinkMax)
 		}
 		d.client.After(think, "workload.think", func() { r.sendNext(d, tp) })
 	})

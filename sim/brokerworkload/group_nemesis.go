@@ -3,6 +3,7 @@ package brokerworkload
 import (
 	"fmt"
 
+	"sluice/sim/kernel"
 	"sluice/sim/simclient"
 )
 
@@ -17,8 +18,9 @@ import (
 // seed chose.
 func (r *run) startGroupNemesis() {
 	g := r.settings.group
-	r.every(g.leaveMean, "nemesis.consumer-leave", r.consumerLeave)
-	r.every(g.stallMean, "nemesis.consumer-stall", r.consumerStall)
+	stopped := func() bool { return r.faultsStopped }
+	r.kernel.Every(r.nemesisRand, g.leaveMean, "nemesis.consumer-leave", stopped, r.consumerLeave)
+	r.kernel.Every(r.nemesisRand, g.stallMean, "nemesis.consumer-stall", stopped, r.consumerStall)
 }
 
 // consumerLeave makes one consumer leave the group, and start again a
@@ -31,7 +33,7 @@ func (r *run) consumerLeave() {
 	r.counts.consumerLeaves++
 	r.note(fmt.Sprintf("consumer c%d leaves", d.index))
 	d.consumer.Leave()
-	delay := between(r.nemesisRand, 0, r.settings.group.rejoinDelayMax)
+	delay := kernel.Between(r.nemesisRand, 0, r.settings.group.rejoinDelayMax)
 	r.kernel.Schedule(int64(delay), nil, "nemesis.consumer-rejoin", d.consumer.Start)
 	r.maybeCrashInRebalance()
 }
@@ -44,7 +46,7 @@ func (r *run) consumerStall() {
 	}
 	r.counts.consumerStalls++
 	g := r.settings.group
-	d.consumer.Stall(between(r.nemesisRand, g.stallMin, g.stallMax))
+	d.consumer.Stall(kernel.Between(r.nemesisRand, g.stallMin, g.stallMax))
 }
 
 // afterClientCrash follows a client crash: a crashed consumer makes the
@@ -64,7 +66,7 @@ func (r *run) maybeCrashInRebalance() {
 	if r.nemesisRand.Float64() >= g.crashInRebalance {
 		return
 	}
-	wait := between(r.nemesisRand, 0, g.sessionTimeout+brokerCrashInRebalanceWaitMax)
+	wait := kernel.Between(r.nemesisRand, 0, g.sessionTimeout+brokerCrashInRebalanceWaitMax)
 	r.kernel.Schedule(int64(wait), nil, "nemesis.crash-in-rebalance", func() {
 		if r.faultsStopped || !r.node.up {
 			return

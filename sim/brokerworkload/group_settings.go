@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"sluice/sim"
+	"sluice/sim/kernel"
 	"sluice/sim/simclient"
 )
 
@@ -87,20 +88,20 @@ func drawGroupSettings(rng random) groupSettings {
 		}
 		g.consumers = append(g.consumers, c)
 	}
-	g.sessionTimeout = between(rng, sessionTimeoutDrawMin, sessionTimeoutDrawMax)
-	g.rebalanceTimeout = between(rng, rebalanceTimeoutDrawMin, rebalanceTimeoutDrawMax)
-	g.fetchMaxWait = between(rng, consumerFetchWaitDrawMin, consumerFetchWaitDrawMax)
+	g.sessionTimeout = kernel.Between(rng, sessionTimeoutDrawMin, sessionTimeoutDrawMax)
+	g.rebalanceTimeout = kernel.Between(rng, rebalanceTimeoutDrawMin, rebalanceTimeoutDrawMax)
+	g.fetchMaxWait = kernel.Between(rng, consumerFetchWaitDrawMin, consumerFetchWaitDrawMax)
 	if rng.IntN(2) == 0 {
 		g.verifyCommitChance = rng.Float64() * verifyCommitChanceDrawMax
 	}
 	g.offsetsPartitions = 1 + int32(rng.IntN(offsetsPartitionsDrawMax))
-	g.initialRebalanceDelay = between(rng, 0, initialRebalanceDelayDrawMax)
+	g.initialRebalanceDelay = kernel.Between(rng, 0, initialRebalanceDelayDrawMax)
 	if rng.IntN(2) == 0 {
-		g.leaveMean = between(rng, consumerLeaveMeanDrawMin, consumerLeaveMeanDrawMax)
+		g.leaveMean = kernel.Between(rng, consumerLeaveMeanDrawMin, consumerLeaveMeanDrawMax)
 	}
-	g.rejoinDelayMax = between(rng, 0, consumerRejoinDelayDrawMax)
+	g.rejoinDelayMax = kernel.Between(rng, 0, consumerRejoinDelayDrawMax)
 	if rng.IntN(2) == 0 {
-		g.stallMean = between(rng, consumerStallMeanDrawMin, consumerStallMeanDrawMax)
+		g.stallMean = kernel.Between(rng, consumerStallMeanDrawMin, consumerStallMeanDrawMax)
 	}
 	g.stallMin = g.sessionTimeout / 2
 	g.stallMax = time.Duration(float64(g.sessionTimeout) * consumerStallSessionsMax)

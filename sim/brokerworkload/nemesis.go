@@ -2,9 +2,9 @@ package brokerworkload
 
 import (
 	"fmt"
-	"math"
 	"time"
 
+	"sluice/sim/kernel"
 	"sluice/sim/simdisk"
 )
 
@@ -17,36 +17,17 @@ import (
 // startNemesis schedules the first fault of every kind the seed chose.
 func (r *run) startNemesis() {
 	s := r.settings
-	r.every(s.brokerCrashMean, "nemesis.broker-crash", r.brokerCrash)
-	r.every(s.resetMean, "nemesis.reset", r.resetConnections)
-	r.every(s.clientCrashMean, "nemesis.client-crash", r.clientCrash)
-	r.every(s.fullDiskMean, "nemesis.full-disk", r.fullDisk)
-	r.every(s.slowDiskMean, "nemesis.slow-disk", r.slowDisk)
-}
-
-// every runs fault at exponentially distributed intervals of the given
-// mean while the safety phase lasts. A zero mean leaves the fault out.
-func (r *run) every(mean time.Duration, label string, fault func()) {
-	if mean <= 0 {
-		return
-	}
-	var next func()
-	next = func() {
-		wait := time.Duration(-math.Log(1-r.nemesisRand.Float64()) * float64(mean))
-		r.kernel.Schedule(int64(wait), nil, label, func() {
-			if r.faultsStopped {
-				return
-			}
-			fault()
-			next()
-		})
-	}
-	next()
+	stopped := func() bool { return r.faultsStopped }
+	r.kernel.Every(r.nemesisRand, s.brokerCrashMean, "nemesis.broker-crash", stopped, r.brokerCrash)
+	r.kernel.Every(r.nemesisRand, s.resetMean, "nemesis.reset", stopped, r.resetConnections)
+	r.kernel.Every(r.nemesisRand, s.clientCrashMean, "nemesis.client-crash", stopped, r.clientCrash)
+	r.kernel.Every(r.nemesisRand, s.fullDiskMean, "nemesis.full-disk", stopped, r.fullDisk)
+	r.kernel.Every(r.nemesisRand, s.slowDiskMean, "nemesis.slow-disk", stopped, r.slowDisk)
 }
 
 // restartDelay draws how long a crashed broker stays down.
 func (r *run) restartDelay() time.Duration {
-	return between(r.nemesisRand, 0, r.settings.restartDelayMax)
+	return kernel.Between(r.nemesisRand, 0, r.settings.restartDelayMax)
 }
 
 // brokerCrash crashes the broker, sometimes right after a burst of writes
@@ -56,7 +37,7 @@ func (r *run) brokerCrash() {
 		return
 	}
 	if r.nemesisRand.Float64() < r.settings.crashUnderLoad {
-		burst := between(r.nemesisRand, 0, crashBurstMax)
+		burst := kernel.Between(r.nemesisRand, 0, crashBurstMax)
 		r.burstUntil = r.kernel.Now() + int64(burst)
 		r.note(fmt.Sprintf("write burst for %v, then crash", burst))
 		r.kernel.Schedule(int64(burst), nil, "nemesis.crash-after-burst", func() {
@@ -89,7 +70,7 @@ func (r *run) clientCrash() {
 	}
 	r.counts.clientCrashes++
 	c.Crash()
-	delay := between(r.nemesisRand, 0, r.settings.clientRestartMax)
+	delay := kernel.Between(r.nemesisRand, 0, r.settings.clientRestartMax)
 	r.kernel.Schedule(int64(delay), nil, "nemesis.client-restart", func() {
 		r.restartClient(c)
 	})
@@ -106,7 +87,7 @@ func (r *run) fullDisk() {
 	faults := disk.Faults()
 	faults.CapacityBytes = disk.Usage() + r.nemesisRand.Int64N(fullDiskHeadroomBytesMax+1)
 	disk.SetFaults(faults)
-	window := between(r.nemesisRand, 0, fullDiskWindowMax)
+	window := kernel.Between(r.nemesisRand, 0, fullDiskWindowMax)
 	r.diskFullUntil = r.kernel.Now() + int64(window)
 	r.counts.fullDiskWindows++
 	r.note(fmt.Sprintf("disk full at %d bytes for %v", faults.CapacityBytes, window))
@@ -126,9 +107,9 @@ func (r *run) slowDisk() {
 	disk := r.node.machine.Disk
 	faults := disk.Faults()
 	faults.SyncLatencyMin = slowDiskLatencyMin
-	faults.SyncLatencyMax = between(r.nemesisRand, slowDiskLatencyMin, slowDiskLatencyMax)
+	faults.SyncLatencyMax = kernel.Between(r.nemesisRand, slowDiskLatencyMin, slowDiskLatencyMax)
 	disk.SetFaults(faults)
-	window := between(r.nemesisRand, 0, slowDiskWindowMax)
+	window := kernel.Between(r.nemesisRand, 0, slowDiskWindowMax)
 	r.diskSlowUntil = r.kernel.Now() + int64(window)
 	r.counts.slowDiskWindows++
 	r.note(fmt.Sprintf("disk syncs take up to %v for %v", faults.SyncLatencyMax, window))

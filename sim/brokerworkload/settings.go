@@ -7,6 +7,7 @@ import (
 
 	"sluice/jepsen/history"
 	"sluice/sim"
+	"sluice/sim/kernel"
 	"sluice/sim/simdisk"
 	"sluice/sim/simnet"
 )
@@ -143,34 +144,34 @@ func drawSettings(rng random) settings {
 	if rng.IntN(3) == 0 {
 		s.disk.SyncFailure = rng.Float64() * syncFailureDrawMax
 	}
-	s.safety = between(rng, safetyDrawMin, safetyDrawMax)
-	s.thinkMax = between(rng, thinkDrawMin, thinkDrawMax)
-	s.requestTimeout = between(rng, requestTimeoutDrawMin, requestTimeoutDrawMax)
-	s.deliveryTimeout = between(rng, deliveryTimeoutDrawMin, deliveryTimeoutDrawMax)
+	s.safety = kernel.Between(rng, safetyDrawMin, safetyDrawMax)
+	s.thinkMax = kernel.Between(rng, thinkDrawMin, thinkDrawMax)
+	s.requestTimeout = kernel.Between(rng, requestTimeoutDrawMin, requestTimeoutDrawMax)
+	s.deliveryTimeout = kernel.Between(rng, deliveryTimeoutDrawMin, deliveryTimeoutDrawMax)
 	// The broker's wait for acks=all stays below the client's request
 	// timeout, so both paths to an unknown outcome get exercised.
-	s.produceTimeout = between(rng, s.requestTimeout/4, s.requestTimeout*3/4)
+	s.produceTimeout = kernel.Between(rng, s.requestTimeout/4, s.requestTimeout*3/4)
 	// Some wait, always: with none an empty fetch is answered at once,
 	// a reader polls as fast as the network turns around (seed 5394 did
 	// 66,000 polls of one partition), and porcupine's search of the log
 	// runs out of its budget.
-	s.fetchMaxWait = between(rng, fetchMaxWaitDrawMin, fetchMaxWaitDrawMax)
+	s.fetchMaxWait = kernel.Between(rng, fetchMaxWaitDrawMin, fetchMaxWaitDrawMax)
 	if rng.IntN(4) != 0 {
-		s.brokerCrashMean = between(rng, brokerCrashMeanDrawMin, brokerCrashMeanDrawMax)
+		s.brokerCrashMean = kernel.Between(rng, brokerCrashMeanDrawMin, brokerCrashMeanDrawMax)
 	}
 	if rng.IntN(2) == 0 {
-		s.resetMean = between(rng, resetMeanDrawMin, resetMeanDrawMax)
+		s.resetMean = kernel.Between(rng, resetMeanDrawMin, resetMeanDrawMax)
 	}
 	if rng.IntN(2) == 0 {
-		s.clientCrashMean = between(rng, clientCrashMeanDrawMin, clientCrashMeanDrawMax)
+		s.clientCrashMean = kernel.Between(rng, clientCrashMeanDrawMin, clientCrashMeanDrawMax)
 	}
 	if rng.IntN(3) == 0 {
-		s.fullDiskMean = between(rng, fullDiskMeanDrawMin, fullDiskMeanDrawMax)
+		s.fullDiskMean = kernel.Between(rng, fullDiskMeanDrawMin, fullDiskMeanDrawMax)
 	}
 	if rng.IntN(3) == 0 {
-		s.slowDiskMean = between(rng, slowDiskMeanDrawMin, slowDiskMeanDrawMax)
+		s.slowDiskMean = kernel.Between(rng, slowDiskMeanDrawMin, slowDiskMeanDrawMax)
 	}
-	s.restartDelayMax = between(rng, 0, restartDelayDrawMax)
+	s.restartDelayMax = kernel.Between(rng, 0, restartDelayDrawMax)
 	s.crashUnderLoad = rng.Float64()
 	s.resetAllChance = rng.Float64()
 	s.clientRestartMax = clientRestartDelayMax
@@ -192,14 +193,6 @@ func subset(rng random, all []int32) []int32 {
 			return chosen
 		}
 	}
-}
-
-// between draws a duration uniformly in [low, high].
-func between(rng random, low, high time.Duration) time.Duration {
-	if high <= low {
-		return low
-	}
-	return low + time.Duration(rng.Int64N(int64(high-low)+1))
 }
 
 // lossPermitted lists the partitions an acks=1 producer writes to: their

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"sluice/jepsen/history"
+	"sluice/sim/kernel"
 	"sluice/sim/scenario"
 	"sluice/sim/simclient"
 )
@@ -182,7 +183,7 @@ func (r *run) sendNext(d *producerDriver, tp history.TopicPartition) {
 	key := fmt.Sprintf("k%d", d.next%keysPerProducer)
 	d.next++
 	err := d.producer.Send(tp, key, value, func(simclient.SendResult) {
-		think := between(r.rng, thinkMin, max(thinkMin, r.scenario.Timeouts.Think))
+		think := kernel.Between(r.rng, thinkMin, max(thinkMin, r.scenario.Timeouts.Think))
 		d.client.After(think, "workload.think", func() { r.sendNext(d, tp) })
 	})
 	if err != nil {

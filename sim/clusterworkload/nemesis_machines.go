@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"sluice/sim"
+	"sluice/sim/kernel"
 	"sluice/sim/scenario"
 	"sluice/sim/simclient"
 )
@@ -28,7 +29,7 @@ func (m *nemesis) applyProcessFault(e scenario.Event) bool {
 			n.crash(-1)
 		}
 		for _, n := range r.nodes {
-			down := e.For + between(m.rng, 0, e.Stagger)
+			down := e.For + kernel.Between(m.rng, 0, e.Stagger)
 			m.lasting(fmt.Sprintf("power-loss-%s", n.name), false, down, n.heal)
 		}
 	case scenario.KindPause:

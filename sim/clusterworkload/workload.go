@@ -66,14 +66,6 @@ type random interface {
 	Float64() float64
 }
 
-// between draws a duration uniformly in [low, high].
-func between(rng random, low, high time.Duration) time.Duration {
-	if high <= low {
-		return low
-	}
-	return low + time.Duration(rng.Int64N(int64(high-low)+1))
-}
-
 // violation is a failed check and how it failed.
 type violation struct{ check, detail string }
 

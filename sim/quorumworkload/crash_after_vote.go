@@ -51,8 +51,8 @@ func (n *node) voteAnswered(req kmsg.Request, resp kmsg.Response) {
 		return
 	}
 	window := 2 * max(n.machine.Disk.Faults().SyncLatencyMax, time.Millisecond)
-	delay := between(c.rng, 0, window)
-	restart := between(c.rng, 0, r.settings.restartMax)
+	delay := kernel.Between(c.rng, 0, window)
+	restart := kernel.Between(c.rng, 0, r.settings.restartMax)
 	incarnation := n.crashes
 	r.kernel.Schedule(int64(delay), nil, "nemesis.crash-after-vote", func() {
 		if r.faultsStopped || !n.up || n.crashes != incarnation {

@@ -2,8 +2,6 @@ package quorumworkload
 
 import (
 	"fmt"
-	"math"
-	"time"
 
 	"sluice/core/metadata"
 )
@@ -18,18 +16,9 @@ const recordsPerProposalMax = 3
 
 // startDriver begins proposing; it stops when the safety phase ends.
 func (r *run) startDriver() {
-	var next func()
-	next = func() {
-		wait := time.Duration(-math.Log(1-r.rng.Float64()) * float64(r.settings.proposeEvery))
-		r.kernel.Schedule(int64(wait), nil, "workload.propose", func() {
-			if r.stopProposing {
-				return
-			}
-			r.propose(1+r.rng.IntN(recordsPerProposalMax), nil)
-			next()
-		})
-	}
-	next()
+	r.kernel.Every(r.rng, r.settings.proposeEvery, "workload.propose", func() bool { return r.stopProposing }, func() {
+		r.propose(1+r.rng.IntN(recordsPerProposalMax), nil)
+	})
 }
 
 // leader is the node that leads the newest epoch, if any does.

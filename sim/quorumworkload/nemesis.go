@@ -2,10 +2,10 @@ package quorumworkload
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
+	"sluice/sim/kernel"
 	"sluice/sim/scenario"
 	"sluice/sim/simdisk"
 )
@@ -29,41 +29,22 @@ const pauseClockRate = 0.05
 
 func (r *run) startNemesis() {
 	s := r.settings
-	r.every(s.crashMean, "nemesis.crash", r.crashOne)
-	r.every(s.powerLossMean, "nemesis.power-loss", r.powerLoss)
-	r.every(s.pauseMean, "nemesis.pause", r.pause)
-	r.every(s.partitionMean, "nemesis.partition", r.partition)
-	r.every(s.clockJumpMean, "nemesis.clock-jump", r.clockJump)
-	r.every(s.fullDiskMean, "nemesis.full-disk", r.fullDisk)
-	r.every(s.slowDiskMean, "nemesis.slow-disk", r.slowDisk)
-}
-
-// every runs fault at exponentially distributed intervals of the given
-// mean while the safety phase lasts. A zero mean leaves the fault out.
-func (r *run) every(mean time.Duration, label string, fault func()) {
-	if mean <= 0 {
-		return
-	}
-	var next func()
-	next = func() {
-		wait := time.Duration(-math.Log(1-r.nemesisRand.Float64()) * float64(mean))
-		r.kernel.Schedule(int64(wait), nil, label, func() {
-			if r.faultsStopped {
-				return
-			}
-			fault()
-			next()
-		})
-	}
-	next()
+	stopped := func() bool { return r.faultsStopped }
+	r.kernel.Every(r.nemesisRand, s.crashMean, "nemesis.crash", stopped, r.crashOne)
+	r.kernel.Every(r.nemesisRand, s.powerLossMean, "nemesis.power-loss", stopped, r.powerLoss)
+	r.kernel.Every(r.nemesisRand, s.pauseMean, "nemesis.pause", stopped, r.pause)
+	r.kernel.Every(r.nemesisRand, s.partitionMean, "nemesis.partition", stopped, r.partition)
+	r.kernel.Every(r.nemesisRand, s.clockJumpMean, "nemesis.clock-jump", stopped, r.clockJump)
+	r.kernel.Every(r.nemesisRand, s.fullDiskMean, "nemesis.full-disk", stopped, r.fullDisk)
+	r.kernel.Every(r.nemesisRand, s.slowDiskMean, "nemesis.slow-disk", stopped, r.slowDisk)
 }
 
 func (r *run) restartDelay() time.Duration {
-	return between(r.nemesisRand, 0, r.settings.restartMax)
+	return kernel.Between(r.nemesisRand, 0, r.settings.restartMax)
 }
 
 func (r *run) window() time.Duration {
-	return between(r.nemesisRand, 0, r.settings.faultWindowMax)
+	return kernel.Between(r.nemesisRand, 0, r.settings.faultWindowMax)
 }
 
 // pick draws one node, the leader more often than not: faults that hit the
@@ -229,7 +210,7 @@ func (r *run) slowDisk() {
 	n := r.pick()
 	disk := n.machine.Disk
 	faults := disk.Faults()
-	faults.SyncLatencyMax = between(r.nemesisRand, r.settings.disk.SyncLatencyMax, slowDiskLatencyMax)
+	faults.SyncLatencyMax = kernel.Between(r.nemesisRand, r.settings.disk.SyncLatencyMax, slowDiskLatencyMax)
 	faults.SyncLatencyMin = faults.SyncLatencyMax / 2
 	disk.SetFaults(faults)
 	window := r.window()

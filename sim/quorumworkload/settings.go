@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"sluice/sim"
+	"sluice/sim/kernel"
 	"sluice/sim/simdisk"
 	"sluice/sim/simnet"
 )
@@ -98,7 +99,7 @@ func drawSettings(rng random) settings {
 	if rng.Float64() < observerChance {
 		s.observers = 1
 	}
-	s.electionTimeout = between(rng, electionTimeoutDrawMin, electionTimeoutDrawMax)
+	s.electionTimeout = kernel.Between(rng, electionTimeoutDrawMin, electionTimeoutDrawMax)
 	s.fetchTimeout = time.Duration(fetchTimeoutFactorMin+rng.IntN(fetchTimeoutFactorMax-fetchTimeoutFactorMin+1)) * s.electionTimeout
 	s.requestTimeout = s.fetchTimeout / 2
 	if rng.Float64() >= snapshotOffChance {
@@ -124,40 +125,32 @@ func drawSettings(rng random) settings {
 		}
 		s.clockRates = append(s.clockRates, rate)
 	}
-	s.safety = between(rng, safetyDrawMin, safetyDrawMax)
-	s.proposeEvery = between(rng, proposeEveryDrawMin, proposeEveryDrawMax)
+	s.safety = kernel.Between(rng, safetyDrawMin, safetyDrawMax)
+	s.proposeEvery = kernel.Between(rng, proposeEveryDrawMin, proposeEveryDrawMax)
 	if rng.IntN(4) != 0 {
-		s.crashMean = between(rng, crashMeanDrawMin, crashMeanDrawMax)
+		s.crashMean = kernel.Between(rng, crashMeanDrawMin, crashMeanDrawMax)
 	}
 	if rng.IntN(3) == 0 {
-		s.powerLossMean = between(rng, powerLossMeanDrawMin, powerLossMeanDrawMax)
+		s.powerLossMean = kernel.Between(rng, powerLossMeanDrawMin, powerLossMeanDrawMax)
 	}
 	if rng.IntN(2) == 0 {
-		s.pauseMean = between(rng, pauseMeanDrawMin, pauseMeanDrawMax)
+		s.pauseMean = kernel.Between(rng, pauseMeanDrawMin, pauseMeanDrawMax)
 	}
 	if rng.IntN(4) != 0 {
-		s.partitionMean = between(rng, partitionMeanDrawMin, partitionMeanDrawMax)
+		s.partitionMean = kernel.Between(rng, partitionMeanDrawMin, partitionMeanDrawMax)
 	}
 	if rng.IntN(3) == 0 {
 		s.clockJumpMean = clockJumpMeanDraw
 	}
 	if rng.IntN(4) == 0 {
-		s.fullDiskMean = between(rng, fullDiskMeanDrawMin, fullDiskMeanDrawMax)
+		s.fullDiskMean = kernel.Between(rng, fullDiskMeanDrawMin, fullDiskMeanDrawMax)
 	}
 	if rng.IntN(3) == 0 {
-		s.slowDiskMean = between(rng, slowDiskMeanDrawMin, slowDiskMeanDrawMax)
+		s.slowDiskMean = kernel.Between(rng, slowDiskMeanDrawMin, slowDiskMeanDrawMax)
 	}
-	s.restartMax = between(rng, 0, restartDrawMax)
-	s.faultWindowMax = between(rng, faultWindowDrawMin, faultWindowDrawMax)
+	s.restartMax = kernel.Between(rng, 0, restartDrawMax)
+	s.faultWindowMax = kernel.Between(rng, faultWindowDrawMin, faultWindowDrawMax)
 	return s
-}
-
-// between draws a duration uniformly in [low, high].
-func between(rng random, low, high time.Duration) time.Duration {
-	if high <= low {
-		return low
-	}
-	return low + time.Duration(rng.Int64N(int64(high-low)+1))
 }
 
 // options lists the settings for the result line, in a stable order.

@@ -205,8 +205,8 @@ func Draw(seed uint64) Scenario {
 	s.Cluster.LeaderRebalanceEvery = drawLeaderRebalanceEvery(kernel.NewRand(seed, "scenario/draw-leader-rebalance"))
 	s.Logs = drawLogs(kernel.NewRand(seed, "scenario/draw-logs"))
 	s.Timeouts = drawTimeouts(rng)
-	s.Network.LatencyMin = roundMicro(between(rng, 0, 500*time.Microsecond))
-	s.Network.LatencyMax = s.Network.LatencyMin + roundMicro(between(rng, 100*time.Microsecond, 3*time.Millisecond))
+	s.Network.LatencyMin = roundMicro(kernel.Between(rng, 0, 500*time.Microsecond))
+	s.Network.LatencyMax = s.Network.LatencyMin + roundMicro(kernel.Between(rng, 100*time.Microsecond, 3*time.Millisecond))
 	s.Disk = drawDisk(rng)
 	for range s.Cluster.Nodes {
 		rate := 1.0
@@ -218,7 +218,7 @@ func Draw(seed uint64) Scenario {
 	if rng.Float64() < drawBuggifyChance {
 		s.Buggify = Buggify{Enable: roundChance(rng.Float64() * drawBuggifyChanceMax), Fire: roundChance(rng.Float64() * drawBuggifyChanceMax)}
 	}
-	s.Safety = roundMilli(between(rng, drawSafetyMin, drawSafetyMax))
+	s.Safety = roundMilli(kernel.Between(rng, drawSafetyMin, drawSafetyMax))
 	drawGrowth(kernel.NewRand(seed, "scenario/draw-growth"), s.Topics, s.Safety)
 	drawDeletes(kernel.NewRand(seed, "scenario/draw-deletes"), &s)
 	drawRecreates(kernel.NewRand(seed, "scenario/draw-recreates"), &s)
@@ -231,12 +231,12 @@ func Draw(seed uint64) Scenario {
 	s.Liveness = drawLiveness
 	s.Faults = FaultShape{
 		WindowMin:  drawWindowMin,
-		WindowMax:  roundMilli(between(rng, drawWindowMaxMin, drawWindowMaxMax)),
+		WindowMax:  roundMilli(kernel.Between(rng, drawWindowMaxMin, drawWindowMaxMax)),
 		LeaderBias: roundChance(rng.Float64()),
 	}
 	for _, d := range kindDraws {
 		if rng.Float64() < d.chance {
-			rate := Rate{Kind: d.kind, Mean: roundMilli(between(rng, d.low, d.high))}
+			rate := Rate{Kind: d.kind, Mean: roundMilli(kernel.Between(rng, d.low, d.high))}
 			if d.kind == KindHeal && !hasNetworkRate(s.Rates) {
 				continue // nothing for it to end
 			}
@@ -248,7 +248,7 @@ func Draw(seed uint64) Scenario {
 		// off gets one kind back: not a heal, which alone does nothing
 		// (it is the last of kindDraws).
 		d := kindDraws[rng.IntN(len(kindDraws)-1)]
-		s.Rates = []Rate{{Kind: d.kind, Mean: roundMilli(between(rng, d.low, d.high))}}
+		s.Rates = []Rate{{Kind: d.kind, Mean: roundMilli(kernel.Between(rng, d.low, d.high))}}
 	}
 	s.Schedule = GenerateSchedule(s)
 	return mustValid(s)
@@ -294,7 +294,7 @@ func drawLogs(rng random) Logs {
 		l.OffsetsSegmentBytes = drawSegmentBytesMin + rng.IntN(drawSegmentBytesMax-drawSegmentBytesMin+1)
 	}
 	if rng.Float64() < drawRetentionCheckChance {
-		l.RetentionCheck = roundMilli(between(rng, drawRetentionCheckMin, drawRetentionCheckMax))
+		l.RetentionCheck = roundMilli(kernel.Between(rng, drawRetentionCheckMin, drawRetentionCheckMax))
 	}
 	// Drawn last, so that every seed draws the rest as before. Retention
 	// only deletes whole segments, at a retention check, so it needs both.
@@ -333,7 +333,7 @@ func drawDeletes(rng random, s *Scenario) {
 	}
 	for i := range s.Topics {
 		if s.Topics[i].Name == s.Clients.Groups[0].Topic {
-			s.Topics[i].DeleteEvery = roundMilli(between(rng, drawDeleteEveryMin, drawDeleteEveryMax))
+			s.Topics[i].DeleteEvery = roundMilli(kernel.Between(rng, drawDeleteEveryMin, drawDeleteEveryMax))
 		}
 	}
 }
@@ -352,7 +352,7 @@ func drawRecreates(rng random, s *Scenario) {
 	t := Topic{Name: RecreatedTopicName, Partitions: 1 + rng.IntN(drawRecreatePartitionsMax)}
 	t.Replication = 2 + rng.IntN(min(3, s.Cluster.Nodes)-1)
 	t.MinInsync = 1 + rng.IntN(t.Replication)
-	t.RecreateEvery = roundMilli(between(rng, drawRecreateEveryMin, drawRecreateEveryMax))
+	t.RecreateEvery = roundMilli(kernel.Between(rng, drawRecreateEveryMin, drawRecreateEveryMax))
 	s.Topics = append(s.Topics, t)
 }
 
@@ -395,7 +395,7 @@ func drawReassignments(rng random, s *Scenario) {
 func drawLinger(rng random, s *Scenario) {
 	for i := range s.Clients.Producers {
 		if rng.Float64() < drawLingerChance {
-			s.Clients.Producers[i].Linger = roundMilli(between(rng, drawLingerMin, drawLingerMax))
+			s.Clients.Producers[i].Linger = roundMilli(kernel.Between(rng, drawLingerMin, drawLingerMax))
 		}
 	}
 }
@@ -417,7 +417,7 @@ func drawClientTopicEvery(rng random, s *Scenario, chance float64, least, most t
 		return nil, 0
 	}
 	t := &s.Topics[used[rng.IntN(len(used))]]
-	return t, roundMilli(between(rng, least, most))
+	return t, roundMilli(kernel.Between(rng, least, most))
 }
 
 // RecreatedTopicName names the topic the swarm's operator deletes and
@@ -494,28 +494,28 @@ func drawClients(rng random, topics []Topic) Clients {
 
 func drawTimeouts(rng random) Timeouts {
 	var t Timeouts
-	t.Election = roundMilli(between(rng, 100*time.Millisecond, 300*time.Millisecond))
+	t.Election = roundMilli(kernel.Between(rng, 100*time.Millisecond, 300*time.Millisecond))
 	t.QuorumFetch = t.Election * time.Duration(2+rng.IntN(3))
-	t.BrokerHeartbeat = roundMilli(between(rng, 100*time.Millisecond, 400*time.Millisecond))
+	t.BrokerHeartbeat = roundMilli(kernel.Between(rng, 100*time.Millisecond, 400*time.Millisecond))
 	t.BrokerSession = max(t.BrokerHeartbeat*time.Duration(3+rng.IntN(4)), 600*time.Millisecond)
-	t.ReplicaLag = roundMilli(between(rng, 500*time.Millisecond, 2*time.Second))
-	t.ReplicaFetchWait = roundMilli(between(rng, 200*time.Millisecond, 500*time.Millisecond))
-	t.GroupSession = roundMilli(between(rng, 800*time.Millisecond, 2500*time.Millisecond))
+	t.ReplicaLag = roundMilli(kernel.Between(rng, 500*time.Millisecond, 2*time.Second))
+	t.ReplicaFetchWait = roundMilli(kernel.Between(rng, 200*time.Millisecond, 500*time.Millisecond))
+	t.GroupSession = roundMilli(kernel.Between(rng, 800*time.Millisecond, 2500*time.Millisecond))
 	t.GroupRebalance = t.GroupSession * time.Duration(2+rng.IntN(2))
-	t.GroupInitialDelay = roundMilli(between(rng, 0, 200*time.Millisecond))
-	t.Request = roundMilli(between(rng, 500*time.Millisecond, 2*time.Second))
+	t.GroupInitialDelay = roundMilli(kernel.Between(rng, 0, 200*time.Millisecond))
+	t.Request = roundMilli(kernel.Between(rng, 500*time.Millisecond, 2*time.Second))
 	t.Delivery = t.Request * time.Duration(2+rng.IntN(3))
-	t.ProduceWait = roundMilli(between(rng, t.Request/4, t.Request*3/4))
-	t.FetchWait = roundMilli(between(rng, 100*time.Millisecond, 500*time.Millisecond))
-	t.Think = roundMilli(between(rng, drawThinkMin, drawThinkMax))
-	t.Restart = roundMilli(between(rng, 0, 500*time.Millisecond))
+	t.ProduceWait = roundMilli(kernel.Between(rng, t.Request/4, t.Request*3/4))
+	t.FetchWait = roundMilli(kernel.Between(rng, 100*time.Millisecond, 500*time.Millisecond))
+	t.Think = roundMilli(kernel.Between(rng, drawThinkMin, drawThinkMax))
+	t.Restart = roundMilli(kernel.Between(rng, 0, 500*time.Millisecond))
 	return t
 }
 
 func drawDisk(rng random) Disk {
 	var d Disk
-	d.SyncLatencyMax = roundMicro(between(rng, 200*time.Microsecond, 4*time.Millisecond))
-	d.SyncLatencyMin = roundMicro(between(rng, 0, d.SyncLatencyMax))
+	d.SyncLatencyMax = roundMicro(kernel.Between(rng, 200*time.Microsecond, 4*time.Millisecond))
+	d.SyncLatencyMin = roundMicro(kernel.Between(rng, 0, d.SyncLatencyMax))
 	if rng.Float64() < drawTornWriteChance {
 		d.TornWrite = roundChance(rng.Float64())
 	}
@@ -543,7 +543,7 @@ func GenerateSchedule(s Scenario) []Event {
 	for _, r := range s.Rates {
 		at := time.Duration(0)
 		for len(events) < eventsMax {
-			at += time.Duration(-math.Log(1-rng.Float64()) * float64(r.Mean))
+			at += kernel.Exponential(rng, r.Mean)
 			if at >= s.Safety {
 				break
 			}
@@ -564,7 +564,7 @@ func GenerateSchedule(s Scenario) []Event {
 	}
 	for faults(events) < drawFaultsMin {
 		kind := faultKinds[rng.IntN(len(faultKinds))]
-		events = append(events, drawEvent(rng, s, kind, roundMilli(between(rng, 0, s.Safety-time.Millisecond))))
+		events = append(events, drawEvent(rng, s, kind, roundMilli(kernel.Between(rng, 0, s.Safety-time.Millisecond))))
 	}
 	sortEvents(events)
 	return events
@@ -586,7 +586,7 @@ func drawEvent(rng random, s Scenario, kind Kind, at time.Duration) Event {
 	e := Event{At: min(at, s.Safety-time.Millisecond), Kind: kind}
 	info, _ := infoOf(kind)
 	if info.window {
-		e.For = roundMilli(between(rng, s.Faults.WindowMin, s.Faults.WindowMax))
+		e.For = roundMilli(kernel.Between(rng, s.Faults.WindowMin, s.Faults.WindowMax))
 	}
 	switch info.target {
 	case targetNode:
@@ -603,18 +603,18 @@ func drawEvent(rng random, s Scenario, kind Kind, at time.Duration) Event {
 	switch kind {
 	case KindPowerLoss:
 		if rng.IntN(2) == 0 {
-			e.Stagger = roundMilli(between(rng, 0, e.For))
+			e.Stagger = roundMilli(kernel.Between(rng, 0, e.For))
 		}
 	case KindClockJump:
-		e.By = roundMilli(between(rng, drawClockJumpMin, drawClockJumpMax))
+		e.By = roundMilli(kernel.Between(rng, drawClockJumpMin, drawClockJumpMax))
 		if rng.IntN(2) == 0 {
 			e.By = -e.By
 		}
 	case KindClockDrift:
 		e.Rate = roundChance(drawDriftRateMin + rng.Float64()*(drawDriftRateMax-drawDriftRateMin))
 	case KindSlowDisk:
-		e.SyncMin = roundMilli(between(rng, drawSlowSyncMinMin, drawSlowSyncMinMax))
-		e.SyncMax = roundMilli(between(rng, e.SyncMin, drawSlowSyncMaxMax))
+		e.SyncMin = roundMilli(kernel.Between(rng, drawSlowSyncMinMin, drawSlowSyncMinMax))
+		e.SyncMax = roundMilli(kernel.Between(rng, e.SyncMin, drawSlowSyncMaxMax))
 	}
 	return e
 }
@@ -703,14 +703,6 @@ func subset(rng random, n int) []int32 {
 			return nil
 		}
 	}
-}
-
-// between draws a duration uniformly in [low, high].
-func between(rng random, low, high time.Duration) time.Duration {
-	if high <= low {
-		return low
-	}
-	return low + time.Duration(rng.Int64N(int64(high-low)+1))
 }
 
 func roundMilli(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
