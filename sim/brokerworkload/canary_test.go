@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"sluice/core/group"
-	"sluice/sim"
+	"sluice/sim/simtest"
 )
 
 // caughtBy names the check each planted bug must be caught by, where it
@@ -22,29 +22,14 @@ func TestCanariesAreCaught(t *testing.T) {
 	for _, canary := range Canaries() {
 		t.Run(canary.Name, func(t *testing.T) {
 			t.Parallel()
-			options := sim.RunOptions{Canaries: []string{canary.Name}}
-			caught, first := 0, uint64(0)
-			var firstResult sim.Result
-			for seed := uint64(1); seed <= uint64(canary.SeedsMax); seed++ {
-				r := New().Run(seed, options)
-				if r.Passed() {
-					continue
-				}
-				caught++
-				if first == 0 {
-					first, firstResult = seed, r
-					if testing.Short() {
-						break
-					}
-				}
-			}
-			if first == 0 {
+			catch := simtest.FirstCatch(newWorkload, canary.Name, canary.SeedsMax, !testing.Short())
+			if catch.Seed == 0 {
 				t.Fatalf("%s survived seeds 1-%d", canary.Name, canary.SeedsMax)
 			}
-			if want, named := caughtBy[canary.Name]; named && firstResult.Check != want {
-				t.Fatalf("%s first caught by seed %d with check %s, want %s:\n%s", canary.Name, first, firstResult.Check, want, firstResult.Line())
+			if want, named := caughtBy[canary.Name]; named && catch.Result.Check != want {
+				t.Fatalf("%s first caught by seed %d with check %s, want %s:\n%s", canary.Name, catch.Seed, catch.Result.Check, want, catch.Result.Line())
 			}
-			t.Logf("first caught by seed %d (check=%s); caught by %d of seeds 1-%d", first, firstResult.Check, caught, canary.SeedsMax)
+			catch.Log(t)
 		})
 	}
 }

@@ -27,7 +27,7 @@ func TestGroupRebalancesUnderFaultsAndDrains(t *testing.T) {
 			t.Fatalf("seed %d with the test's settings: %s", seed, result.Line())
 		}
 		for _, name := range []string{"consumer_leaves", "consumer_stalls", "commits_ok"} {
-			if stat(result, name) == 0 {
+			if stat(t, result, name) == 0 {
 				t.Errorf("seed %d: %s is 0; the test no longer exercises it:\n%s", seed, name, result.Line())
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"sluice/sim"
 	"sluice/sim/scenario"
+	"sluice/sim/simtest"
 )
 
 // floorSeeds is how many seeds the floors are checked on.
@@ -38,12 +39,11 @@ func TestDefaultScenarioMeetsItsFloors(t *testing.T) {
 
 func stat(t *testing.T, r sim.Result, name string) int64 {
 	t.Helper()
-	value, listed := r.Stat(name)
-	if !listed {
-		t.Fatalf("seed %d reports no stat %s", r.Seed, name)
-	}
-	return value
+	return simtest.Stat(t, r, name)
 }
+
+// newWorkload is New as the shared helpers take it.
+func newWorkload() sim.Workload { return New() }
 
 // TestSafetyPhaseWaitsForTheOperationsFloor runs a short safety phase with
 // a floor its clients cannot reach in time: the phase runs on until they

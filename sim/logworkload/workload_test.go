@@ -8,6 +8,7 @@ import (
 
 	"sluice/core/log"
 	"sluice/sim"
+	"sluice/sim/simtest"
 )
 
 const seedsPassing = 300
@@ -66,25 +67,17 @@ func TestCanariesAreCaught(t *testing.T) {
 		// drops what it must not.
 		log.CanaryAppendBeforeTruncationDurable: {"resurrected", "panic", "recovery-kept-corrupt", "synced-lost"},
 	}
-	w := New()
 	for _, canary := range Canaries() {
 		if canary.Workload != Name || canary.SeedsMax <= 0 || canary.Description == "" {
 			t.Fatalf("canary %+v is incomplete", canary)
 		}
-		caught := false
-		for seed := uint64(1); seed <= uint64(canary.SeedsMax) && !caught; seed++ {
-			r := w.Run(seed, sim.RunOptions{Canaries: []string{canary.Name}})
-			if r.Passed() {
-				continue
-			}
-			if !slices.Contains(expectedChecks[canary.Name], r.Check) {
-				t.Fatalf("canary %s caught by the wrong check: %s", canary.Name, r.Line())
-			}
-			caught = true
-			t.Logf("%s caught at seed %d: %s", canary.Name, seed, r.Detail)
-		}
-		if !caught {
+		catch := simtest.FirstCatch(func() sim.Workload { return New() }, canary.Name, canary.SeedsMax, false)
+		if catch.Seed == 0 {
 			t.Fatalf("canary %s not caught within %d seeds", canary.Name, canary.SeedsMax)
 		}
+		if !slices.Contains(expectedChecks[canary.Name], catch.Result.Check) {
+			t.Fatalf("canary %s caught by the wrong check: %s", canary.Name, catch.Result.Line())
+		}
+		t.Logf("%s caught at seed %d: %s", canary.Name, catch.Seed, catch.Result.Detail)
 	}
 }

@@ -1,12 +1,10 @@
 package quorumworkload
 
 import (
-	"fmt"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"sluice/sim"
+	"sluice/sim/simtest"
 )
 
 // seedsToRun is how many seeds TestSeedsPass runs, from seed 1; -short
@@ -17,32 +15,17 @@ const (
 	seedsToRunShort = 30
 )
 
-// runSeeds runs seeds [first, first+count) on two goroutines' worth of
-// subtests, each seed single-threaded as always.
-func runSeeds(t *testing.T, first, count uint64, options sim.RunOptions, judge func(t *testing.T, r sim.Result)) {
-	t.Helper()
-	const groups = 2
-	for group := range uint64(groups) {
-		t.Run(fmt.Sprintf("group%d", group), func(t *testing.T) {
-			t.Parallel()
-			for seed := first + group; seed < first+count; seed += groups {
-				judge(t, New().Run(seed, options))
-			}
-		})
-	}
-}
-
 func TestSeedsPass(t *testing.T) {
 	count := uint64(seedsToRun)
 	if testing.Short() {
 		count = seedsToRunShort
 	}
-	runSeeds(t, 1, count, sim.RunOptions{}, func(t *testing.T, r sim.Result) {
+	simtest.RunSeeds(t, newWorkload, 1, count, sim.RunOptions{}, func(t *testing.T, r sim.Result) {
 		if !r.Passed() {
 			t.Errorf("%s\nreplay: go run ./cmd/sluice sim --workload quorum --seed %d --trace", r.Line(), r.Seed)
 		}
-		if stat(r, "acked") < ackedMin {
-			t.Errorf("seed %d acknowledged only %d proposals, want at least %d", r.Seed, stat(r, "acked"), ackedMin)
+		if stat(t, r, "acked") < ackedMin {
+			t.Errorf("seed %d acknowledged only %d proposals, want at least %d", r.Seed, stat(t, r, "acked"), ackedMin)
 		}
 	})
 }
@@ -52,18 +35,7 @@ func TestSeedsPass(t *testing.T) {
 const ackedMin = 6
 
 func TestSameSeedSameResult(t *testing.T) {
-	for _, seed := range []uint64{1, 2, 3} {
-		first, second := New().Run(seed, sim.RunOptions{}), New().Run(seed, sim.RunOptions{})
-		if diff := cmp.Diff(first, second); diff != "" {
-			t.Fatalf("seed %d ran differently twice (-first +second):\n%s", seed, diff)
-		}
-		if first.TraceHash == "" || first.Steps == 0 {
-			t.Fatalf("seed %d: empty trace", seed)
-		}
-	}
-	if a, b := New().Run(1, sim.RunOptions{}), New().Run(2, sim.RunOptions{}); a.TraceHash == b.TraceHash {
-		t.Fatal("seeds 1 and 2 have the same trace hash")
-	}
+	simtest.SameSeedSameResult(t, newWorkload, 1, 2, 3)
 }
 
 // The checks themselves must be able to fail: a run whose history is
@@ -106,11 +78,11 @@ func TestChecksCatchDoctoredHistories(t *testing.T) {
 	}
 }
 
+// newWorkload is New as the shared helpers take it.
+func newWorkload() sim.Workload { return New() }
+
 // stat reads one of a result's integer stats.
-func stat(r sim.Result, name string) int {
-	value, listed := r.Stat(name)
-	if !listed {
-		panic("no stat " + name)
-	}
-	return int(value)
+func stat(t testing.TB, r sim.Result, name string) int {
+	t.Helper()
+	return int(simtest.Stat(t, r, name))
 }
