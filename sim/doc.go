@@ -12,7 +12,8 @@
 // (Kafka clients that record a history), sim/scenario (what a run does,
 // drawn from a seed or read from a file), the workloads (logworkload,
 // brokerworkload, quorumworkload, clusterworkload — the default), and the
-// tools (catalog, report, shrink, canarysuite).
+// tools (catalog, report, shrink, canarysuite); sim/simtest is what the
+// workloads' tests share.
 //
 // What it must never do: anything that makes a run depend on more than
 // its seed and scenario — goroutines inside a run, the wall clock, global
