@@ -121,11 +121,7 @@ func (c *Config) Set(key, value string) error {
 		}
 		return c.Set("log.retention.ms", strconv.FormatInt((time.Duration(n)*unit).Milliseconds(), 10))
 	case "node.id", "broker.id":
-		n, err := strconv.ParseInt(value, 10, 32)
-		if err != nil || n < 0 {
-			return fmt.Errorf("%s: %q is not a node id", key, value)
-		}
-		c.Broker.NodeID = int32(n)
+		return setInteger(&c.Broker.NodeID, key, value, 0, "node id")
 	case "listeners":
 		return c.setListeners(value)
 	case "advertised.listeners":
@@ -157,9 +153,9 @@ func (c *Config) Set(key, value string) error {
 		}
 		c.Broker.LeaderImbalanceCheckInterval = time.Duration(n) * time.Second
 	case "auto.leader.rebalance.enable":
-		enabled, err := strconv.ParseBool(value)
-		if err != nil {
-			return fmt.Errorf("%s: %q is not true or false", key, value)
+		var enabled bool
+		if err := setBool(&enabled, key, value); err != nil {
+			return err
 		}
 		c.Broker.AutoLeaderRebalanceDisabled = !enabled
 	case "controller.quorum.election.timeout.ms":
@@ -174,23 +170,11 @@ func (c *Config) Set(key, value string) error {
 		}
 		c.DataDir = value
 	case "num.partitions":
-		n, err := strconv.ParseInt(value, 10, 32)
-		if err != nil || n < 1 {
-			return fmt.Errorf("%s: %q is not a partition count", key, value)
-		}
-		c.Broker.DefaultPartitions = int32(n)
+		return setInteger(&c.Broker.DefaultPartitions, key, value, 1, "partition count")
 	case "default.replication.factor":
-		n, err := strconv.ParseInt(value, 10, 16)
-		if err != nil || n < 1 {
-			return fmt.Errorf("%s: %q is not a replication factor", key, value)
-		}
-		c.Broker.DefaultReplicationFactor = int16(n)
+		return setInteger(&c.Broker.DefaultReplicationFactor, key, value, 1, "replication factor")
 	case "auto.create.topics.enable":
-		b, err := strconv.ParseBool(value)
-		if err != nil {
-			return fmt.Errorf("%s: %q is not true or false", key, value)
-		}
-		c.Broker.AutoCreateTopics = b
+		return setBool(&c.Broker.AutoCreateTopics, key, value)
 	case "broker.rack":
 		c.Broker.Rack = value
 	case "log.retention.check.interval.ms":
@@ -198,23 +182,11 @@ func (c *Config) Set(key, value string) error {
 	case "producer.id.expiration.ms":
 		return setMilliseconds(&c.Broker.ProducerIDExpiration, key, value)
 	case "socket.request.max.bytes":
-		n, err := strconv.Atoi(value)
-		if err != nil || n < 1024 {
-			return fmt.Errorf("%s: %q is not a size of at least 1024", key, value)
-		}
-		c.Net.FrameBytesMax = n
+		return setInteger(&c.Net.FrameBytesMax, key, value, 1024, "size of at least 1024")
 	case "max.connections":
-		n, err := strconv.Atoi(value)
-		if err != nil || n < 1 {
-			return fmt.Errorf("%s: %q is not a count", key, value)
-		}
-		c.Net.ConnectionsMax = n
+		return setInteger(&c.Net.ConnectionsMax, key, value, 1, "count")
 	case "queued.max.request.bytes":
-		n, err := strconv.ParseInt(value, 10, 64)
-		if err != nil || n < 1 {
-			return fmt.Errorf("%s: %q is not a size", key, value)
-		}
-		c.Net.QueuedBytesMax = n
+		return setInteger(&c.Net.QueuedBytesMax, key, value, 1, "size")
 	case "connections.max.idle.ms":
 		return setMilliseconds(&c.Net.IdleTimeout, key, value)
 	case "replica.lag.time.max.ms":
@@ -230,17 +202,9 @@ func (c *Config) Set(key, value string) error {
 	case "group.max.size":
 		return setPositiveInt(&c.Broker.GroupMaxSize, key, value)
 	case "offsets.topic.num.partitions":
-		n, err := strconv.ParseInt(value, 10, 32)
-		if err != nil || n < 1 {
-			return fmt.Errorf("%s: %q is not a partition count", key, value)
-		}
-		c.Broker.OffsetsTopicPartitions = int32(n)
+		return setInteger(&c.Broker.OffsetsTopicPartitions, key, value, 1, "partition count")
 	case "offsets.topic.replication.factor":
-		n, err := strconv.ParseInt(value, 10, 16)
-		if err != nil || n < 1 {
-			return fmt.Errorf("%s: %q is not a replication factor", key, value)
-		}
-		c.Broker.OffsetsTopicReplicationFactor = int16(n)
+		return setInteger(&c.Broker.OffsetsTopicReplicationFactor, key, value, 1, "replication factor")
 	case "offsets.retention.minutes":
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil || n < 1 {
@@ -260,11 +224,35 @@ func (c *Config) Set(key, value string) error {
 }
 
 func setPositiveInt(target *int, key, value string) error {
-	n, err := strconv.Atoi(value)
-	if err != nil || n < 1 {
-		return fmt.Errorf("%s: %q is not a positive count", key, value)
+	return setInteger(target, key, value, 1, "positive count")
+}
+
+// setInteger reads a whole number of at least least that target's type
+// holds; what names the kind of number for the error.
+func setInteger[T int | int16 | int32 | int64](target *T, key, value string, least int64, what string) error {
+	bits := 64
+	switch any(*target).(type) {
+	case int16:
+		bits = 16
+	case int32:
+		bits = 32
+	case int:
+		bits = strconv.IntSize
 	}
-	*target = n
+	n, err := strconv.ParseInt(value, 10, bits)
+	if err != nil || n < least {
+		return fmt.Errorf("%s: %q is not a %s", key, value, what)
+	}
+	*target = T(n)
+	return nil
+}
+
+func setBool(target *bool, key, value string) error {
+	b, err := strconv.ParseBool(value)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not true or false", key, value)
+	}
+	*target = b
 	return nil
 }
 

@@ -161,3 +161,45 @@ func TestGroupSettings(t *testing.T) {
 		t.Fatal("0 offsets partitions accepted")
 	}
 }
+
+// Each numeric setting is read into the width its field has, within the
+// bounds Kafka gives it, and refused with the key and the kind of number
+// beyond them: a replication factor of 40000 does not wrap to a negative
+// int16.
+func TestNumericSettingsKeepTheirBounds(t *testing.T) {
+	c := DefaultConfig()
+	for key, value := range map[string]string{
+		"num.partitions":                   "12",
+		"default.replication.factor":       "3",
+		"offsets.topic.num.partitions":     "50",
+		"offsets.topic.replication.factor": "3",
+		"socket.request.max.bytes":         "1024",
+		"max.connections":                  "10",
+		"queued.max.request.bytes":         "1048576",
+		"auto.create.topics.enable":        "false",
+		"auto.leader.rebalance.enable":     "false",
+	} {
+		if err := c.Set(key, value); err != nil {
+			t.Fatalf("%s=%s: %v", key, value, err)
+		}
+	}
+	b := c.Broker
+	if b.DefaultPartitions != 12 || b.DefaultReplicationFactor != 3 || b.OffsetsTopicPartitions != 50 || b.OffsetsTopicReplicationFactor != 3 ||
+		c.Net.FrameBytesMax != 1024 || c.Net.ConnectionsMax != 10 || c.Net.QueuedBytesMax != 1<<20 || b.AutoCreateTopics || !b.AutoLeaderRebalanceDisabled {
+		t.Fatalf("settings not applied: %+v %+v", b, c.Net)
+	}
+	for _, bad := range []struct{ key, value, says string }{
+		{"default.replication.factor", "40000", "is not a replication factor"},
+		{"default.replication.factor", "0", "is not a replication factor"},
+		{"num.partitions", "3000000000", "is not a partition count"},
+		{"socket.request.max.bytes", "1023", "is not a size of at least 1024"},
+		{"node.id", "-1", "is not a node id"},
+		{"max.connections", "many", "is not a count"},
+		{"auto.create.topics.enable", "yes please", "is not true or false"},
+	} {
+		err := c.Set(bad.key, bad.value)
+		if err == nil || !strings.Contains(err.Error(), bad.key) || !strings.Contains(err.Error(), bad.says) {
+			t.Errorf("%s=%s: got %v, want an error that %s", bad.key, bad.value, err, bad.says)
+		}
+	}
+}
