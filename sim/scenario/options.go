@@ -28,20 +28,10 @@ func (s Scenario) Options() []sim.Option {
 		if t.GrowTo != 0 {
 			text += fmt.Sprintf("/grow%d@%s", t.GrowTo, formatDuration(t.GrowAt))
 		}
-		if t.DeleteEvery != 0 {
-			text += "/delete-every" + formatDuration(t.DeleteEvery)
-		}
-		if t.RecreateEvery != 0 {
-			text += "/recreate-every" + formatDuration(t.RecreateEvery)
-		}
-		if t.AlterEvery != 0 {
-			text += "/alter-every" + formatDuration(t.AlterEvery)
-		}
-		if t.ElectEvery != 0 {
-			text += "/elect-every" + formatDuration(t.ElectEvery)
-		}
-		if t.ReassignEvery != 0 {
-			text += "/reassign-every" + formatDuration(t.ReassignEvery)
+		for _, a := range t.repeatingActions() {
+			if *a.every != 0 {
+				text += "/" + a.name + formatDuration(*a.every)
+			}
 		}
 		topics = append(topics, text)
 	}

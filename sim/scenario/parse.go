@@ -271,7 +271,7 @@ func (o *overlay) topic(d directive) error {
 		if len(words) < 2 {
 			return d.errorf("%s needs a value", words[0])
 		}
-		if target := map[string]*time.Duration{"grow-at": &t.GrowAt, "delete-every": &t.DeleteEvery, "recreate-every": &t.RecreateEvery, "alter-every": &t.AlterEvery, "elect-every": &t.ElectEvery, "reassign-every": &t.ReassignEvery}[words[0]]; target != nil {
+		if target := topicDuration(&t, words[0]); target != nil {
 			if err := durationInto(target)(words[1]); err != nil {
 				return d.errorf("%s %q: %v", words[0], words[1], err)
 			}
@@ -803,4 +803,18 @@ func parsePartitions(text string) ([]int32, error) {
 		partitions = append(partitions, int32(p))
 	}
 	return partitions, nil
+}
+
+// topicDuration is the topic's duration setting of the given name, nil for
+// a name that is none.
+func topicDuration(t *Topic, name string) *time.Duration {
+	if name == "grow-at" {
+		return &t.GrowAt
+	}
+	for _, a := range t.repeatingActions() {
+		if a.name == name {
+			return a.every
+		}
+	}
+	return nil
 }

@@ -156,6 +156,27 @@ type Topic struct {
 	ReassignEvery time.Duration
 }
 
+// repeatingAction is one of a topic's operator actions that recur at an
+// interval (zero: never), under the name scenario files and result lines
+// give it.
+type repeatingAction struct {
+	name  string
+	every *time.Duration
+}
+
+// repeatingActions lists the topic's recurring actions in the order files
+// and result lines write them: the one list the parser, the file format
+// and the result line read, so a new action is added once.
+func (t *Topic) repeatingActions() []repeatingAction {
+	return []repeatingAction{
+		{"delete-every", &t.DeleteEvery},
+		{"recreate-every", &t.RecreateEvery},
+		{"alter-every", &t.AlterEvery},
+		{"elect-every", &t.ElectEvery},
+		{"reassign-every", &t.ReassignEvery},
+	}
+}
+
 // Recreated reports whether an operator deletes the topic and creates it
 // again during the run.
 func (t Topic) Recreated() bool { return t.RecreateEvery != 0 }
