@@ -29,7 +29,7 @@ func (r *run) startGroup() {
 			Assignors:          cs.assignors,
 			SessionTimeout:     g.sessionTimeout,
 			RebalanceTimeout:   g.rebalanceTimeout,
-			FetchMaxWait:       g.fetchMaxWait,
+			FetchConfig:        simclient.FetchConfig{FetchMaxWait: g.fetchMaxWait},
 			VerifyCommitChance: g.verifyCommitChance,
 		}
 		if cs.static {

@@ -136,9 +136,8 @@ func (r *run) startClients() {
 				Assignors:          assignors,
 				SessionTimeout:     t.GroupSession,
 				RebalanceTimeout:   t.GroupRebalance,
-				FetchMaxWait:       t.FetchWait,
+				FetchConfig:        simclient.FetchConfig{FetchMaxWait: t.FetchWait, RetryBackoff: consumerRetryBackoff},
 				VerifyCommitChance: verifyCommitChance,
-				RetryBackoff:       consumerRetryBackoff,
 				MetadataMaxAge:     r.groupMetadataMaxAge(gs.Topic),
 			}, r.recorder, r.processes)
 			consumer.Start()

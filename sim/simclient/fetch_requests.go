@@ -21,13 +21,6 @@ const (
 	timestampEarliest = -2 // the log start offset
 )
 
-// fetchLimits are a consumer's bounds on one fetch.
-type fetchLimits struct {
-	maxWait           time.Duration // fetch.max.wait.ms
-	maxBytes          int32         // fetch.max.bytes
-	partitionMaxBytes int32         // max.partition.fetch.bytes
-}
-
 // fetched is one partition of a fetch, with the position it was read from.
 type fetched struct {
 	partition history.TopicPartition
@@ -86,12 +79,12 @@ func newListOffsetsRequest(c *Client, tps []history.TopicPartition, timestamp in
 
 // newFetchRequest reads each asked partition from its position, without a
 // fetch session (KIP-227), fenced by the leader epoch the client knows.
-func newFetchRequest(c *Client, limits fetchLimits, asked []fetched) *kmsg.FetchRequest {
+func newFetchRequest(c *Client, config FetchConfig, asked []fetched) *kmsg.FetchRequest {
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID = -1
-	req.MaxWaitMillis = int32(limits.maxWait / time.Millisecond)
+	req.MaxWaitMillis = int32(config.FetchMaxWait / time.Millisecond)
 	req.MinBytes = 1
-	req.MaxBytes = limits.maxBytes
+	req.MaxBytes = config.FetchMaxBytes
 	req.SessionID = 0
 	req.SessionEpoch = -1
 	for _, a := range asked {
@@ -102,7 +95,7 @@ func newFetchRequest(c *Client, limits fetchLimits, asked []fetched) *kmsg.Fetch
 		partition.FetchOffset = a.from
 		partition.LastFetchedEpoch = -1
 		partition.LogStartOffset = -1
-		partition.PartitionMaxBytes = limits.partitionMaxBytes
+		partition.PartitionMaxBytes = config.PartitionMaxBytes
 		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != a.partition.Topic {
 			topic := kmsg.NewFetchRequestTopic()
 			topic.Topic = a.partition.Topic

@@ -30,10 +30,7 @@ type GroupConsumerConfig struct {
 	RebalanceTimeout  time.Duration // max.poll.interval.ms, sent as the rebalance timeout
 	HeartbeatInterval time.Duration // heartbeat.interval.ms; default a third of the session timeout
 
-	FetchMaxWait      time.Duration // fetch.max.wait.ms
-	FetchMaxBytes     int32         // fetch.max.bytes
-	PartitionMaxBytes int32         // max.partition.fetch.bytes
-	RetryBackoff      time.Duration // retry.backoff.ms
+	FetchConfig
 	// MetadataMaxAge is metadata.max.age.ms: how often the group's
 	// leader refreshes its metadata to notice new partitions (see
 	// group_partition_watch.go).
@@ -72,18 +69,7 @@ func (c GroupConsumerConfig) withDefaults() GroupConsumerConfig {
 	if c.HeartbeatInterval <= 0 {
 		c.HeartbeatInterval = c.SessionTimeout / heartbeatsPerSession
 	}
-	if c.FetchMaxWait <= 0 {
-		c.FetchMaxWait = fetchMaxWaitDefault
-	}
-	if c.FetchMaxBytes <= 0 {
-		c.FetchMaxBytes = fetchMaxBytesDefault
-	}
-	if c.PartitionMaxBytes <= 0 {
-		c.PartitionMaxBytes = partitionMaxBytesDefault
-	}
-	if c.RetryBackoff <= 0 {
-		c.RetryBackoff = retryBackoffDefault
-	}
+	c.FetchConfig = c.FetchConfig.withDefaults()
 	if c.MetadataMaxAge <= 0 {
 		c.MetadataMaxAge = metadataMaxAgeDefault
 	}

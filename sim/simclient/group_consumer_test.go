@@ -26,7 +26,7 @@ func (c *cluster) groupConsumer(name string, configure ...func(*GroupConsumerCon
 	config := GroupConsumerConfig{
 		Group: testGroup, Topic: testTopic,
 		SessionTimeout: time.Second, RebalanceTimeout: 2 * time.Second,
-		FetchMaxWait: 100 * time.Millisecond,
+		FetchConfig: FetchConfig{FetchMaxWait: 100 * time.Millisecond},
 	}
 	for _, f := range configure {
 		f(&config)

@@ -101,9 +101,7 @@ func (g *GroupConsumer) fetch() {
 	for _, tp := range chosen.partitions {
 		asked = append(asked, fetched{partition: tp, from: g.membership.positions[tp].offset})
 	}
-	req := newFetchRequest(g.client, fetchLimits{
-		maxWait: g.config.FetchMaxWait, maxBytes: g.config.FetchMaxBytes, partitionMaxBytes: g.config.PartitionMaxBytes,
-	}, asked)
+	req := newFetchRequest(g.client, g.config.FetchConfig, asked)
 	op := g.invoke(history.FuncPoll, history.Payload{})
 	g.op = op
 	g.stats.Fetches++

@@ -8,16 +8,20 @@ import (
 	"sluice/jepsen/history"
 )
 
-// ReaderConfig is a reader's settings. Zero values take the defaults in
-// limits.go.
-type ReaderConfig struct {
+// FetchConfig is how a consumer fetches: the settings the Reader and the
+// GroupConsumer share. Zero values take the defaults in limits.go.
+type FetchConfig struct {
 	FetchMaxWait      time.Duration // fetch.max.wait.ms
 	FetchMaxBytes     int32         // fetch.max.bytes
 	PartitionMaxBytes int32         // max.partition.fetch.bytes
 	RetryBackoff      time.Duration // retry.backoff.ms
 }
 
-func (c ReaderConfig) withDefaults() ReaderConfig {
+// ReaderConfig is a reader's settings: a reader has only its fetches to
+// configure.
+type ReaderConfig = FetchConfig
+
+func (c FetchConfig) withDefaults() FetchConfig {
 	if c.FetchMaxWait <= 0 {
 		c.FetchMaxWait = fetchMaxWaitDefault
 	}

@@ -90,9 +90,7 @@ func (r *Reader) fetch(tps []history.TopicPartition) {
 	for _, tp := range chosen.partitions {
 		asked = append(asked, fetched{partition: tp, from: r.positions[tp].offset})
 	}
-	req := newFetchRequest(r.client, fetchLimits{
-		maxWait: r.config.FetchMaxWait, maxBytes: r.config.FetchMaxBytes, partitionMaxBytes: r.config.PartitionMaxBytes,
-	}, asked)
+	req := newFetchRequest(r.client, r.config, asked)
 	op, err := r.recorder.Invoke(r.process, history.FuncPoll, history.Payload{})
 	if err != nil {
 		panic(fmt.Sprintf("simclient: %s cannot record a poll: %v", r.client.Name(), err))
