@@ -51,6 +51,10 @@ type exchange struct {
 	// is nothing to answer (acks=0).
 	answered bool
 	silent   bool
+
+	// decoded holds the request when the loop decodes it (Frame), in the
+	// exchange's own allocation rather than one more per request.
+	decoded wire.Request
 }
 
 // Accept implements core.Acceptor: the broker serves every connection made
@@ -76,7 +80,8 @@ func (c *client) Frame(frame []byte) {
 	if c.closed {
 		return
 	}
-	c.serve(prepareRequest(&c.decoder, frame))
+	x := &exchange{}
+	c.serve(x, prepareRequest(&c.decoder, &x.decoded, frame))
 }
 
 // PreparedFrame takes a request the network prepared on the connection's
@@ -85,16 +90,17 @@ func (c *client) PreparedFrame(_ []byte, prepared any) {
 	if c.closed {
 		return
 	}
-	c.serve(*prepared.(*preparedRequest))
+	c.serve(&exchange{}, *prepared.(*preparedRequest))
 }
 
-// serve queues a prepared request's exchange and hands it to its handler.
-func (c *client) serve(p preparedRequest) {
+// serve queues a prepared request's exchange, x (new), and hands it to its
+// handler.
+func (c *client) serve(x *exchange, p preparedRequest) {
 	if p.err != nil {
 		c.rejectUndecodable(p.request, p.err)
 		return
 	}
-	x := &exchange{client: c, request: p.request, batchChecks: p.batchChecks}
+	x.client, x.request, x.batchChecks = c, p.request, p.batchChecks
 	c.exchanges = append(c.exchanges, x)
 	if len(c.exchanges) >= inFlightMax && !c.paused {
 		c.paused = true

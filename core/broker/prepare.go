@@ -18,7 +18,8 @@ import (
 
 // preparedRequest is a request frame made ready for the loop.
 type preparedRequest struct {
-	// request and err are what wire.DecodeRequest returned.
+	// request and err are what wire.DecodeRequest returned (but request
+	// is never nil: a frame too short for a header leaves it zero).
 	request *wire.Request
 	err     error
 	// batchChecks holds, for a produce, the check of each partition's
@@ -32,15 +33,16 @@ type preparedRequest struct {
 // reads nothing of the broker.
 func (b *Broker) PrepareFrame(frame []byte) any {
 	var decoder wire.RequestDecoder // no state shared with the loop
-	prepared := prepareRequest(&decoder, frame)
+	prepared := prepareRequest(&decoder, &wire.Request{}, frame)
 	return &prepared
 }
 
-// prepareRequest decodes frame with the connection's decoder and checks
-// its batches. It returns the prepared request by value: the loop's own
-// Frame uses it at once and need not put it on the heap.
-func prepareRequest(decoder *wire.RequestDecoder, frame []byte) preparedRequest {
-	req, err := decoder.Decode(frame)
+// prepareRequest decodes frame into req (zero) with the connection's
+// decoder and checks its batches. It returns the prepared request by
+// value: the loop's own Frame uses it at once and need not put it on the
+// heap.
+func prepareRequest(decoder *wire.RequestDecoder, req *wire.Request, frame []byte) preparedRequest {
+	err := decoder.DecodeInto(req, frame)
 	prepared := preparedRequest{request: req, err: err}
 	if err != nil {
 		return prepared

@@ -37,7 +37,8 @@ func (l *Log) Append(batches []byte, leaderEpoch int32) (AppendInfo, error) {
 	if latest := l.epochs.latestEpoch(); leaderEpoch < latest {
 		return AppendInfo{}, fmt.Errorf("%w: %d after %d", ErrEpochWentBack, leaderEpoch, latest)
 	}
-	spans, err := splitBatches(batches, batch.Validate)
+	var spansOnStack [appendSpansInline]batchSpan
+	spans, err := splitBatches(spansOnStack[:0], batches, batch.Validate)
 	if err != nil {
 		return AppendInfo{}, err
 	}
@@ -65,7 +66,8 @@ func (l *Log) AppendReplicated(batches []byte) (AppendInfo, error) {
 	if err := l.writable(); err != nil {
 		return AppendInfo{}, err
 	}
-	spans, err := splitBatches(batches, batch.ValidateCompacted)
+	var spansOnStack [appendSpansInline]batchSpan
+	spans, err := splitBatches(spansOnStack[:0], batches, batch.ValidateCompacted)
 	if err != nil {
 		return AppendInfo{}, err
 	}
@@ -104,16 +106,20 @@ type batchSpan struct {
 	header   batch.Header
 }
 
+// appendSpansInline is how many batches an append splits into without
+// allocating: the spans start in an array on the caller's stack, and an
+// append nearly always carries one batch.
+const appendSpansInline = 4
+
 // splitBatches checks that b is one or more whole batches, each passing
-// validate, and returns them.
-func splitBatches(b []byte, validate func([]byte) (batch.Header, error)) ([]batchSpan, error) {
+// validate, and returns them appended to spans.
+func splitBatches(spans []batchSpan, b []byte, validate func([]byte) (batch.Header, error)) ([]batchSpan, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("%w: no batches", ErrInvalidBatch)
 	}
 	if len(b) > appendBytesMax {
 		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidBatch, len(b), appendBytesMax)
 	}
-	var spans []batchSpan
 	offsets := int64(0)
 	for position := 0; position < len(b); {
 		h, err := batch.Parse(b[position:])

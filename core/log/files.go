@@ -37,23 +37,61 @@ func baseName(baseOffset int64) string {
 }
 
 func segmentPath(dir string, baseOffset int64) string {
-	return path.Join(dir, baseName(baseOffset)+segmentSuffix)
+	return segmentFilePath(dir, baseOffset, segmentSuffix)
 }
 
 func cleanedPath(dir string, baseOffset int64) string {
-	return path.Join(dir, baseName(baseOffset)+cleanedSuffix)
+	return segmentFilePath(dir, baseOffset, cleanedSuffix)
 }
 
 func swapPath(dir string, baseOffset int64) string {
-	return path.Join(dir, baseName(baseOffset)+swapSuffix)
+	return segmentFilePath(dir, baseOffset, swapSuffix)
 }
 
 func offsetIndexPath(dir string, baseOffset int64) string {
-	return path.Join(dir, baseName(baseOffset)+offsetIndexSuffix)
+	return segmentFilePath(dir, baseOffset, offsetIndexSuffix)
 }
 
 func timeIndexPath(dir string, baseOffset int64) string {
-	return path.Join(dir, baseName(baseOffset)+timeIndexSuffix)
+	return segmentFilePath(dir, baseOffset, timeIndexSuffix)
+}
+
+// segmentFilePath is path.Join(dir, baseName(baseOffset)+suffix), built
+// in one allocation: segments roll, sync and go often enough that the five
+// allocations of the plain form (the digits, the padding, the name, and
+// path.Join's buffer and result) showed in the simulator's profile.
+func segmentFilePath(dir string, baseOffset int64, suffix string) string {
+	var digitsBuf [baseOffsetDigits]byte
+	digits := strconv.AppendInt(digitsBuf[:0], baseOffset, 10)
+	var b strings.Builder
+	b.Grow(len(dir) + 1 + max(baseOffsetDigits, len(digits)) + len(suffix))
+	b.WriteString(dir)
+	b.WriteByte('/')
+	for range baseOffsetDigits - len(digits) {
+		b.WriteByte('0')
+	}
+	b.Write(digits)
+	b.WriteString(suffix)
+	if joined := b.String(); isJoinedClean(joined, dir) {
+		return joined
+	}
+	return path.Join(dir, baseName(baseOffset)+suffix)
+}
+
+// joinPath is path.Join(dir, name), without path.Join's extra buffer when
+// dir is already clean (as a log's directory is).
+func joinPath(dir, name string) string {
+	if joined := dir + "/" + name; isJoinedClean(joined, dir) {
+		return joined
+	}
+	return path.Join(dir, name)
+}
+
+// isJoinedClean reports whether joined, which is dir+"/"+name, is what
+// path.Join(dir, name) returns: path.Join cleans dir+"/"+name when dir is
+// not empty, and cleaning a clean path changes (and allocates) nothing.
+func isJoinedClean(joined, dir string) bool {
+	return dir != "" && path.Clean(joined) == joined
 }
 
 // parseBaseName reads the base offset from a file name with the given

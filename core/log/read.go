@@ -53,7 +53,10 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 		firstChunkBytes := min(int64(chunkBytes), s.bytes-entry.position)
 		r := s.batchReader(entry.position, entry.offset, chunkBytes, l.reads.forChunk(firstChunkBytes))
 		r.handOut = true
-		var runs []run // adjacent batches, one run per chunk
+		// Adjacent batches, one run per chunk; nearly every answer is
+		// one run, and the array on the stack saves allocating for it.
+		var runsOnStack [2]run
+		runs := runsOnStack[:0]
 		total := 0
 		found := false
 		for r.next() {

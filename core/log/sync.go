@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path"
 	"slices"
 	"sort"
 
@@ -493,7 +492,7 @@ func (l *Log) segmentsTrusted(recoveryPoint int64) int {
 func (l *Log) writeCheckpoint(round *syncRound) bool {
 	c := &checkpoint{startOffset: l.startOffset, recoveryPoint: round.endOffset, cleanerOffset: l.cleanerOffsetSafe, epochs: l.epochs.clone()}
 	fs := l.world.FS
-	temporary := path.Join(l.dir, checkpointName+temporarySuffix)
+	temporary := joinPath(l.dir, checkpointName+temporarySuffix)
 	f, err := fs.OpenFile(temporary, true)
 	if err == nil {
 		if err = f.Truncate(0); err == nil {
@@ -523,7 +522,7 @@ func (l *Log) writeCheckpoint(round *syncRound) bool {
 			done(err)
 			return
 		}
-		if err := fs.Rename(temporary, path.Join(l.dir, checkpointName)); err != nil {
+		if err := fs.Rename(temporary, joinPath(l.dir, checkpointName)); err != nil {
 			done(err)
 			return
 		}

@@ -107,27 +107,40 @@ func (q *Quorum) retryFetch() {
 	})
 }
 
+// metadataFetchRequest is a fetch of the metadata partition with its one
+// topic and partition, allocated together: a follower sends one for every
+// answer it gets, and building it by appends cost three allocations.
+type metadataFetchRequest struct {
+	request   kmsg.FetchRequest
+	topic     [1]kmsg.FetchRequestTopic
+	partition [1]kmsg.FetchRequestTopicPartition
+}
+
 // fetchRequest asks the leader for the records after this log's end.
 func (q *Quorum) fetchRequest() *kmsg.FetchRequest {
-	req := kmsg.NewPtrFetchRequest()
+	m := &metadataFetchRequest{}
+	req := &m.request
+	req.Default()
 	req.Version = fetchVersion
 	req.ReplicaID = q.config.NodeID
 	req.ReplicaState.ID = q.config.NodeID
 	req.MaxWaitMillis = int32(q.config.fetchWait() / time.Millisecond)
 	req.MinBytes = 1
 	req.MaxBytes = fetchBytesMax
-	topic := kmsg.NewFetchRequestTopic()
+	topic := &m.topic[0]
+	topic.Default()
 	topic.Topic = MetadataTopic
 	topic.TopicID = MetadataTopicID
-	p := kmsg.NewFetchRequestTopicPartition()
+	p := &m.partition[0]
+	p.Default()
 	p.CurrentLeaderEpoch = q.epoch
 	p.FetchOffset = q.metadataLog.EndOffset()
 	p.LastFetchedEpoch = q.lastEpoch()
 	p.LogStartOffset = q.metadataLog.StartOffset()
 	p.PartitionMaxBytes = fetchBytesMax
 	p.HighWatermark = q.highWatermark // KIP-1166: answer early once it moves
-	topic.Partitions = append(topic.Partitions, p)
-	req.Topics = append(req.Topics, topic)
+	topic.Partitions = m.partition[:]
+	req.Topics = m.topic[:]
 	return req
 }
 

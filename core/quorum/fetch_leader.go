@@ -234,22 +234,35 @@ func (q *Quorum) advertisedHighWatermark() int64 {
 	return q.highWatermark
 }
 
+// metadataFetchAnswer is an answer for the metadata partition with its one
+// topic and partition, allocated together (as metadataFetchRequest is).
+type metadataFetchAnswer struct {
+	response  kmsg.FetchResponse
+	topic     [1]kmsg.FetchResponseTopic
+	partition [1]kmsg.FetchResponseTopicPartition
+}
+
 // fetchAnswer builds an answer to req for the metadata partition, with the
 // leader, the high watermark and the log start filled in.
 func (q *Quorum) fetchAnswer(req *kmsg.FetchRequest) (*kmsg.FetchResponse, *kmsg.FetchResponseTopicPartition) {
-	resp := req.ResponseKind().(*kmsg.FetchResponse)
-	topic := kmsg.NewFetchResponseTopic()
+	m := &metadataFetchAnswer{}
+	resp := &m.response // as req.ResponseKind() makes it
+	resp.Default()
+	resp.Version = req.Version
+	topic := &m.topic[0]
+	topic.Default()
 	topic.Topic = MetadataTopic
 	topic.TopicID = MetadataTopicID
-	part := kmsg.NewFetchResponseTopicPartition()
+	part := &m.partition[0]
+	part.Default()
 	part.HighWatermark = q.advertisedHighWatermark()
 	part.LastStableOffset = part.HighWatermark
 	part.LogStartOffset = q.metadataLog.StartOffset()
 	part.CurrentLeader.LeaderID = q.knownLeader()
 	part.CurrentLeader.LeaderEpoch = q.epoch
-	topic.Partitions = append(topic.Partitions, part)
-	resp.Topics = append(resp.Topics, topic)
-	return resp, &resp.Topics[0].Partitions[0]
+	topic.Partitions = m.partition[:]
+	resp.Topics = m.topic[:]
+	return resp, part
 }
 
 // answerFetchError answers a fetch with an error and the leader this node

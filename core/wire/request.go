@@ -67,7 +67,19 @@ func (d *RequestDecoder) Decode(frame []byte) (*Request, error) {
 	if len(frame) < headerFixedBytes {
 		return nil, ErrShortHeader
 	}
-	r := &Request{Size: len(frame)}
+	r := &Request{}
+	return r, d.DecodeInto(r, frame)
+}
+
+// DecodeInto is Decode into a Request the caller provides, so that a
+// caller keeping per-request state of its own can hold the Request in the
+// same allocation. r must be zero. On ErrShortHeader r is left zero;
+// otherwise it is what Decode would have returned.
+func (d *RequestDecoder) DecodeInto(r *Request, frame []byte) error {
+	if len(frame) < headerFixedBytes {
+		return ErrShortHeader
+	}
+	r.Size = len(frame)
 	r.Header.Key = int16(binary.BigEndian.Uint16(frame[0:]))
 	r.Header.Version = int16(binary.BigEndian.Uint16(frame[2:]))
 	r.Header.Correlation = int32(binary.BigEndian.Uint32(frame[4:]))
@@ -75,10 +87,10 @@ func (d *RequestDecoder) Decode(frame []byte) (*Request, error) {
 
 	body := kmsg.RequestForKey(r.Header.Key)
 	if body == nil {
-		return r, fmt.Errorf("%w %d", ErrUnknownKey, r.Header.Key)
+		return fmt.Errorf("%w %d", ErrUnknownKey, r.Header.Key)
 	}
 	if r.Header.Version < 0 || r.Header.Version > body.MaxVersion() {
-		return r, fmt.Errorf("%w: %s v%d", ErrVersionTooHigh, kmsg.NameForKey(r.Header.Key), r.Header.Version)
+		return fmt.Errorf("%w: %s v%d", ErrVersionTooHigh, kmsg.NameForKey(r.Header.Key), r.Header.Version)
 	}
 	body.SetVersion(r.Header.Version)
 
@@ -87,7 +99,7 @@ func (d *RequestDecoder) Decode(frame []byte) (*Request, error) {
 	if !(r.Header.Key == 7 && r.Header.Version == 0) {
 		clientID, after, err := readNullableString(rest, d.clientID)
 		if err != nil {
-			return r, err
+			return err
 		}
 		if clientID != nil {
 			d.clientID = clientID
@@ -97,15 +109,15 @@ func (d *RequestDecoder) Decode(frame []byte) (*Request, error) {
 	if body.IsFlexible() {
 		after, err := skipTags(rest)
 		if err != nil {
-			return r, err
+			return err
 		}
 		rest = after
 	}
 	if err := body.ReadFrom(rest); err != nil {
-		return r, fmt.Errorf("%w: %s v%d: %v", ErrMalformed, kmsg.NameForKey(r.Header.Key), r.Header.Version, err)
+		return fmt.Errorf("%w: %s v%d: %v", ErrMalformed, kmsg.NameForKey(r.Header.Key), r.Header.Version, err)
 	}
 	r.Body = body
-	return r, nil
+	return nil
 }
 
 // readNullableString reads a nullable string, returning previous when it

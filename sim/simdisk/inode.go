@@ -71,6 +71,20 @@ func (op fileOperation) applyTo(image []byte) []byte {
 	return writeInto(image, op.offset, op.bytes)
 }
 
+// applyOnSync is applyTo for the durable image, at the sync that takes op
+// off its file's pending list. A write's bytes are the operation's own
+// copy (File.WriteAt), and nothing refers to them once the operation
+// leaves the list, so a write at the start of an empty durable image
+// becomes that image instead of being copied into a new one: that is the
+// first sync of nearly every file (each checkpoint, index and state file
+// is written whole, then synced).
+func (op fileOperation) applyOnSync(image []byte) []byte {
+	if !op.truncate && op.offset == 0 && len(image) == 0 && len(op.bytes) > 0 {
+		return op.bytes
+	}
+	return op.applyTo(image)
+}
+
 // resize returns image cut or zero-extended to size. Bytes cut off and
 // later regrown read as zeros, never as what was there.
 func resize(image []byte, size int64) []byte {

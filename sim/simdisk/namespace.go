@@ -27,6 +27,13 @@ type namespaceOperation struct {
 	directories []inodeNumber // touched, ascending, without repeats
 	covered     []bool        // parallel to directories
 	dropped     bool          // a failed SyncDir covered it: it will never be durable
+
+	// directoriesInline and coveredInline back directories and covered:
+	// an operation touches one directory, or two for a rename, and
+	// keeping them in the operation saves two allocations per create,
+	// remove and rename.
+	directoriesInline [2]inodeNumber
+	coveredInline     [2]bool
 }
 
 // fullyCovered reports whether every directory the operation touches has
@@ -129,13 +136,18 @@ func (d *Disk) changeNamespace(changes ...entryChange) {
 
 	d.namespace.issued++
 	op := &namespaceOperation{sequence: d.namespace.issued, changes: changes}
+	op.directories = op.directoriesInline[:0]
 	for _, change := range changes {
 		if !slices.Contains(op.directories, change.directory) {
 			op.directories = append(op.directories, change.directory)
 		}
 	}
 	slices.Sort(op.directories)
-	op.covered = make([]bool, len(op.directories))
+	if len(op.directories) <= len(op.coveredInline) {
+		op.covered = op.coveredInline[:len(op.directories)]
+	} else {
+		op.covered = make([]bool, len(op.directories))
+	}
 	d.namespace.pending = append(d.namespace.pending, op)
 }
 

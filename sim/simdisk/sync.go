@@ -23,7 +23,7 @@ func (d *Disk) syncFile(in *inode, name string, done func(error)) {
 			d.stats.SyncsFailed++
 		} else {
 			for _, op := range in.pending[:covered] {
-				in.durableData = op.applyTo(in.durableData)
+				in.durableData = op.applyOnSync(in.durableData)
 			}
 			d.stats.SyncsCompleted++
 		}
