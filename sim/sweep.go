@@ -49,9 +49,13 @@ type SweepOptions struct {
 	// where it ends), and a rerun on a faster machine runs a longer one.
 	TimeBox time.Duration
 
-	// Progress, when set, receives a progress line (carriage-return
-	// updated) about once a second.
+	// Progress, when set, receives a progress line about once a second,
+	// redrawn in place (carriage return) for a terminal.
 	Progress io.Writer
+	// ProgressLines writes the progress as lines instead, one every
+	// progressLinesEvery, for a log that is not a terminal (CI), where a
+	// redrawn line would pile up into one line of a whole sweep.
+	ProgressLines bool
 	// Failures receives each failing seed's result line as it is found.
 	Failures io.Writer
 }
@@ -200,7 +204,11 @@ func Sweep(w Workload, seeds SeedRange, options SweepOptions) SweepSummary {
 		if options.Progress == nil {
 			return
 		}
-		ticker := time.NewTicker(time.Second)
+		every := time.Second
+		if options.ProgressLines {
+			every = progressLinesEvery
+		}
+		ticker := time.NewTicker(every)
 		defer ticker.Stop()
 		for {
 			select {
@@ -210,7 +218,7 @@ func Sweep(w Workload, seeds SeedRange, options SweepOptions) SweepSummary {
 				mu.Lock()
 				finished, failed := summary.Seeds, summary.Failed
 				mu.Unlock()
-				fmt.Fprint(options.Progress, progressLine(finished, failed, seeds.Count(), time.Since(start)))
+				fmt.Fprint(options.Progress, progressReport(options.ProgressLines, finished, failed, seeds.Count(), time.Since(start)))
 			}
 		}
 	}()
@@ -233,7 +241,11 @@ func Sweep(w Workload, seeds SeedRange, options SweepOptions) SweepSummary {
 	close(stopProgress)
 	<-progressDone
 	if options.Progress != nil {
-		fmt.Fprint(options.Progress, progressLine(summary.Seeds, summary.Failed, seeds.Count(), time.Since(start)), "\n")
+		final := progressReport(options.ProgressLines, summary.Seeds, summary.Failed, seeds.Count(), time.Since(start))
+		if !options.ProgressLines {
+			final += "\n" // leave the terminal's last bar standing
+		}
+		fmt.Fprint(options.Progress, final)
 	}
 	summary.Elapsed = time.Since(start)
 	return summary
@@ -244,6 +256,21 @@ func Sweep(w Workload, seeds SeedRange, options SweepOptions) SweepSummary {
 // on the cluster workload, 800 halves the CPU per seed against the default
 // 100 while the process stays far below 100 MB per worker.
 const sweepGCPercent = 800
+
+// progressLinesEvery is how often a sweep writes a progress line to a log
+// that is not a terminal: often enough to show a CI job alive, rarely
+// enough that a ten-minute sweep is sixty lines.
+const progressLinesEvery = 10 * time.Second
+
+// progressReport is one progress report: a line of its own, or for a
+// terminal the line redrawn in place (a trailing space covers what a
+// longer line before it left).
+func progressReport(lines bool, finished, failed, total uint64, elapsed time.Duration) string {
+	if lines {
+		return progressLine(finished, failed, total, elapsed) + "\n"
+	}
+	return "\r" + progressLine(finished, failed, total, elapsed) + " "
+}
 
 // progressLine draws "[#####.....] 5000/10000 seeds 1234.5/s failed=0 left 4s".
 func progressLine(finished, failed, total uint64, elapsed time.Duration) string {
@@ -257,6 +284,6 @@ func progressLine(finished, failed, total uint64, elapsed time.Duration) string 
 	if rate > 0 {
 		left = time.Duration(float64(total-finished) / rate * float64(time.Second)).Round(time.Second).String()
 	}
-	return fmt.Sprintf("\r[%s%s] %d/%d seeds %.1f/s failed=%d left %s ",
+	return fmt.Sprintf("[%s%s] %d/%d seeds %.1f/s failed=%d left %s",
 		strings.Repeat("#", filled), strings.Repeat(".", width-filled), finished, total, rate, failed, left)
 }

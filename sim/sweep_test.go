@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -73,5 +74,26 @@ func TestSweepLineGivesPerCoreFigures(t *testing.T) {
 	want := "seeds=100 passed=100 failed=0 seeds_per_s=50.0 sim_speedup=1000x cores=2 seeds_per_s_per_core=25.0 sim_speedup_per_core=500x"
 	if got := s.Line(); got != want {
 		t.Fatalf("line\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A terminal gets one bar redrawn in place; a log gets lines, each whole,
+// with no carriage return to pile a sweep into one line.
+func TestSweepProgressSuitsWhereItIsWritten(t *testing.T) {
+	var terminal, log strings.Builder
+	Sweep(&fakeWorkload{}, SeedRange{First: 1, Last: 50}, SweepOptions{Workers: 2, Progress: &terminal})
+	Sweep(&fakeWorkload{}, SeedRange{First: 1, Last: 50}, SweepOptions{Workers: 2, Progress: &log, ProgressLines: true})
+
+	const final = "[##############################] 50/50 seeds "
+	if got := terminal.String(); !strings.HasPrefix(got, "\r[") || !strings.HasSuffix(got, " \n") || !strings.Contains(got, final) {
+		t.Fatalf("terminal progress %q: want a bar redrawn with \\r, ending with the full bar and a newline", got)
+	}
+	got := log.String()
+	if strings.Contains(got, "\r") || !strings.HasSuffix(got, "\n") {
+		t.Fatalf("log progress %q: want whole lines, no carriage return", got)
+	}
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, final) || !strings.Contains(last, "failed=0 left 0s") {
+		t.Fatalf("last progress line %q, want the finished sweep", last)
 	}
 }

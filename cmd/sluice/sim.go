@@ -131,7 +131,9 @@ func runSim(args []string) int {
 		KeepGoing: *keepGoing,
 		TimeBox:   *timeBox,
 		Progress:  os.Stderr,
-		Failures:  os.Stdout,
+		// A log (CI) gets lines; a terminal, a bar redrawn in place.
+		ProgressLines: !isTerminal(os.Stderr),
+		Failures:      os.Stdout,
 	})
 	if f := summary.FirstFailure; f != nil {
 		fmt.Printf("first failure: seed %d failed check %s\nreplay: %s\n", f.Seed, f.Check, replay(f.Seed))
@@ -265,4 +267,10 @@ func runShrink(workloadName string, seed uint64, scenarioFile string, options si
 	fmt.Printf("shrunk: size %d -> %d, events %d -> %d in %d runs; still fails %s\nwrote %s\nreplay: sluice sim --scenario %s\n",
 		shrink.Size(s), shrink.Size(outcome.Scenario), shrink.FaultEvents(s), shrink.FaultEvents(outcome.Scenario), outcome.Runs, outcome.Check, out, out)
 	return 0
+}
+
+// isTerminal reports whether f is a terminal rather than a file or pipe.
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
