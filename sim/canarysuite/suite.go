@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"sluice/sim"
 	"sluice/sim/catalog"
@@ -47,6 +48,9 @@ type Count struct {
 	// Seed is the catching seed and Check the check it failed.
 	Seed  uint64
 	Check string
+	// Elapsed is the wall time the seeds took, run one after another on
+	// one goroutine: what finding the bug costs a sweep's core.
+	Elapsed time.Duration
 }
 
 // Median is the median count of seeds to the first failure; an escape
@@ -80,6 +84,20 @@ func (m Measurement) seeds() []int {
 	}
 	slices.Sort(seeds)
 	return seeds
+}
+
+// MedianElapsed is the median wall time, on one core, to the first failure
+// (or to the end of the bound, for a starting point that never caught it).
+func (m Measurement) MedianElapsed() time.Duration {
+	if len(m.Counts) == 0 {
+		return 0
+	}
+	elapsed := make([]time.Duration, 0, len(m.Counts))
+	for _, c := range m.Counts {
+		elapsed = append(elapsed, c.Elapsed)
+	}
+	slices.Sort(elapsed)
+	return elapsed[len(elapsed)/2]
 }
 
 // Escaped reports whether some starting point ran SeedsMax seeds without
@@ -151,12 +169,13 @@ func count(c sim.Canary, start uint64) Count {
 		panic("canarysuite: canary " + c.Name + " names unknown workload " + c.Workload)
 	}
 	options := sim.RunOptions{Canaries: []string{c.Name}}
+	began := time.Now()
 	for i := range c.SeedsMax {
 		seed := start + uint64(i)
 		r := w.Run(seed, options)
 		if !r.Passed() {
-			return Count{Start: start, Seeds: i + 1, Caught: true, Seed: seed, Check: r.Check}
+			return Count{Start: start, Seeds: i + 1, Caught: true, Seed: seed, Check: r.Check, Elapsed: time.Since(began)}
 		}
 	}
-	return Count{Start: start, Seeds: c.SeedsMax}
+	return Count{Start: start, Seeds: c.SeedsMax, Elapsed: time.Since(began)}
 }

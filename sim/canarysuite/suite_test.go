@@ -32,7 +32,7 @@ func TestEveryCanaryIsCaughtWithinItsBound(t *testing.T) {
 				t.Errorf("%s (%s workload) escaped seeds %d-%d", m.Canary.Name, m.Canary.Workload, c.Start, c.Start+uint64(m.Canary.SeedsMax)-1)
 				continue
 			}
-			if c.Check == "" || c.Seeds < 1 || c.Seeds > m.Canary.SeedsMax || c.Seed != c.Start+uint64(c.Seeds)-1 {
+			if c.Check == "" || c.Seeds < 1 || c.Seeds > m.Canary.SeedsMax || c.Seed != c.Start+uint64(c.Seeds)-1 || c.Elapsed <= 0 {
 				t.Errorf("%s: inconsistent count %+v", m.Canary.Name, c)
 			}
 		}
