@@ -93,6 +93,15 @@ type group struct {
 	initialDelayRemaining time.Duration
 	// syncTimer removes members that do not send SyncGroup in time.
 	syncTimer core.Timer
+	// writingAssignment is set while the leader's assignment for
+	// generation writingGeneration is being written. A leader whose
+	// SyncGroup answer was lost sends it again, perhaps with another
+	// assignment; writing that one too would leave the log ending with an
+	// assignment nobody was handed, which is what a reloaded group would
+	// believe (regression cluster-group-liveness-229681). The retry waits
+	// for the first write instead, as every member's sync does.
+	writingAssignment bool
+	writingGeneration int32
 
 	// offsets are the group's committed offsets, exactly as the log's
 	// committed records say.

@@ -56,7 +56,7 @@ func (c *Coordinator) SyncGroup(req *kmsg.SyncGroupRequest, done func(*kmsg.Sync
 		c.answerSyncError(m, kerr.RebalanceInProgress) // an earlier sync it gave up on
 		m.syncDone = done
 		c.removePendingSync(g, m.id)
-		if g.isLeader(m.id) {
+		if g.isLeader(m.id) && !(g.writingAssignment && g.writingGeneration == g.generation) {
 			c.storeAssignment(g, req.GroupAssignment)
 		}
 	case stateStable:
@@ -103,7 +103,11 @@ func (c *Coordinator) storeAssignment(g *group, requested []kmsg.SyncGroupReques
 		}
 	}
 	generation := g.generation
+	g.writingAssignment, g.writingGeneration = true, generation
 	c.storeGroup(g, assignment, func(err error) {
+		if g.writingGeneration == generation {
+			g.writingAssignment = false
+		}
 		if !c.live(g) || !g.is(stateCompletingRebalance) || g.generation != generation {
 			return
 		}
