@@ -18,8 +18,9 @@ import (
 
 // preparedRequest is a request frame made ready for the loop.
 type preparedRequest struct {
-	// request and err are what wire.DecodeRequest returned (but request
-	// is never nil: a frame too short for a header leaves it zero).
+	// request and err are what wire.RequestDecoder.DecodeInto left and
+	// returned: request is never nil, and a frame too short for a header
+	// leaves it zero.
 	request *wire.Request
 	err     error
 	// batchChecks holds, for a produce, the check of each partition's
