@@ -33,6 +33,10 @@ type node struct {
 	lastStartError error
 
 	crashes, halts, restarts int
+	// everReady is set once the broker has first been ready (registered
+	// and unfenced), and stays set across restarts: the controller keeps
+	// a registration for good.
+	everReady bool
 }
 
 const (
@@ -186,6 +190,7 @@ func (n *node) start() {
 		if n.machine.Process.Incarnation() != incarnation || !n.up {
 			return
 		}
+		n.everReady = true
 		if err := n.machine.Net.Listen(clientAddress(n.id), b); err != nil {
 			panic(fmt.Sprintf("clusterworkload: %s cannot open its client listener: %v", n.name, err))
 		}
