@@ -57,9 +57,19 @@ type protocol struct {
 	metadata []byte
 }
 
+// protocolsOf is the protocols a JoinGroup names, in the member's order
+// of preference, each once.
 func protocolsOf(request []kmsg.JoinGroupRequestProtocol) []protocol {
 	protocols := make([]protocol, 0, len(request))
+	named := make(map[string]bool, len(request))
 	for _, p := range request {
+		if named[p.Name] {
+			// Named again: the member supports it once, with the
+			// metadata of its first (most preferred) mention, as
+			// Kafka counts a member's protocols as a set.
+			continue
+		}
+		named[p.Name] = true
 		protocols = append(protocols, protocol{name: p.Name, metadata: p.Metadata})
 	}
 	return protocols
