@@ -4,9 +4,11 @@ package broker
 //
 // Each partition's records must be exactly one RecordBatch v2 (Kafka's rule
 // since v3); it is validated once and stored opaque (replica.AppendAsLeader).
-// acks=0 gets no answer at all; acks=1 is answered once the leader's log has
-// the batch; acks=-1 (all) once the high watermark covers it, which under
-// the durable default means every in-sync replica has fsynced it. A batch
+// acks=0 gets no answer at all, unless a partition fails: then the
+// connection is closed, as Kafka does, for the client to notice. acks=1 is
+// answered once the leader's log has the batch; acks=-1 (all) once the
+// high watermark covers it, which under the durable default means every
+// in-sync replica has fsynced it. A batch
 // the idempotent producer already sent is answered with its original
 // offsets. The request's TimeoutMillis bounds the wait for acks=-1; on
 // expiry the partition is answered REQUEST_TIMED_OUT (the write may still
@@ -18,6 +20,7 @@ package broker
 // formats; Kafka 4 advertises them for librdkafka's sake but rejects them.
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -155,10 +158,6 @@ func (pp *pendingProduce) finish() {
 	if pp.timer != nil {
 		pp.timer.Stop()
 	}
-	if pp.acks == 0 {
-		pp.exchange.respondNothing()
-		return
-	}
 	if !pp.early {
 		pp.refuseAnswersWithoutOffset()
 	}
@@ -239,9 +238,23 @@ func (b *Broker) answerProduceError(x *exchange, req *kmsg.ProduceRequest, err *
 		}
 		resp.Topics = append(resp.Topics, rt)
 	}
-	if req.Acks == 0 {
-		x.respondNothing()
-		return
-	}
 	x.respond(resp)
+}
+
+// respondToAcksZero completes a produce with acks=0, which is never
+// answered: its client expects no answer. If a partition failed, the
+// connection is closed instead, as Kafka does, so that the client learns
+// something went wrong and refreshes its metadata: a producer whose
+// leader moved would otherwise go on sending to a broker that drops
+// everything it sends.
+func (x *exchange) respondToAcksZero(resp *kmsg.ProduceResponse) {
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode != 0 {
+				x.respondByHangingUp(fmt.Errorf("produce with acks=0 failed: %s-%d: %w", t.Topic, p.Partition, kerr.ErrorForCode(p.ErrorCode)))
+				return
+			}
+		}
+	}
+	x.respondNothing()
 }

@@ -51,6 +51,11 @@ type exchange struct {
 	// is nothing to answer (acks=0).
 	answered bool
 	silent   bool
+	// hangUp, set with silent, closes the connection once the answers
+	// before this exchange are written: a failed produce with acks=0,
+	// whose client expects no answer, learns of the failure so
+	// (respondToAcksZero).
+	hangUp error
 
 	// decoded holds the request when the loop decodes it (Frame), in the
 	// exchange's own allocation rather than one more per request.
@@ -157,6 +162,10 @@ func (x *exchange) respond(resp kmsg.Response) {
 	if x.answered {
 		panic("broker: request answered twice: " + kmsg.NameForKey(x.request.Header.Key))
 	}
+	if produce, ok := resp.(*kmsg.ProduceResponse); ok && x.request.Body.(*kmsg.ProduceRequest).Acks == 0 {
+		x.respondToAcksZero(produce)
+		return
+	}
 	resp.SetVersion(x.request.Header.Version)
 	x.frame = wire.AppendResponse(nil, x.request.Header, resp)
 	x.answered = true
@@ -187,6 +196,13 @@ func (x *exchange) respondNothing() {
 	x.client.flush()
 }
 
+// respondByHangingUp completes a request that has no answer by closing
+// the connection, for reason, once the answers before it are written.
+func (x *exchange) respondByHangingUp(reason error) {
+	x.hangUp = reason
+	x.respondNothing()
+}
+
 // flush writes every answered exchange at the head of the queue.
 func (c *client) flush() {
 	if c.closed {
@@ -202,6 +218,12 @@ func (c *client) flush() {
 			// The connection broke or its send queue overflowed;
 			// the network reports Closed, but there is nothing
 			// more to do for this client either way.
+			c.close()
+			return
+		}
+		if x.hangUp != nil {
+			c.logger().Info("closing connection", "api", kmsg.NameForKey(x.request.Header.Key),
+				"correlation", x.request.Header.Correlation, "reason", x.hangUp)
 			c.close()
 			return
 		}
