@@ -33,12 +33,22 @@ import (
 //   - A batch keeps its base offset, last offset delta, epoch and producer
 //     fields; if some of its records go it is rewritten with the rest,
 //     whose offsets then skip (consumers skip the gaps, as with Kafka). A
-//     batch left with no records is dropped, except the last batch of a
-//     producer the caller still tracks (Kafka keeps it, empty, so that the
-//     producer's last sequence number survives in the log for idempotence,
-//     KAFKA-5793) and the last batch of the group, kept so that the new
+//     batch left with no records is dropped, except three kinds, kept
+//     empty: the last batch of a producer the caller still tracks (as
+//     Kafka keeps it, so that the producer's last sequence number
+//     survives in the log for idempotence, KAFKA-5793); the first batch of
+//     a leader epoch, so that the epoch boundaries survive in the log
+//     itself; and the last batch of the group, kept so that the new
 //     segment ends exactly where the old ones did: segment ranges stay
 //     contiguous, which recovery relies on (open.go).
+//   - Why the epoch boundaries: a replica that copies a compacted log
+//     learns its epochs from the batches it is sent. Had an epoch's only
+//     batch gone, the copy would not know the epoch, and, leading later,
+//     it would tell a follower holding that batch (committed, below the
+//     follower's high watermark) that its log diverged where the epoch
+//     began, and the follower would cut committed records (Kafka's
+//     cleaner drops such batches, and its followers then truncate below
+//     the high watermark with a warning; seed cluster-panic-427753).
 //   - Each group is written as a new segment and the log switches to it in
 //     memory at once; the sync rounds then swap it in on disk, crash-safely
 //     (compaction_swap.go). Once a pass has finished and its segments are

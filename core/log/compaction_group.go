@@ -136,7 +136,7 @@ func (l *Log) cleanBatch(pass *cleanerPass, source *segment, h batch.Header, b [
 		tally.RecordsRemoved -= removed
 		tally.TombstonesRemoved -= tombstones
 		return slices.Clone(b), false
-	case lastOfGroup || pass.isProducersLast(h):
+	case lastOfGroup || pass.isProducersLast(h) || l.epochs.startsAt(h.LeaderEpoch, h.BaseOffset):
 		return batch.Empty(h), true
 	}
 	tally.BatchesRemoved++

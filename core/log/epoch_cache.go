@@ -90,6 +90,12 @@ func (c *epochCache) truncateFromStart(startOffset int64) {
 	c.entries = append([]EpochEntry{floor}, c.entries[i:]...)
 }
 
+// startsAt reports whether epoch's first batch starts at offset.
+func (c *epochCache) startsAt(epoch int32, offset int64) bool {
+	i := sort.Search(len(c.entries), func(i int) bool { return c.entries[i].StartOffset >= offset })
+	return i < len(c.entries) && c.entries[i] == EpochEntry{Epoch: epoch, StartOffset: offset}
+}
+
 // epochAt is the epoch the cache says wrote offset, if it knows.
 func (c *epochCache) epochAt(offset int64) (int32, bool) {
 	i := sort.Search(len(c.entries), func(i int) bool { return c.entries[i].StartOffset > offset })
