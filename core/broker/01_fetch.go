@@ -277,10 +277,17 @@ func (f *pendingFetch) readForConsumer(topic string, rp *kmsg.FetchRequestTopicP
 		answer.ErrorCode = errorCode(err)
 		return 0, true
 	}
-	if result.Records != nil {
-		answer.RecordBatches = result.Records
+	records := readPastEmptyBatches(result.Records, limit, result.HighWatermark, func(offset int64, limit int) []byte {
+		more, err := p.Read(offset, limit, false, rp.CurrentLeaderEpoch)
+		if err != nil {
+			return nil
+		}
+		return more.Records
+	})
+	if records != nil {
+		answer.RecordBatches = withoutInnerEmptyBatches(records)
 	}
-	return len(result.Records), false
+	return len(records), false
 }
 
 // answer sends the fetch's answer once.
