@@ -16,8 +16,12 @@ import (
 	"sluice/core/wire"
 )
 
-// hostileRequestsMax bounds the requests one case sends.
-const hostileRequestsMax = 12
+// hostileRequestsMax bounds the requests one case sends;
+// hostilePipelineMax those sent before the first of them is answered.
+const (
+	hostileRequestsMax = 12
+	hostilePipelineMax = 4
+)
 
 // hostileSliceMax bounds the elements of each array a request carries;
 // hostileDepthMax how far nested structures are filled (kmsg's requests
@@ -67,9 +71,10 @@ var hostileIntegers = []int64{-2, -1, 0, 1, 2, 3, 1 << 20, math.MaxInt32, math.M
 // on a boundary: -1, 0, the largest int32, empty and absent strings,
 // duplicates, names of internal topics, a real batch for a partition that
 // does not exist, member ids and generations other answers handed out.
-// It requires what Kafka promises: every request is answered (a produce
-// with acks=0 is not, or has its connection closed if it failed) with an
-// answer that decodes, nothing panics or halts the node, and a topic the
+// Requests go out pipelined, up to hostilePipelineMax before the first
+// answer, as clients send them. It requires what Kafka promises: every
+// request is answered, in order (a produce with acks=0 is not, or has its
+// connection closed if it failed), with an answer that decodes, nothing panics or halts the node, and a topic the
 // requests cannot name keeps every record it had and takes new ones. It
 // found a JoinGroup naming a protocol twice panicking the coordinator.
 func TestRequestsNoClientSendsAreAnsweredWithoutHarm(t *testing.T) {
@@ -93,16 +98,22 @@ func TestRequestsNoClientSendsAreAnsweredWithoutHarm(t *testing.T) {
 		hostile := node.connect()
 		f := &hostileFiller{rt: rt, topicID: topicID, batch: hostileBatch(node)}
 		count := rapid.IntRange(1, hostileRequestsMax).Draw(rt, "requests")
-		for i := range count {
-			key := rapid.SampledFrom(keys).Draw(rt, fmt.Sprintf("key%d", i))
-			a := apis[key]
-			req := kmsg.RequestForKey(key)
-			req.SetVersion(rapid.Int16Range(a.advertisedMin, a.max).Draw(rt, fmt.Sprintf("version%d", i)))
-			f.fill(reflect.ValueOf(req).Elem(), fmt.Sprintf("request%d", i), "", 0)
+		for i := 0; i < count; {
+			// Clients pipeline: up to hostilePipelineMax requests go
+			// out before the first answer is awaited.
+			var pipeline []kmsg.Request
+			for n := rapid.IntRange(1, hostilePipelineMax).Draw(rt, fmt.Sprintf("pipeline%d", i)); n > 0 && i < count; n, i = n-1, i+1 {
+				key := rapid.SampledFrom(keys).Draw(rt, fmt.Sprintf("key%d", i))
+				a := apis[key]
+				req := kmsg.RequestForKey(key)
+				req.SetVersion(rapid.Int16Range(a.advertisedMin, a.max).Draw(rt, fmt.Sprintf("version%d", i)))
+				f.fill(reflect.ValueOf(req).Elem(), fmt.Sprintf("request%d", i), "", 0)
+				pipeline = append(pipeline, req)
+			}
 			if hostile.conn.closed {
 				hostile = node.connect()
 			}
-			if resp := sendHostile(rt, node, hostile, req); resp != nil {
+			for _, resp := range sendHostile(rt, node, hostile, pipeline) {
 				f.learned.learn(resp)
 			}
 		}
@@ -139,48 +150,72 @@ func hostileBatch(node *testNode) []byte {
 	return batch.Build(spec)
 }
 
-// sendHostile sends req on c and requires an answer that decodes, with
-// its correlation id, within hostileAnswerWaitMax, and returns it; a
-// produce with acks=0 must get no answer (nil), or a closed connection
-// if a partition failed.
-func sendHostile(rt *rapid.T, node *testNode, c *testClient, req kmsg.Request) kmsg.Response {
-	name := fmt.Sprintf("%s v%d", kmsg.NameForKey(req.Key()), req.GetVersion())
-	c.correlation++
-	frame := wire.AppendRequest(nil, c.correlation, "hostile", req)
+// sendHostile sends requests on c back to back and requires an answer
+// to each, in order, that decodes and carries its correlation id, all
+// within hostileAnswerWaitMax each; it returns them. A produce with
+// acks=0 gets no answer; if it failed, the connection is closed instead,
+// and the requests after it go unanswered.
+func sendHostile(rt *rapid.T, node *testNode, c *testClient, requests []kmsg.Request) []kmsg.Response {
 	answersBefore := len(c.conn.sent)
-	c.handler.Frame(frame)
-	if produce, ok := req.(*kmsg.ProduceRequest); ok && produce.Acks == 0 {
-		node.kernel.RunUntil(node.kernel.Now() + int64(time.Second))
-		if node.halted != nil {
-			rt.Fatalf("%s with acks=0 halted the node: %v", name, node.halted)
+	var answered []kmsg.Request // the requests to be answered, in order
+	var correlations []int32
+	hangUps := map[int]bool{} // answers awaited when an acks=0 produce went
+	for _, req := range requests {
+		c.correlation++
+		c.handler.Frame(wire.AppendRequest(nil, c.correlation, "hostile", req))
+		if produce, ok := req.(*kmsg.ProduceRequest); ok && produce.Acks == 0 {
+			hangUps[len(answered)] = true
+			continue
 		}
-		if len(c.conn.sent) != answersBefore {
-			rt.Fatalf("%s with acks=0 was answered", name)
-		}
-		return nil
+		answered = append(answered, req)
+		correlations = append(correlations, c.correlation)
 	}
 	k := node.kernel
-	answered := func() bool { return len(c.conn.sent) > answersBefore || c.conn.closed }
-	if !k.RunWhile(k.Now()+int64(hostileAnswerWaitMax), func() bool { return !answered() && node.halted == nil }) {
-		rt.Fatalf("%s was not answered within %v: %+v", name, hostileAnswerWaitMax, req)
+	got := func() int { return len(c.conn.sent) - answersBefore }
+	for want := 1; want <= len(answered); want++ {
+		if !k.RunWhile(k.Now()+int64(hostileAnswerWaitMax), func() bool { return got() < want && !c.conn.closed && node.halted == nil }) {
+			rt.Fatalf("%s was not answered within %v: %+v", describeRequest(answered[want-1]), hostileAnswerWaitMax, answered[want-1])
+		}
+		if node.halted != nil || c.conn.closed {
+			break
+		}
 	}
+	// A second to show what should not come: answers to acks=0, or twice.
+	k.RunUntil(k.Now() + int64(time.Second))
 	if node.halted != nil {
-		rt.Fatalf("%s halted the node: %v", name, node.halted)
+		rt.Fatalf("the requests %s halted the node: %v", describeRequests(requests), node.halted)
 	}
-	if c.conn.closed {
-		rt.Fatalf("%s closed the connection: %+v", name, req)
+	if got() > len(answered) {
+		rt.Fatalf("%d answers to %s, want %d (none to acks=0)", got(), describeRequests(requests), len(answered))
 	}
-	correlation, resp, err := wire.DecodeResponse(c.conn.sent[answersBefore], req)
-	if err != nil {
-		rt.Fatalf("the answer to %s does not decode: %v", name, err)
+	if c.conn.closed && !hangUps[got()] {
+		rt.Fatalf("the connection closed after %d answers to %s, and not for a failed acks=0 produce", got(), describeRequests(requests))
 	}
-	if correlation != c.correlation {
-		rt.Fatalf("the answer to %s has correlation %d, want %d", name, correlation, c.correlation)
+	var responses []kmsg.Response
+	for i := range got() {
+		req := answered[i]
+		correlation, resp, err := wire.DecodeResponse(c.conn.sent[answersBefore+i], req)
+		if err != nil {
+			rt.Fatalf("the answer to %s does not decode: %v", describeRequest(req), err)
+		}
+		if correlation != correlations[i] {
+			rt.Fatalf("the answer to %s has correlation %d, want %d", describeRequest(req), correlation, correlations[i])
+		}
+		responses = append(responses, resp)
 	}
-	if len(c.conn.sent) != answersBefore+1 {
-		rt.Fatalf("%s was answered %d times", name, len(c.conn.sent)-answersBefore)
+	return responses
+}
+
+func describeRequest(req kmsg.Request) string {
+	return fmt.Sprintf("%s v%d", kmsg.NameForKey(req.Key()), req.GetVersion())
+}
+
+func describeRequests(requests []kmsg.Request) string {
+	names := make([]string, len(requests))
+	for i, req := range requests {
+		names[i] = describeRequest(req)
 	}
-	return resp
+	return "[" + strings.Join(names, ", ") + "]"
 }
 
 // hostileFiller fills a kmsg request's fields, recursively, with values
