@@ -35,11 +35,11 @@ const (
 // the way, the broker restarted between the first rounds so that the
 // log spans several leader epochs, in segments of 1 KiB so that the
 // cleaner has sealed segments to work on. Once the cleaner has removed
-// superseded records, franz-go, sarama and kafka-go each read the
-// partitions from the start: every key's last record must be its last
+// superseded records, franz-go, sarama, kafka-go and kcat (librdkafka)
+// each read the partitions from the start: every key's last record must be its last
 // value (the tombstone for the deleted key), offsets must only rise, the
 // gaps compaction left and the empty batches it keeps (the first of each
-// leader epoch) must not stall or confuse a reader, and all three must
+// leader epoch) must not stall or confuse a reader, and all four must
 // read exactly the same records.
 func TestCompactedTopicWithRealClients(t *testing.T) {
 	broker := StartBroker(t, Options{Settings: []string{"log.retention.check.interval.ms=200"}})
@@ -101,20 +101,26 @@ func TestCompactedTopicWithRealClients(t *testing.T) {
 	t.Logf("%d records produced, %d left after compaction", produced, len(read))
 
 	for _, client := range []struct {
-		name   string
-		client roundTripClient
+		name string
+		open func(t *testing.T) roundTripClient
 	}{
-		{"sarama", &saramaClient{address: broker.Addr()}},
-		{"kafka-go", &kafkaGoClient{address: broker.Addr()}},
+		{"sarama", func(*testing.T) roundTripClient { return &saramaClient{address: broker.Addr()} }},
+		{"kafka-go", func(*testing.T) roundTripClient { return &kafkaGoClient{address: broker.Addr()} }},
+		{"kcat", func(t *testing.T) roundTripClient {
+			return &kcatClient{program: requireOutsideTool(t, "kcat", "kcat", kcatInstall), address: broker.Addr()}
+		}},
 	} {
-		// The cleaner may have gone on since: read again with franz-go,
-		// the reference, before each, until two reads agree.
-		reference := stableCompactedRead(ctx, t, broker.Addr(), admin)
-		got := client.client.consume(t, compactedTopic, len(reference))
-		checkCompactedRead(t, client.name, got, latest)
-		if !slices.EqualFunc(byPartition(got), byPartition(reference), slices.Equal) {
-			t.Fatalf("%s read other records than franz-go:\n%s: %v\nfranz-go: %v", client.name, client.name, byPartition(got), byPartition(reference))
-		}
+		t.Run(client.name, func(t *testing.T) {
+			reader := client.open(t)
+			// The cleaner may have gone on since: read again with
+			// franz-go, the reference, until two reads agree.
+			reference := stableCompactedRead(ctx, t, broker.Addr(), admin)
+			got := reader.consume(t, compactedTopic, len(reference))
+			checkCompactedRead(t, client.name, got, latest)
+			if !slices.EqualFunc(byPartition(got), byPartition(reference), slices.Equal) {
+				t.Fatalf("%s read other records than franz-go:\n%s: %v\nfranz-go: %v", client.name, client.name, byPartition(got), byPartition(reference))
+			}
+		})
 	}
 }
 
