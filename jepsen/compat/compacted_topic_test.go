@@ -35,11 +35,11 @@ const (
 // the way, the broker restarted between the first rounds so that the
 // log spans several leader epochs, in segments of 1 KiB so that the
 // cleaner has sealed segments to work on. Once the cleaner has removed
-// superseded records, franz-go, sarama, kafka-go and kcat (librdkafka)
-// each read the partitions from the start: every key's last record must be its last
+// superseded records, franz-go, sarama, kafka-go, kcat (librdkafka) and
+// kafkajs each read the partitions from the start: every key's last record must be its last
 // value (the tombstone for the deleted key), offsets must only rise, the
 // gaps compaction left and the empty batches it keeps (the first of each
-// leader epoch) must not stall or confuse a reader, and all four must
+// leader epoch) must not stall or confuse a reader, and all five must
 // read exactly the same records.
 func TestCompactedTopicWithRealClients(t *testing.T) {
 	broker := StartBroker(t, Options{Settings: []string{"log.retention.check.interval.ms=200"}})
@@ -108,6 +108,10 @@ func TestCompactedTopicWithRealClients(t *testing.T) {
 		{"kafka-go", func(*testing.T) roundTripClient { return &kafkaGoClient{address: broker.Addr()} }},
 		{"kcat", func(t *testing.T) roundTripClient {
 			return &kcatClient{program: requireOutsideTool(t, "kcat", "kcat", kcatInstall), address: broker.Addr()}
+		}},
+		{"kafkajs", func(t *testing.T) roundTripClient {
+			node, script := requireKafkajs(t)
+			return &kafkajsClient{node: node, script: script, address: broker.Addr()}
 		}},
 	} {
 		t.Run(client.name, func(t *testing.T) {

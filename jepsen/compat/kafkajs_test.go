@@ -34,14 +34,7 @@ var kafkajsCodecs = []string{codecNone, codecGzip}
 // its public consumer needs consumer groups. Then consumer.run with a
 // group, which is skipped until the broker serves groups.
 func TestKafkajsRoundTrip(t *testing.T) {
-	node := requireOutsideTool(t, "kafkajs", "node", kafkajsInstall)
-	script, err := filepath.Abs(kafkajsScript)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(script), "node_modules", "kafkajs", "package.json")); err != nil {
-		requireOutside(t, "kafkajs", fmt.Sprintf("kafkajs is not installed next to %s (%v); install it with: %s", script, err, kafkajsInstall))
-	}
+	node, script := requireKafkajs(t)
 	matrix.record("kafkajs", availableRow, outcomePass)
 	broker := StartBroker(t, Options{})
 	client := &kafkajsClient{node: node, script: script, address: broker.Addr()}
@@ -55,6 +48,21 @@ func TestKafkajsRoundTrip(t *testing.T) {
 		client.run(t, &answer, "group", roundTripTopic, strconv.Itoa(len(plan)))
 		reportProblems(t, "group content", checkContent(plan, kafkajsConsumed(t, answer.Records)))
 	})
+}
+
+// requireKafkajs finds node and the script that drives kafkajs, or fails
+// or skips t as requireOutside says.
+func requireKafkajs(t *testing.T) (node, script string) {
+	t.Helper()
+	node = requireOutsideTool(t, "kafkajs", "node", kafkajsInstall)
+	script, err := filepath.Abs(kafkajsScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(script), "node_modules", "kafkajs", "package.json")); err != nil {
+		requireOutside(t, "kafkajs", fmt.Sprintf("kafkajs is not installed next to %s (%v); install it with: %s", script, err, kafkajsInstall))
+	}
+	return node, script
 }
 
 type kafkajsClient struct {
