@@ -117,3 +117,40 @@ func TestAMovedStartBecomesDurableOnceSpaceReturns(t *testing.T) {
 		t.Fatalf("durable start %d after space returned, want %d", got, start)
 	}
 }
+
+// A restart (TruncateFullyAndStartAt, a follower behind its leader's log
+// start) deletes every old segment at once; the new start lives in the
+// checkpoint alone. While a full disk refuses it, appends wait, however
+// many sync rounds complete: a batch taken then, and counted synced, was
+// lost at the next crash, recovery going back to the old start, where no
+// segment was left (log-synced-lost-29388).
+func TestARestartFencesAppendsUntilItsCheckpointIsDurable(t *testing.T) {
+	h := newHarness(t, 7, simdisk.Faults{})
+	l := h.open(smallConfig())
+	fill(t, l, 12, 4)
+	h.syncAll(l)
+	start := l.EndOffset() + 10
+	if err := l.TruncateFullyAndStartAt(start); err != nil {
+		t.Fatal(err)
+	}
+	b := replicatedBatch(start, 9, 1, 10, h.nowMilliseconds())
+	// Room for the batch, not for the checkpoint.
+	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage() + int64(len(b))})
+	h.advance(time.Second)
+	if _, err := l.AppendReplicated(b); !errors.Is(err, log.ErrTruncationNotDurable) {
+		t.Fatalf("append with the restart's checkpoint unwritten: %v, want ErrTruncationNotDurable", err)
+	}
+
+	h.disk.SetFaults(simdisk.Faults{})
+	h.advance(time.Second)
+	if _, err := l.AppendReplicated(b); err != nil {
+		t.Fatalf("append a second after space returned: %v", err)
+	}
+	h.syncAll(l)
+	synced := l.SyncedOffset()
+	h.crash()
+	l = h.open(smallConfig())
+	if l.StartOffset() != start || l.EndOffset() < synced {
+		t.Fatalf("after a crash the log is [%d, %d), want it to start at %d and keep what was synced, up to %d", l.StartOffset(), l.EndOffset(), start, synced)
+	}
+}

@@ -71,6 +71,14 @@ type Log struct {
 	// fenced).
 	truncationPending bool
 	truncationRound   uint64
+	// restartedStart is the start of a restart (TruncateFullyAndStartAt)
+	// that no durable checkpoint records yet, -1 when there is none. The
+	// restart deleted every old segment at once, so until a checkpoint
+	// says where the log starts now, a crash sends recovery back to the
+	// old start, where no segment is left, and it keeps nothing (open.go):
+	// appends wait (fenced), however many rounds a full disk refuses the
+	// checkpoint.
+	restartedStart int64
 
 	// failure, once set by Close or a halt, is returned by every call.
 	failure error

@@ -62,7 +62,7 @@ func Open(w core.World, dir string, config Config) (*Log, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	l := &Log{world: w, logger: logger.With("log", dir), dir: dir, config: config, compactionBytesPerCall: compactionReadBytesPerCallMax}
+	l := &Log{world: w, logger: logger.With("log", dir), dir: dir, config: config, compactionBytesPerCall: compactionReadBytesPerCallMax, restartedStart: -1}
 
 	// The directory's own name must become durable too, in every parent
 	// MkdirAll may have created.

@@ -304,6 +304,9 @@ func (l *Log) finishRound(round *syncRound) {
 		l.checkpointDurable = round.checkpoint
 		l.syncStats.CheckpointRound = round.number
 		l.removeCondemned(round.checkpoint.startOffset)
+		if l.restartedStart >= 0 && round.checkpoint.startOffset >= l.restartedStart {
+			l.restartedStart = -1
+		}
 	}
 	l.checkpointWriting = nil
 	l.advanceSynced(round.endOffset)
@@ -424,14 +427,15 @@ func (l *Log) recoveryPointHigh() int64 {
 }
 
 // fenced reports whether appends must wait: a truncation is not durable
-// yet, or the end is below data a crash could leave recovery trusting, or
-// below a cleaner offset a crash could leave recovery believing (new
-// records there would pass for compacted ones; see compaction.go).
+// yet, or a restart's start is in no durable checkpoint yet, or the end is
+// below data a crash could leave recovery trusting, or below a cleaner
+// offset a crash could leave recovery believing (new records there would
+// pass for compacted ones; see compaction.go).
 func (l *Log) fenced() bool {
 	if l.truncationPending && l.world.Canaries.On(CanaryAppendBeforeTruncationDurable) {
 		return false
 	}
-	return l.truncationPending || l.endOffset < l.recoveryPointHigh() || l.endOffset < l.cleanerOffsetHigh()
+	return l.truncationPending || l.restartedStart >= 0 || l.endOffset < l.recoveryPointHigh() || l.endOffset < l.cleanerOffsetHigh()
 }
 
 // cleanerOffsetHigh is the highest cleaner offset a crash could leave on

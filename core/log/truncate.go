@@ -72,9 +72,12 @@ func (l *Log) TruncateTo(offset int64) error {
 // TruncateFullyAndStartAt empties the log and restarts it, empty, at start
 // (which may lie beyond the old end), as Kafka's truncateFullyAndStartAt
 // does: a follower whose log the leader's start has left behind, or a node
-// that installed a snapshot, continues from there. Like every change it is
-// durable after the next completed sync (see WhenDurable); appends wait for
-// that sync as they do after TruncateTo.
+// that installed a snapshot, continues from there. It is durable once a
+// completed sync has written a checkpoint with the new start (see
+// WhenDurable): the old segments are gone at once, and a crash before then
+// sends recovery back to the old start, with nothing kept. Appends wait
+// until then, as after TruncateTo, however many rounds a full disk
+// refuses the checkpoint (restartedStart).
 func (l *Log) TruncateFullyAndStartAt(start int64) error {
 	if err := l.usable(); err != nil {
 		return err
@@ -121,6 +124,7 @@ func (l *Log) restartedAt(start int64, s *segment) error {
 	l.lowerCleanerOffset(start)
 	l.logger.Debug("truncated fully", "start", start)
 	l.truncated()
+	l.restartedStart = start
 	l.checkInvariants()
 	l.Sync()
 	return nil
