@@ -8,11 +8,11 @@ package broker
 // connection is closed, as Kafka does, for the client to notice. acks=1 is
 // answered once the leader's log has the batch; acks=-1 (all) once the
 // high watermark covers it, which under the durable default means every
-// in-sync replica has fsynced it. A batch
-// the idempotent producer already sent is answered with its original
-// offsets. The request's TimeoutMillis bounds the wait for acks=-1; on
-// expiry the partition is answered REQUEST_TIMED_OUT (the write may still
-// commit later, which idempotent producers handle by retrying).
+// in-sync replica has fsynced it. A batch the idempotent producer already
+// sent is answered with its original offsets. The request's TimeoutMillis
+// bounds the wait for acks=-1; on expiry the partition is answered
+// REQUEST_TIMED_OUT (the write may still commit later, which idempotent
+// producers handle by retrying).
 //
 // Version notes: v3 brought transactional ids (refused: no transactions
 // here); v5 adds LogStartOffset to the answer; v8 per-record errors
