@@ -154,3 +154,21 @@ func TestARestartFencesAppendsUntilItsCheckpointIsDurable(t *testing.T) {
 		t.Fatalf("after a crash the log is [%d, %d), want it to start at %d and keep what was synced, up to %d", l.StartOffset(), l.EndOffset(), start, synced)
 	}
 }
+
+// A restart at the start a durable checkpoint already holds needs no new
+// checkpoint, and none may be waited for: there may be none due (an empty
+// log restarted where it starts, whose checkpoint says all there is to
+// say), and appends would wait for good.
+func TestARestartAtTheDurableStartWaitsForOneSyncOnly(t *testing.T) {
+	h := newHarness(t, 7, simdisk.Faults{})
+	l := h.open(smallConfig())
+	h.syncAll(l)
+	h.advance(time.Second)
+	if err := l.TruncateFullyAndStartAt(l.DurableStartOffset()); err != nil {
+		t.Fatal(err)
+	}
+	h.advance(time.Second)
+	if _, err := l.AppendReplicated(replicatedBatch(l.StartOffset(), 9, 1, 10, h.nowMilliseconds())); err != nil {
+		t.Fatalf("append a second after a restart at the durable start: %v", err)
+	}
+}

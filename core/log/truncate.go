@@ -124,7 +124,13 @@ func (l *Log) restartedAt(start int64, s *segment) error {
 	l.lowerCleanerOffset(start)
 	l.logger.Debug("truncated fully", "start", start)
 	l.truncated()
-	l.restartedStart = start
+	if l.DurableStartOffset() != start {
+		// A crash would send recovery to another start, with the
+		// segments of this one gone: fenced until a checkpoint says
+		// start. (At the durable start, no checkpoint is due, and the
+		// truncation fence is enough.)
+		l.restartedStart = start
+	}
 	l.checkInvariants()
 	l.Sync()
 	return nil
