@@ -189,10 +189,38 @@ func (r *run) simulate(options sim.RunOptions) *violation {
 		r.kernel.RunUntil(r.kernel.Now() + int64(healWait))
 		r.observe()
 		if !r.halted && r.log.SyncedOffset() == r.log.EndOffset() {
+			if v := r.appendAfterHealing(); v != nil {
+				return v
+			}
 			return r.checkContents("read-mismatch")
 		}
 	}
 	return &violation{"offsets", fmt.Sprintf("after healing, synced %d but end %d", r.log.SyncedOffset(), r.log.EndOffset())}
+}
+
+// appendAfterHealing requires the healed log to take an append within
+// healAttemptsMax syncs: a fence that nothing lifts (a truncation or a
+// restart waiting for a checkpoint no round writes) refuses appends for
+// good, which no other check sees.
+func (r *run) appendAfterHealing() *violation {
+	for range healAttemptsMax {
+		before := r.counts.appends
+		if v := r.appendBatches(); v != nil {
+			return v
+		}
+		if r.counts.appends > before {
+			return nil
+		}
+		r.log.Sync()
+		r.kernel.RunUntil(r.kernel.Now() + int64(healWait))
+		r.observe()
+		if r.halted {
+			if v := r.recoverFromCrash(); v != nil {
+				return v
+			}
+		}
+	}
+	return &violation{"append-liveness", fmt.Sprintf("after healing, appends are still refused after %d syncs: log [%d, %d)", healAttemptsMax, r.log.StartOffset(), r.log.EndOffset())}
 }
 
 // pause lets virtual time pass: mostly a few milliseconds, sometimes
