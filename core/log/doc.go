@@ -18,11 +18,11 @@
 // advance). Syncs are group commits: one round covers every change made
 // before it began. After a truncation (TruncateTo, or recovery cutting a
 // torn tail), appends fail with ErrTruncationNotDurable until the sync the
-// truncation started completes, and after a restart
+// truncation started completes, and after a restart at another start
 // (TruncateFullyAndStartAt) until a checkpoint with the new start is
-// durable; the caller retries. A crash brings back a
-// prefix of some state the log was in since the last completed sync began,
-// never a mix of two states, and never less than SyncedOffset.
+// durable; the caller retries. A crash brings back a prefix of some state
+// the log was in since the last completed sync began, never a mix of two
+// states, and never less than SyncedOffset.
 //
 // Compaction (cleanup.policy=compact, Compact) keeps the latest record of
 // every key and removes older ones, rewriting sealed segments below the

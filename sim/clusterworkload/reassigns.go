@@ -148,11 +148,11 @@ func (r *run) reassign(a *reassigner, x reassignment, attempt int) {
 	rp.Partition, rp.Replicas = x.partition, x.target
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	unregistered := r.neverRegistered(x.target)
+	neverReady := r.neverReady(x.target)
 	r.admin.request(clientAddress(node), req, func(resp kmsg.Response, err error) {
 		answered := false
 		if err == nil {
-			answered = r.reassignmentAnswer(a, node, x, unregistered, resp.(*kmsg.AlterPartitionAssignmentsResponse))
+			answered = r.reassignmentAnswer(a, node, x, neverReady, resp.(*kmsg.AlterPartitionAssignmentsResponse))
 		}
 		if !answered && !x.offsets {
 			a.uncertain[x.partition] = true
@@ -167,9 +167,10 @@ func (r *run) reassign(a *reassigner, x reassignment, attempt int) {
 
 // reassignmentAnswer judges an answer and reports whether a controller
 // gave it (rather than refusing it as a whole or for want of one).
-// unregistered are the target's brokers that had not registered when the
-// request went out: Kafka refuses a target naming one.
-func (r *run) reassignmentAnswer(a *reassigner, node int, x reassignment, unregistered []int32, resp *kmsg.AlterPartitionAssignmentsResponse) bool {
+// neverReady are the target's brokers that had never been ready when the
+// request went out: their registration may not be committed, and Kafka
+// refuses a target naming an unregistered broker.
+func (r *run) reassignmentAnswer(a *reassigner, node int, x reassignment, neverReady []int32, resp *kmsg.AlterPartitionAssignmentsResponse) bool {
 	if resp.ErrorCode != 0 || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
 		return false
 	}
@@ -188,11 +189,11 @@ func (r *run) reassignmentAnswer(a *reassigner, node int, x reassignment, unregi
 		// was, and its last target, if confirmed, is known no more
 		// (this round reset it).
 		return true
-	case code == kerr.InvalidReplicaAssignment.Code && len(unregistered) > 0:
+	case code == kerr.InvalidReplicaAssignment.Code && len(neverReady) > 0:
 		// The operator picked a broker that has not registered yet (it
 		// halted before its registration was committed, say): the
 		// partition stays as it was.
-		r.note(fmt.Sprintf("n%d refused reassigning %s-%d to %v, naming brokers not registered yet %v", node, x.topic, x.partition, x.target, unregistered))
+		r.note(fmt.Sprintf("n%d refused reassigning %s-%d to %v, naming brokers never ready %v", node, x.topic, x.partition, x.target, neverReady))
 		return true
 	case kerr.IsRetriable(kerr.ErrorForCode(code)):
 		return false
@@ -207,12 +208,13 @@ func (r *run) reassignmentAnswer(a *reassigner, node int, x reassignment, unregi
 	}
 }
 
-// neverRegistered lists the brokers among target that have never been
-// ready: a broker is only once the controller has committed its
-// registration, which it never forgets. (One that registered but never
-// became ready counts too: this cannot tell it from one whose
-// registration was never committed.)
-func (r *run) neverRegistered(target []int32) []int32 {
+// neverReady lists the brokers among target that have never been ready.
+// A broker is ready only once the controller has committed its
+// registration, which it never forgets, so every other broker is
+// registered. (One that registered but never became ready is listed too:
+// the workload cannot tell it from one whose registration was never
+// committed.)
+func (r *run) neverReady(target []int32) []int32 {
 	var never []int32
 	for _, id := range target {
 		if !r.nodes[id-1].everReady {
