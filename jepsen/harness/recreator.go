@@ -85,6 +85,12 @@ const recreatedTopicSuffix = "-scratch"
 // recreatorConfirmAttempts bounds the reads that confirm one write.
 const recreatorConfirmAttempts = 4
 
+// recreatorCheckAttempts bounds the final check's reads of one partition:
+// after the heal a leader may still move (the answer is NOT_LEADER, or a
+// leaderless metadata) before the read lands; a partition still
+// unreadable after them is a problem.
+const recreatorCheckAttempts = 25
+
 func newRecreator(cluster *Cluster, w Workload) (*recreator, error) {
 	client, err := kgo.NewClient(cluster.ClientOptions()...)
 	if err != nil {
@@ -310,7 +316,9 @@ func (c *recreator) fetchByID(ctx context.Context, partition int32, offset int64
 	rp.CurrentLeaderEpoch, rp.LastFetchedEpoch, rp.LogStartOffset = -1, -1, -1
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	resp, err := c.client.Broker(int(p.Leader)).Request(requestContext, req)
+	// Retriable: the pooled connection to a leader that was killed and
+	// restarted is dead, and its first request would fail with EOF.
+	resp, err := c.client.Broker(int(p.Leader)).RetriableRequest(requestContext, req)
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +417,7 @@ func (c *recreator) check(ctx context.Context) []string {
 	last := c.incarnation
 	c.mutex.Unlock()
 	for partition := range c.partitions {
-		values, err := c.fetchByID(ctx, partition, 0)
+		values, err := c.fetchAfterHeal(ctx, partition)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s-%d: reading the last incarnation: %v", c.topic, partition, err))
 			continue
@@ -431,6 +439,22 @@ func (c *recreator) check(ctx context.Context) []string {
 		}
 	}
 	return problems
+}
+
+// fetchAfterHeal reads partition of the last incarnation from its start,
+// retrying within recreatorCheckAttempts; it returns the last error.
+func (c *recreator) fetchAfterHeal(ctx context.Context, partition int32) ([]fetchedValue, error) {
+	var err error
+	for range recreatorCheckAttempts {
+		var values []fetchedValue
+		if values, err = c.fetchByID(ctx, partition, 0); err == nil {
+			return values, nil
+		}
+		if !sleep(ctx, adminRetryDelay) {
+			break
+		}
+	}
+	return nil, err
 }
 
 // onDisk reads the values in a node's segment files of partition, as an
