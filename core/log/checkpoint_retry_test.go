@@ -172,3 +172,107 @@ func TestARestartAtTheDurableStartWaitsForOneSyncOnly(t *testing.T) {
 		t.Fatalf("append a second after a restart at the durable start: %v", err)
 	}
 }
+
+// A restart away from the durable start fences appends until a checkpoint
+// records its start; a second restart, back at the durable start, needs
+// no checkpoint and must lift that fence. Left up, it waited for a
+// checkpoint at the first restart's start, which a log starting elsewhere
+// never writes, and refused every append from then on (log seed 93382).
+func TestARestartAtTheDurableStartLiftsAnEarlierRestartsFence(t *testing.T) {
+	h := newHarness(t, 7, simdisk.Faults{})
+	l := h.open(smallConfig())
+	fill(t, l, 12, 4)
+	h.syncAll(l)
+	durableStart := l.DurableStartOffset()
+	if err := l.TruncateFullyAndStartAt(l.EndOffset() + 10); err != nil {
+		t.Fatal(err)
+	}
+	// No room for the restart's checkpoint.
+	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage()})
+	h.advance(time.Second)
+	if got := l.DurableStartOffset(); got != durableStart {
+		t.Fatalf("durable start %d while a full disk refused the restart's checkpoint, want %d", got, durableStart)
+	}
+	if err := l.TruncateFullyAndStartAt(durableStart); err != nil {
+		t.Fatal(err)
+	}
+	h.disk.SetFaults(simdisk.Faults{})
+	h.advance(time.Second)
+	if _, err := l.AppendReplicated(replicatedBatch(durableStart, 9, 1, 10, h.nowMilliseconds())); err != nil {
+		t.Fatalf("append a second after restarting at the durable start %d: %v", durableStart, err)
+	}
+	h.syncAll(l)
+	synced := l.SyncedOffset()
+	h.crash()
+	l = h.open(smallConfig())
+	if l.StartOffset() != durableStart || l.EndOffset() < synced {
+		t.Fatalf("after a crash the log is [%d, %d), want it to start at %d and keep what was synced, up to %d", l.StartOffset(), l.EndOffset(), durableStart, synced)
+	}
+}
+
+// A restart at the durable start, while the checkpoint of an earlier
+// restart elsewhere is on its way to disk, must wait for a checkpoint of
+// its own: the one in flight, once durable, sends recovery to the earlier
+// restart's start, where no segment is left. Had it lifted the fence,
+// appends counted synced would be lost at the next crash.
+func TestACheckpointInFlightAtARestartDoesNotLiftItsFence(t *testing.T) {
+	h := newHarness(t, 7, simdisk.Faults{})
+	l := h.open(smallConfig())
+	fill(t, l, 12, 4)
+	h.syncAll(l)
+	durableStart, away := l.DurableStartOffset(), l.EndOffset()+10
+	// A round whose checkpoint would recover to the durable start, and
+	// so fences nothing by its recovery point...
+	if err := l.TruncateTo(durableStart); err != nil {
+		t.Fatal(err)
+	}
+	l.Sync()
+	if stats := l.SyncStats(); stats.RoundsStarted == stats.RoundsCompleted {
+		t.Fatal("no sync round in flight after the truncation")
+	}
+	// ...writes the checkpoint of a restart elsewhere that came meanwhile,
+	if err := l.TruncateFullyAndStartAt(away); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if start, writing := log.CheckpointWritingStart(l); writing && start == away {
+			break
+		}
+		if !h.kernel.Step() {
+			t.Fatal("the restart's checkpoint was never written")
+		}
+	}
+	// ...and is on its way to disk when the log restarts at the durable
+	// start.
+	if err := l.TruncateFullyAndStartAt(durableStart); err != nil {
+		t.Fatal(err)
+	}
+	for l.DurableStartOffset() != away {
+		if !h.kernel.Step() {
+			t.Fatal("the checkpoint in flight at the second restart never became durable")
+		}
+	}
+	// No room for another checkpoint.
+	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage()})
+	h.advance(time.Second)
+	if got := l.DurableStartOffset(); got != away {
+		t.Fatalf("durable start %d a second into a full disk, want %d", got, away)
+	}
+	b := replicatedBatch(durableStart, 9, 1, 10, h.nowMilliseconds())
+	if _, err := l.AppendReplicated(b); !errors.Is(err, log.ErrTruncationNotDurable) {
+		t.Fatalf("append at %d with the durable checkpoint at %d: %v, want ErrTruncationNotDurable", durableStart, away, err)
+	}
+
+	h.disk.SetFaults(simdisk.Faults{})
+	h.advance(time.Second)
+	if _, err := l.AppendReplicated(b); err != nil {
+		t.Fatalf("append a second after space returned: %v", err)
+	}
+	h.syncAll(l)
+	synced := l.SyncedOffset()
+	h.crash()
+	l = h.open(smallConfig())
+	if l.StartOffset() != durableStart || l.EndOffset() < synced {
+		t.Fatalf("after a crash the log is [%d, %d), want it to start at %d and keep what was synced, up to %d", l.StartOffset(), l.EndOffset(), durableStart, synced)
+	}
+}

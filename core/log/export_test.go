@@ -10,3 +10,12 @@ const (
 	SyncDelayBuggifyMin = syncDelayBuggifyMin
 	SyncDelayBuggifyMax = syncDelayBuggifyMax
 )
+
+// CheckpointWritingStart is the start offset of the checkpoint the sync
+// round in flight is writing, and false when it writes none.
+func CheckpointWritingStart(l *Log) (int64, bool) {
+	if l.checkpointWriting == nil {
+		return 0, false
+	}
+	return l.checkpointWriting.startOffset, true
+}

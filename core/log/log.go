@@ -77,8 +77,11 @@ type Log struct {
 	// says where the log starts now, a crash sends recovery back to the
 	// old start, where no segment is left, and it keeps nothing (open.go):
 	// appends wait (fenced), however many rounds a full disk refuses the
-	// checkpoint.
-	restartedStart int64
+	// checkpoint (see recordsRestart, and checkpointBeforeRestart, the
+	// checkpoint on its way to disk when the restart came); a later
+	// restart at the durable start lifts it at once.
+	restartedStart          int64
+	checkpointBeforeRestart *checkpoint
 
 	// failure, once set by Close or a halt, is returned by every call.
 	failure error

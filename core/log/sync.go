@@ -293,6 +293,18 @@ func (l *Log) scheduleCheckpointRetry() {
 	})
 }
 
+// recordsRestart reports whether c, durable now, sends recovery to the
+// last restart's start or past it. Any checkpoint written since the
+// restart does (the start only moves forward); the one on its way to disk
+// when the restart came speaks for the log as it was, perhaps at an older
+// restart's start beyond this one, and does only if its start is this one.
+func (l *Log) recordsRestart(c *checkpoint) bool {
+	if c == l.checkpointBeforeRestart {
+		return c.startOffset == l.restartedStart
+	}
+	return c.startOffset >= l.restartedStart
+}
+
 // finishRound records a round that completed without error.
 func (l *Log) finishRound(round *syncRound) {
 	l.round = nil
@@ -304,11 +316,12 @@ func (l *Log) finishRound(round *syncRound) {
 		l.checkpointDurable = round.checkpoint
 		l.syncStats.CheckpointRound = round.number
 		l.removeCondemned(round.checkpoint.startOffset)
-		if l.restartedStart >= 0 && round.checkpoint.startOffset >= l.restartedStart {
+		if l.restartedStart >= 0 && l.recordsRestart(round.checkpoint) {
 			l.restartedStart = -1
 		}
 	}
 	l.checkpointWriting = nil
+	l.checkpointBeforeRestart = nil
 	l.advanceSynced(round.endOffset)
 	// The round's waiters are told, unless a full disk refused the
 	// round's checkpoint: a truncation or a moved start lives in the

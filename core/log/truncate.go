@@ -124,11 +124,18 @@ func (l *Log) restartedAt(start int64, s *segment) error {
 	l.lowerCleanerOffset(start)
 	l.logger.Debug("truncated fully", "start", start)
 	l.truncated()
-	if l.DurableStartOffset() != start {
+	l.checkpointBeforeRestart = l.checkpointWriting
+	if l.DurableStartOffset() == start && (l.checkpointWriting == nil || l.checkpointWriting.startOffset == start) {
+		// At the durable start, with no checkpoint of another start on
+		// its way to disk, a crash sends recovery here: no checkpoint
+		// is due, and the truncation fence is enough. An earlier
+		// restart's fence goes too: it waited for a checkpoint at that
+		// restart's start, which this log will never write.
+		l.restartedStart = -1
+	} else {
 		// A crash would send recovery to another start, with the
 		// segments of this one gone: fenced until a checkpoint says
-		// start. (At the durable start, no checkpoint is due, and the
-		// truncation fence is enough.)
+		// start.
 		l.restartedStart = start
 	}
 	l.checkInvariants()
