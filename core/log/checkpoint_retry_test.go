@@ -142,17 +142,7 @@ func TestARestartFencesAppendsUntilItsCheckpointIsDurable(t *testing.T) {
 	}
 
 	h.disk.SetFaults(simdisk.Faults{})
-	h.advance(time.Second)
-	if _, err := l.AppendReplicated(b); err != nil {
-		t.Fatalf("append a second after space returned: %v", err)
-	}
-	h.syncAll(l)
-	synced := l.SyncedOffset()
-	h.crash()
-	l = h.open(smallConfig())
-	if l.StartOffset() != start || l.EndOffset() < synced {
-		t.Fatalf("after a crash the log is [%d, %d), want it to start at %d and keep what was synced, up to %d", l.StartOffset(), l.EndOffset(), start, synced)
-	}
+	appendSyncAndCrash(t, h, l, b, start)
 }
 
 // A restart at the start a durable checkpoint already holds needs no new
@@ -197,17 +187,7 @@ func TestARestartAtTheDurableStartLiftsAnEarlierRestartsFence(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.disk.SetFaults(simdisk.Faults{})
-	h.advance(time.Second)
-	if _, err := l.AppendReplicated(replicatedBatch(durableStart, 9, 1, 10, h.nowMilliseconds())); err != nil {
-		t.Fatalf("append a second after restarting at the durable start %d: %v", durableStart, err)
-	}
-	h.syncAll(l)
-	synced := l.SyncedOffset()
-	h.crash()
-	l = h.open(smallConfig())
-	if l.StartOffset() != durableStart || l.EndOffset() < synced {
-		t.Fatalf("after a crash the log is [%d, %d), want it to start at %d and keep what was synced, up to %d", l.StartOffset(), l.EndOffset(), durableStart, synced)
-	}
+	appendSyncAndCrash(t, h, l, replicatedBatch(durableStart, 9, 1, 10, h.nowMilliseconds()), durableStart)
 }
 
 // A restart at the durable start, while the checkpoint of an earlier
@@ -264,15 +244,23 @@ func TestACheckpointInFlightAtARestartDoesNotLiftItsFence(t *testing.T) {
 	}
 
 	h.disk.SetFaults(simdisk.Faults{})
+	appendSyncAndCrash(t, h, l, b, durableStart)
+}
+
+// appendSyncAndCrash runs a second, appends b, which the log must take
+// now, syncs, crashes, and checks that the log reopens at start with
+// everything synced.
+func appendSyncAndCrash(t *testing.T, h *harness, l *log.Log, b []byte, start int64) {
+	t.Helper()
 	h.advance(time.Second)
 	if _, err := l.AppendReplicated(b); err != nil {
-		t.Fatalf("append a second after space returned: %v", err)
+		t.Fatalf("append a second later: %v", err)
 	}
 	h.syncAll(l)
 	synced := l.SyncedOffset()
 	h.crash()
 	l = h.open(smallConfig())
-	if l.StartOffset() != durableStart || l.EndOffset() < synced {
-		t.Fatalf("after a crash the log is [%d, %d), want it to start at %d and keep what was synced, up to %d", l.StartOffset(), l.EndOffset(), durableStart, synced)
+	if l.StartOffset() != start || l.EndOffset() < synced {
+		t.Fatalf("after a crash the log is [%d, %d), want it to start at %d and keep what was synced, up to %d", l.StartOffset(), l.EndOffset(), start, synced)
 	}
 }
