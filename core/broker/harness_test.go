@@ -146,6 +146,13 @@ func (n *testNode) connect() *testClient {
 	return &testClient{node: n, conn: conn, handler: n.broker.Accept(conn)}
 }
 
+// connectController connects to the node's controller listener, where
+// other nodes send the node-to-node APIs.
+func (n *testNode) connectController() *testClient {
+	conn := &testConn{}
+	return &testClient{node: n, conn: conn, handler: n.broker.ControllerAcceptor().Accept(conn)}
+}
+
 // request sends req (at the version set on it) and returns the decoded
 // answer, failing the test if none arrives.
 func (c *testClient) request(req kmsg.Request) kmsg.Response {

@@ -74,9 +74,10 @@ var hostileIntegers = []int64{-2, -1, 0, 1, 2, 3, 1 << 20, math.MaxInt32, math.M
 // Requests go out pipelined, up to hostilePipelineMax before the first
 // answer, as clients send them. It requires what Kafka promises: every
 // request is answered, in order (a produce with acks=0 is not, or has its
-// connection closed if it failed), with an answer that decodes, nothing panics or halts the node, and a topic the
-// requests cannot name keeps every record it had and takes new ones. It
-// found a JoinGroup naming a protocol twice panicking the coordinator.
+// connection closed if it failed), with an answer that decodes, nothing
+// panics or halts the node, and a topic the requests cannot name keeps
+// every record it had and takes new ones. It found a JoinGroup naming a
+// protocol twice panicking the coordinator.
 func TestRequestsNoClientSendsAreAnsweredWithoutHarm(t *testing.T) {
 	keys := clientListenerKeys()
 	rapid.Check(t, func(rt *rapid.T) {
@@ -95,28 +96,8 @@ func TestRequestsNoClientSendsAreAnsweredWithoutHarm(t *testing.T) {
 		setup.findCoordinator(0, "g")
 		node.run(100 * time.Millisecond) // the offsets partition loads
 
-		hostile := node.connect()
-		f := &hostileFiller{rt: rt, topicID: topicID, batch: hostileBatch(node)}
-		count := rapid.IntRange(1, hostileRequestsMax).Draw(rt, "requests")
-		for i := 0; i < count; {
-			// Clients pipeline: up to hostilePipelineMax requests go
-			// out before the first answer is awaited.
-			var pipeline []kmsg.Request
-			for n := rapid.IntRange(1, hostilePipelineMax).Draw(rt, fmt.Sprintf("pipeline%d", i)); n > 0 && i < count; n, i = n-1, i+1 {
-				key := rapid.SampledFrom(keys).Draw(rt, fmt.Sprintf("key%d", i))
-				a := apis[key]
-				req := kmsg.RequestForKey(key)
-				req.SetVersion(rapid.Int16Range(a.advertisedMin, a.max).Draw(rt, fmt.Sprintf("version%d", i)))
-				f.fill(reflect.ValueOf(req).Elem(), fmt.Sprintf("request%d", i), "", 0)
-				pipeline = append(pipeline, req)
-			}
-			if hostile.conn.closed {
-				hostile = node.connect()
-			}
-			for _, resp := range sendHostile(rt, node, hostile, pipeline) {
-				f.learned.learn(resp)
-			}
-		}
+		f := &hostileFiller{rt: rt, topicIDs: [][16]byte{topicID}, batch: hostileBatch(node)}
+		sendHostileRequests(rt, node, f, keys, false)
 
 		after := node.connect()
 		after.produce(keptTopic, 0, "after")
@@ -127,6 +108,42 @@ func TestRequestsNoClientSendsAreAnsweredWithoutHarm(t *testing.T) {
 		}
 		node.checkAlive()
 	})
+}
+
+// sendHostileRequests draws up to hostileRequestsMax requests of the APIs
+// keys, at any version the listener serves, filled by f, and sends them
+// pipelined on a connection to the client listener or, with
+// onController, the controller listener (a new one when the node closed
+// the last), each as sendHostile requires. It returns the requests sent.
+func sendHostileRequests(rt *rapid.T, node *testNode, f *hostileFiller, keys []int16, onController bool) []kmsg.Request {
+	connect := node.connect
+	if onController {
+		connect = node.connectController
+	}
+	hostile := connect()
+	var sent []kmsg.Request
+	count := rapid.IntRange(1, hostileRequestsMax).Draw(rt, "requests")
+	for i := 0; i < count; {
+		// Clients pipeline: up to hostilePipelineMax requests go
+		// out before the first answer is awaited.
+		var pipeline []kmsg.Request
+		for n := rapid.IntRange(1, hostilePipelineMax).Draw(rt, fmt.Sprintf("pipeline%d", i)); n > 0 && i < count; n, i = n-1, i+1 {
+			key := rapid.SampledFrom(keys).Draw(rt, fmt.Sprintf("key%d", i))
+			a := apis[key]
+			req := kmsg.RequestForKey(key)
+			req.SetVersion(rapid.Int16Range(a.advertisedMin, a.maxOn(onController)).Draw(rt, fmt.Sprintf("version%d", i)))
+			f.fill(reflect.ValueOf(req).Elem(), fmt.Sprintf("request%d", i), "", 0)
+			pipeline = append(pipeline, req)
+		}
+		if hostile.conn.closed {
+			hostile = connect()
+		}
+		for _, resp := range sendHostile(rt, node, hostile, pipeline) {
+			f.learned.learn(resp)
+		}
+		sent = append(sent, pipeline...)
+	}
+	return sent
 }
 
 // clientListenerKeys are the APIs a client listener serves, in key order.
@@ -225,10 +242,19 @@ func describeRequests(requests []kmsg.Request) string {
 // It learns what answers hand out (member ids, generations, producer
 // ids), so that a request can name them as a client would.
 type hostileFiller struct {
-	rt      *rapid.T
-	topicID [16]byte
-	batch   []byte
-	learned learnedValues
+	rt *rapid.T
+	// topicIDs are the ids a uuid may get besides zero and one no
+	// topic has.
+	topicIDs [][16]byte
+	batch    []byte
+	learned  learnedValues
+	// strings and integers, by field name, replace plausibleStrings and
+	// plausibleIntegers for the fields they name.
+	strings  map[string][]string
+	integers map[string][]int64
+	// oneElement makes an array hold one element three times in four,
+	// as the node-to-node APIs' arrays do (one topic, one partition).
+	oneElement bool
 }
 
 // learnedValues are what the broker's answers handed out.
@@ -312,11 +338,11 @@ func (f *hostileFiller) fill(v reflect.Value, label, name string, depth int) {
 	case v.Type() == tagsType:
 		return
 	case v.Type() == uuidType:
-		switch rapid.IntRange(0, 2).Draw(f.rt, label) {
-		case 1:
-			v.Set(reflect.ValueOf(f.topicID))
-		case 2:
+		switch n := rapid.IntRange(0, len(f.topicIDs)+1).Draw(f.rt, label); {
+		case n == 1:
 			v.Index(0).SetUint(1)
+		case n > 1:
+			v.Set(reflect.ValueOf(f.topicIDs[n-2]))
 		}
 		return
 	case v.Type() == bytesType:
@@ -349,7 +375,10 @@ func (f *hostileFiller) fill(v reflect.Value, label, name string, depth int) {
 		if depth >= hostileDepthMax {
 			return
 		}
-		n := rapid.IntRange(-1, hostileSliceMax).Draw(f.rt, label+"-len")
+		n := 1
+		if !f.oneElement || rapid.IntRange(0, 3).Draw(f.rt, label+"-one") == 0 {
+			n = rapid.IntRange(-1, hostileSliceMax).Draw(f.rt, label+"-len")
+		}
 		if n < 0 {
 			return // nil: a null array where the version allows one
 		}
@@ -379,6 +408,9 @@ func (f *hostileFiller) plausible(label string, choices int) bool {
 
 func (f *hostileFiller) string(label, name string) string {
 	choices := plausibleStrings[name]
+	if override, ok := f.strings[name]; ok {
+		choices = override
+	}
 	if name == "MemberID" || name == "LeaderID" {
 		choices = append([]string{""}, f.learned.memberIDs...)
 	}
@@ -391,6 +423,9 @@ func (f *hostileFiller) string(label, name string) string {
 // integer draws a value within the field's width.
 func (f *hostileFiller) integer(label, name string, bits int) int64 {
 	choices := plausibleIntegers[name]
+	if override, ok := f.integers[name]; ok {
+		choices = override
+	}
 	switch name {
 	case "Generation":
 		choices = append([]int64{-1}, f.learned.generations...)

@@ -39,6 +39,10 @@ func (q *Quorum) HandleBeginQuorumEpoch(req *kmsg.BeginQuorumEpochRequest, done 
 		resp.ErrorCode = kerr.BrokerNotAvailable.Code
 		done(resp)
 		return
+	case p.LeaderEpoch > epochMax:
+		resp.ErrorCode = kerr.InvalidRequest.Code
+		done(resp)
+		return
 	case !q.isVoter || !q.isVoterID(p.LeaderID) || p.LeaderID == q.config.NodeID:
 		answer(kerr.InconsistentVoterSet.Code)
 		return

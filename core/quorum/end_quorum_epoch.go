@@ -106,6 +106,10 @@ func (q *Quorum) HandleEndQuorumEpoch(req *kmsg.EndQuorumEpochRequest, done func
 		resp.ErrorCode = kerr.BrokerNotAvailable.Code
 		done(resp)
 		return
+	case p.LeaderEpoch > epochMax:
+		resp.ErrorCode = kerr.InvalidRequest.Code
+		done(resp)
+		return
 	case !q.isVoter || !q.isVoterID(p.LeaderID):
 		answer(kerr.InconsistentVoterSet.Code)
 		return

@@ -74,6 +74,12 @@ func (q *Quorum) HandleFetch(req *kmsg.FetchRequest, done func(*kmsg.FetchRespon
 	case replica < 0 || replica == q.config.NodeID:
 		q.answerFetchError(req, done, kerr.InvalidRequest.Code)
 		return
+	case p.FetchOffset < 0 || p.LastFetchedEpoch > p.CurrentLeaderEpoch:
+		// No follower's position, as KRaft refuses it too: below the
+		// log start of an empty log, checkFetchPosition would send it
+		// to a snapshot there is none of.
+		q.answerFetchError(req, done, kerr.InvalidRequest.Code)
+		return
 	}
 	l := q.leader
 	progress, known := l.replicas[replica]

@@ -1,6 +1,9 @@
 package quorum
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Every bound the quorum keeps, in one place. Relations between them are
 // asserted in init below.
@@ -29,6 +32,14 @@ const (
 	// quarter of FetchTimeout, so a healthy long poll never looks like a
 	// silent leader.
 	fetchWaitMax = 500 * time.Millisecond
+
+	// epochMax is the highest epoch a node moves to: one past it, the next
+	// election's, would not fit the protocol's int32. No cluster gets
+	// there by elections; only a request or answer that is not a node's
+	// carries it, and one such, followed, drove the epoch past the top
+	// and back to the bottom, which the epoch assertion halts on. Such a
+	// request is refused as invalid, such an answer ignored.
+	epochMax = math.MaxInt32 - 1
 
 	// retryBackoff is the pause before a follower retries a failed fetch,
 	// a write of the quorum-state file after a full disk, or an append the

@@ -136,6 +136,8 @@ func (q *Quorum) checkElection() {
 func (q *Quorum) learnLeader(leaderID, epoch int32) bool {
 	knownVoter := leaderID != noNode && leaderID != q.config.NodeID && q.isVoterID(leaderID)
 	switch {
+	case epoch > epochMax:
+		return false // not a node's answer (see epochMax)
 	case epoch > q.epoch && knownVoter:
 		q.becomeFollower(epoch, leaderID)
 	case epoch > q.epoch:
@@ -177,6 +179,10 @@ func (q *Quorum) HandleVote(req *kmsg.VoteRequest, done func(*kmsg.VoteResponse)
 	switch {
 	case q.closed:
 		resp.ErrorCode = kerr.BrokerNotAvailable.Code
+		done(resp)
+		return
+	case p.CandidateEpoch > epochMax:
+		resp.ErrorCode = kerr.InvalidRequest.Code
 		done(resp)
 		return
 	case !q.isVoter || !q.isVoterID(p.CandidateID) || p.CandidateID == q.config.NodeID:

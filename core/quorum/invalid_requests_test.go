@@ -1,0 +1,123 @@
+package quorum
+
+import (
+	"math"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// A request naming the highest int32 epoch comes from no node (elections
+// never get there) and is refused as invalid, leaving the epoch where it
+// was. Followed, it left no room for the next election's epoch: an
+// EndQuorumEpoch drawn by the broker's hostile-request test moved a voter
+// to it, the voter campaigned, and the epoch wrapped to the lowest int32,
+// which the assertion that epochs never go back halted on.
+func TestAnEpochWithNoRoomForTheNextIsRefused(t *testing.T) {
+	cases := map[string]func(q *Quorum) *int16{
+		"Vote": func(q *Quorum) *int16 {
+			req := kmsg.NewPtrVoteRequest()
+			p := kmsg.NewVoteRequestTopicPartition()
+			p.CandidateID, p.CandidateEpoch = 2, math.MaxInt32
+			req.Topics = []kmsg.VoteRequestTopic{{Topic: MetadataTopic, Partitions: []kmsg.VoteRequestTopicPartition{p}}}
+			var code int16 = -1
+			q.HandleVote(req, func(resp *kmsg.VoteResponse) { code = resp.ErrorCode })
+			return &code
+		},
+		"BeginQuorumEpoch": func(q *Quorum) *int16 {
+			req := kmsg.NewPtrBeginQuorumEpochRequest()
+			p := kmsg.NewBeginQuorumEpochRequestTopicPartition()
+			p.LeaderID, p.LeaderEpoch = 2, math.MaxInt32
+			req.Topics = []kmsg.BeginQuorumEpochRequestTopic{{Topic: MetadataTopic, Partitions: []kmsg.BeginQuorumEpochRequestTopicPartition{p}}}
+			var code int16 = -1
+			q.HandleBeginQuorumEpoch(req, func(resp *kmsg.BeginQuorumEpochResponse) { code = resp.ErrorCode })
+			return &code
+		},
+		"EndQuorumEpoch": func(q *Quorum) *int16 {
+			req := kmsg.NewPtrEndQuorumEpochRequest()
+			p := kmsg.NewEndQuorumEpochRequestTopicPartition()
+			p.LeaderID, p.LeaderEpoch = 2, math.MaxInt32
+			req.Topics = []kmsg.EndQuorumEpochRequestTopic{{Topic: MetadataTopic, Partitions: []kmsg.EndQuorumEpochRequestTopicPartition{p}}}
+			var code int16 = -1
+			q.HandleEndQuorumEpoch(req, func(resp *kmsg.EndQuorumEpochResponse) { code = resp.ErrorCode })
+			return &code
+		},
+	}
+	for name, send := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newTestCluster(t, 3, 0, 0)
+			q := c.nodes[1].quorum
+			before := q.epoch
+			code := send(q)
+			c.settle()
+			if *code != kerr.InvalidRequest.Code {
+				t.Fatalf("answered error %d, want INVALID_REQUEST (%d)", *code, kerr.InvalidRequest.Code)
+			}
+			if q.epoch != before {
+				t.Fatalf("epoch %d after the request, want %d", q.epoch, before)
+			}
+			// Elections go on from the epoch the node had.
+			electLeader(c)
+			if leader, epoch, known := q.Leader(); !known || epoch <= before || epoch > before+10 {
+				t.Fatalf("leader %d (known %v) in epoch %d after ten election timeouts from epoch %d", leader, known, epoch, before)
+			}
+		})
+	}
+}
+
+// An answer naming such an epoch is ignored.
+func TestAnAnswerWithAnEpochWithNoRoomForTheNextIsIgnored(t *testing.T) {
+	c := newTestCluster(t, 3, 0, 0)
+	q := c.nodes[1].quorum
+	before := q.epoch
+	if q.learnLeader(2, math.MaxInt32) || q.epoch != before {
+		t.Fatalf("learned leader 2 at epoch %d: epoch now %d, want %d", int32(math.MaxInt32), q.epoch, before)
+	}
+}
+
+// A metadata Fetch from below offset 0, or naming a last epoch newer than
+// the leader's, is no follower's position: the leader refuses it as
+// invalid, as KRaft does. Checked as a position, an offset below the
+// start of a log with no snapshot sent the follower to a snapshot there
+// was none of, and the leader halted (found by the broker's
+// hostile-request test on the controller listener).
+func TestAFetchFromNoFollowersPositionIsRefused(t *testing.T) {
+	c := newTestCluster(t, 3, 0, 0)
+	electLeader(c)
+	leaderID, _, _ := c.nodes[1].quorum.Leader()
+	leader := c.nodes[leaderID].quorum
+	follower := c.nodes[c.ids[0]]
+	if follower.id == leaderID {
+		follower = c.nodes[c.ids[1]]
+	}
+	for name, position := range map[string]func(*kmsg.FetchRequestTopicPartition){
+		"offset below 0":                  func(p *kmsg.FetchRequestTopicPartition) { p.FetchOffset = -2 },
+		"a newer epoch than the leader's": func(p *kmsg.FetchRequestTopicPartition) { p.LastFetchedEpoch = p.CurrentLeaderEpoch + 1 },
+	} {
+		req := follower.quorum.fetchRequest()
+		position(&req.Topics[0].Partitions[0])
+		var code int16 = -1
+		leader.HandleFetch(req, func(resp *kmsg.FetchResponse) { code = resp.Topics[0].Partitions[0].ErrorCode })
+		c.settle()
+		if code != kerr.InvalidRequest.Code {
+			t.Errorf("a fetch from %s: error %d, want INVALID_REQUEST (%d)", name, code, kerr.InvalidRequest.Code)
+		}
+	}
+	if !leader.IsLeader() {
+		t.Fatal("the leader stopped leading")
+	}
+}
+
+// electLeader runs the cluster a millisecond at a time, delivering
+// everything sent, until node 1 knows a leader, at most ten election
+// timeouts.
+func electLeader(c *testCluster) {
+	for range 10 * testElectionTimeout / elapseStep {
+		if _, _, known := c.nodes[1].quorum.Leader(); known {
+			return
+		}
+		c.elapseAll(elapseStep)
+		c.stabilize()
+	}
+}
