@@ -30,9 +30,10 @@ import (
 //
 // It reads the file in chunks of at least chunkBytes, so a run of small
 // batches costs one read, into one buffer it reuses: the current batch's
-// bytes are valid only until the next call to next. A failed check stops
-// it with errBadData and leaves position at the bad batch; callers re-read
-// (see withRereads) before believing it.
+// bytes are valid only until the next call to next. A batch that fails a
+// check is read again from the file (see next); one that fails every
+// time stops it with errBadData and leaves position at the bad batch, and
+// callers re-read the whole way (see withRereads) before believing it.
 type batchReader struct {
 	file       core.File
 	limit      int64
@@ -82,8 +83,26 @@ func newBatchReader(file core.File, position, limit, nextOffset int64, chunkByte
 }
 
 // next advances to the next batch and reports whether there is one. It
-// returns false at the limit (err nil) or at a batch that fails a check.
+// returns false at the limit (err nil) or at a batch that fails a check
+// on readAttemptsMax reads in a row. Each batch gets its own rereads: were
+// only whole reads repeated, a read of many batches, each a chance for a
+// flip in flight, would fail every attempt far more often than one batch
+// does, and a long read over a flaky bus would report corruption (and
+// recovery cut synced data) where the media is fine (log seed 248892,
+// reading a batch at a time under BUGGIFY).
 func (r *batchReader) next() bool {
+	for attempt := 1; ; attempt++ {
+		if r.nextOnce() {
+			return true
+		}
+		if !errors.Is(r.err, errBadData) || attempt == readAttemptsMax {
+			return false
+		}
+		r.err, r.chunk = nil, nil // read the batch from the file again
+	}
+}
+
+func (r *batchReader) nextOnce() bool {
 	if r.err != nil || r.position >= r.limit {
 		return false
 	}
