@@ -1,6 +1,7 @@
 package log
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -42,6 +43,10 @@ type batchReader struct {
 	// confirmEveryOffset confirms every base offset with a second read,
 	// not only those after a gap (see above).
 	confirmEveryOffset bool
+	// suspect: the first batch failed a check before (a caller reads
+	// again from it), so it is believed only once re-reads agree (see
+	// next).
+	suspect bool
 
 	position   int64 // where the next batch starts
 	nextOffset int64 // the offset the next batch must start at
@@ -84,22 +89,60 @@ func newBatchReader(file core.File, position, limit, nextOffset int64, chunkByte
 
 // next advances to the next batch and reports whether there is one. It
 // returns false at the limit (err nil) or at a batch that fails a check
-// on readAttemptsMax reads in a row. Each batch gets its own rereads: were
-// only whole reads repeated, a read of many batches, each a chance for a
-// flip in flight, would fail every attempt far more often than one batch
-// does, and a long read over a flaky bus would report corruption (and
-// recovery cut synced data) where the media is fine (log seed 248892,
-// reading a batch at a time under BUGGIFY).
+// on readAttemptsMax reads in a row.
+//
+// Each batch gets its own rereads: were only whole reads repeated, a read
+// of many batches, each a chance for a flip in flight, would fail every
+// attempt far more often than one batch does, and a long read over a
+// flaky bus would report corruption (and recovery cut synced data) where
+// the media is fine (log seed 248892, reading a batch at a time under
+// BUGGIFY). But a batch that failed once may be bad on the media too, and
+// a torn one can lie a single bit from a valid batch (its tail zeroed
+// where the real tail was zeros but for one bit): a flip in flight of
+// that bit makes it pass. So a pass after a failure is believed only once
+// confirmReadsAgreeing more reads return the same bytes; retried without
+// that, recovery kept such a batch (log seed 70543).
 func (r *batchReader) next() bool {
 	for attempt := 1; ; attempt++ {
+		nextOffset := r.nextOffset
 		if r.nextOnce() {
-			return true
+			suspect := attempt > 1 || r.suspect
+			r.suspect = false
+			if !suspect {
+				return true
+			}
+			stable, err := r.currentStable()
+			if err != nil {
+				r.err = err
+				return false
+			}
+			if stable {
+				return true
+			}
+			// Not the media's bytes: undo the step and read again.
+			r.position, r.nextOffset = r.currentPosition, nextOffset
+			r.err = fmt.Errorf("%w: at position %d: batch read differently on later reads", errBadData, r.position)
 		}
 		if !errors.Is(r.err, errBadData) || attempt == readAttemptsMax {
 			return false
 		}
 		r.err, r.chunk = nil, nil // read the batch from the file again
 	}
+}
+
+// currentStable reports whether confirmReadsAgreeing reads of the current
+// batch, straight from the file, return its bytes.
+func (r *batchReader) currentStable() (bool, error) {
+	again := make([]byte, len(r.current))
+	for range confirmReadsAgreeing {
+		if err := readFull(r.file, again, r.currentPosition); err != nil {
+			return false, err
+		}
+		if !bytes.Equal(again, r.current) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 func (r *batchReader) nextOnce() bool {

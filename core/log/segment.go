@@ -152,9 +152,16 @@ func (s *segment) canHold(lastOffset, bytes int64, config Config, now time.Durat
 // On bad data the segment's state covers the batches before the bad one,
 // so a retry resumes there.
 func (s *segment) readForward(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error) error {
+	return s.readForwardSuspecting(limit, indexIntervalBytes, verifyCRC, visit, false)
+}
+
+// readForwardSuspecting is readForward that, when suspect is set, believes
+// the first batch only once re-reads agree with it (batchReader.suspect).
+func (s *segment) readForwardSuspecting(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error, suspect bool) error {
 	r := newBatchReader(s.file, s.bytes, limit, s.endOffset, scanChunkBytes, s.reads.bytes)
 	defer func() { s.reads.keep(r.buffer) }()
 	r.verifyCRC = verifyCRC
+	r.suspect = suspect
 	r.confirmEveryOffset = s.mayHaveGaps
 	for r.next() {
 		if s.offsets.full() || s.times.full() {
@@ -173,14 +180,16 @@ func (s *segment) readForward(limit int64, indexIntervalBytes int, verifyCRC boo
 	return r.err
 }
 
-// readForwardRereading is readForward that re-reads a batch failing its
-// checks before believing it: only readAttemptsMax failures in a row at the
-// same batch count, since a long scan meets many independent bad reads.
+// readForwardRereading is readForward that reads again from a batch that
+// failed, or that visit refused (a check against what recovery read
+// elsewhere, which a flip in flight can fail too), before believing it:
+// only readAttemptsMax failures in a row at the same batch count. The
+// batch read again is suspect, and believed only once re-reads agree.
 func (s *segment) readForwardRereading(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error) error {
 	failures := 0
 	for {
 		before := s.bytes
-		err := s.readForward(limit, indexIntervalBytes, verifyCRC, visit)
+		err := s.readForwardSuspecting(limit, indexIntervalBytes, verifyCRC, visit, failures > 0)
 		if err == nil || !errors.Is(err, errBadData) {
 			return err
 		}
