@@ -15,32 +15,29 @@ import (
 // to it, the voter campaigned, and the epoch wrapped to the lowest int32,
 // which the assertion that epochs never go back halted on.
 func TestAnEpochWithNoRoomForTheNextIsRefused(t *testing.T) {
+	// Each sends node 2's request at the top epoch and returns where the
+	// answer's error code will be.
+	const top = math.MaxInt32
 	cases := map[string]func(q *Quorum) *int16{
 		"Vote": func(q *Quorum) *int16 {
-			req := kmsg.NewPtrVoteRequest()
-			p := kmsg.NewVoteRequestTopicPartition()
-			p.CandidateID, p.CandidateEpoch = 2, math.MaxInt32
-			req.Topics = []kmsg.VoteRequestTopic{{Topic: MetadataTopic, Partitions: []kmsg.VoteRequestTopicPartition{p}}}
-			var code int16 = -1
+			code := int16(-1)
+			req := &kmsg.VoteRequest{Topics: []kmsg.VoteRequestTopic{{Topic: MetadataTopic,
+				Partitions: []kmsg.VoteRequestTopicPartition{{CandidateID: 2, CandidateEpoch: top}}}}}
 			q.HandleVote(req, func(resp *kmsg.VoteResponse) { code = resp.ErrorCode })
 			return &code
 		},
 		"BeginQuorumEpoch": func(q *Quorum) *int16 {
-			req := kmsg.NewPtrBeginQuorumEpochRequest()
-			p := kmsg.NewBeginQuorumEpochRequestTopicPartition()
-			p.LeaderID, p.LeaderEpoch = 2, math.MaxInt32
-			req.Topics = []kmsg.BeginQuorumEpochRequestTopic{{Topic: MetadataTopic, Partitions: []kmsg.BeginQuorumEpochRequestTopicPartition{p}}}
-			var code int16 = -1
-			q.HandleBeginQuorumEpoch(req, func(resp *kmsg.BeginQuorumEpochResponse) { code = resp.ErrorCode })
+			code := int16(-1)
+			q.HandleBeginQuorumEpoch(&kmsg.BeginQuorumEpochRequest{Topics: []kmsg.BeginQuorumEpochRequestTopic{{Topic: MetadataTopic,
+				Partitions: []kmsg.BeginQuorumEpochRequestTopicPartition{{LeaderID: 2, LeaderEpoch: top}}}}},
+				func(resp *kmsg.BeginQuorumEpochResponse) { code = resp.ErrorCode })
 			return &code
 		},
 		"EndQuorumEpoch": func(q *Quorum) *int16 {
-			req := kmsg.NewPtrEndQuorumEpochRequest()
-			p := kmsg.NewEndQuorumEpochRequestTopicPartition()
-			p.LeaderID, p.LeaderEpoch = 2, math.MaxInt32
-			req.Topics = []kmsg.EndQuorumEpochRequestTopic{{Topic: MetadataTopic, Partitions: []kmsg.EndQuorumEpochRequestTopicPartition{p}}}
-			var code int16 = -1
-			q.HandleEndQuorumEpoch(req, func(resp *kmsg.EndQuorumEpochResponse) { code = resp.ErrorCode })
+			code := int16(-1)
+			resign := &kmsg.EndQuorumEpochRequest{Topics: []kmsg.EndQuorumEpochRequestTopic{{Topic: MetadataTopic,
+				Partitions: []kmsg.EndQuorumEpochRequestTopicPartition{{LeaderID: 2, LeaderEpoch: top}}}}}
+			q.HandleEndQuorumEpoch(resign, func(resp *kmsg.EndQuorumEpochResponse) { code = resp.ErrorCode })
 			return &code
 		},
 	}
