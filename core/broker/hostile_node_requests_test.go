@@ -1,12 +1,15 @@
 package broker
 
 import (
+	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"pgregory.net/rapid"
 
+	"sluice/core/metadata"
 	"sluice/core/quorum"
 )
 
@@ -36,7 +39,7 @@ func TestRequestsNoNodeSendsAreAnsweredWithoutHarm(t *testing.T) {
 		kept := []string{"before-1", "before-2"}
 		setup.produce(keptTopic, 0, kept...)
 
-		f := nodeToNodeFiller(rt, node, topicID)
+		f := nodeToNodeFiller(rt, topicID, node)
 		sent := sendHostileRequests(rt, node, f, keys, true)
 		node.run(settleTime)
 
@@ -69,19 +72,22 @@ func nodeToNodeKeys() []int16 {
 	return keys
 }
 
-// impersonates reports whether requests hold one that speaks for broker
-// id as only that broker should: its registration or heartbeat.
-func impersonates(requests []kmsg.Request, id int32) bool {
+// impersonates reports whether requests hold one that speaks for one of
+// the brokers ids as only that broker should: its registration, its
+// heartbeat, or, for a partition it leads, an ISR change.
+func impersonates(requests []kmsg.Request, ids ...int32) bool {
 	for _, req := range requests {
+		id := int32(-1)
 		switch req := req.(type) {
 		case *kmsg.BrokerRegistrationRequest:
-			if req.BrokerID == id {
-				return true
-			}
+			id = req.BrokerID
 		case *kmsg.BrokerHeartbeatRequest:
-			if req.BrokerID == id {
-				return true
-			}
+			id = req.BrokerID
+		case *kmsg.AlterPartitionRequest:
+			id = req.BrokerID
+		}
+		if slices.Contains(ids, id) {
+			return true
 		}
 	}
 	return false
@@ -89,11 +95,18 @@ func impersonates(requests []kmsg.Request, id int32) bool {
 
 // nodeToNodeFiller fills requests with what a node would send as often as
 // a client's: the metadata log's name and id, the cluster's id, node ids
-// (the node's own, 1, and one no node has), epochs and offsets near the
-// quorum's, and the node's broker epoch.
-func nodeToNodeFiller(rt *rapid.T, node *testNode, topicID [16]byte) *hostileFiller {
-	ids := []int64{int64(node.config.NodeID), int64(node.config.NodeID) + 1}
-	epochs := []int64{0, 1, 2, 3}
+// (the nodes', and one no node has), epochs and offsets near the quorum's,
+// and the nodes' broker epochs.
+func nodeToNodeFiller(rt *rapid.T, topicID [16]byte, nodes ...*testNode) *hostileFiller {
+	node := nodes[0]
+	var ids, brokerEpochs []int64
+	for _, n := range nodes {
+		ids = append(ids, int64(n.config.NodeID))
+		brokerEpochs = append(brokerEpochs, n.broker.brokerEpoch)
+	}
+	ids = append(ids, int64(slices.Max(ids))+1)
+	_, epoch, _ := node.broker.quorum.Leader()
+	epochs := []int64{0, int64(epoch) - 1, int64(epoch), int64(epoch) + 1, int64(epoch) + 2}
 	offsets := []int64{0, 1, 5}
 	return &hostileFiller{
 		rt:         rt,
@@ -108,8 +121,68 @@ func nodeToNodeFiller(rt *rapid.T, node *testNode, topicID [16]byte) *hostileFil
 			"VoterID": ids, "CandidateID": ids, "LeaderID": ids, "ReplicaID": ids, "BrokerID": ids, "PreferredSuccessors": ids,
 			"CandidateEpoch": epochs, "LeaderEpoch": epochs, "LastOffsetEpoch": epochs, "CurrentLeaderEpoch": epochs, "PartitionEpoch": epochs, "LastFetchedEpoch": epochs,
 			"LastOffset": offsets, "FetchOffset": offsets, "Position": offsets,
-			"BrokerEpoch": {node.broker.brokerEpoch},
+			"BrokerEpoch": brokerEpochs,
 			"Partition":   {0},
 		},
 	}
 }
+
+// TestRequestsNoNodeSendsLeaveAQuorumOfThreeWhole is
+// TestRequestsNoNodeSendsAreAnsweredWithoutHarm against one node of three,
+// each a voter: forged votes, leader announcements and resignations now
+// reach the quorum's rules (another voter may lead, an epoch may move).
+// They may cost the quorum an election, never a halt, an acknowledged
+// record, or for long the cluster's taking records: within
+// hostileRecoveryMax of the requests, a replicated topic takes a write
+// again, on top of everything it held.
+func TestRequestsNoNodeSendsLeaveAQuorumOfThreeWhole(t *testing.T) {
+	keys := nodeToNodeKeys()
+	rapid.Check(t, func(rt *rapid.T) {
+		c := newTestCluster(t, 3, 1)
+		c.client(c.controllerLeader()).createTopicWithConfigs(keptTopic, 1, 3, metadata.ConfigMinInsyncReplicas, "2")
+		leader := c.awaitPartitionLeader(keptTopic, 0, -1)
+		kept := []string{"0:before-1", "1:before-2"}
+		c.client(leader).produce(keptTopic, 0, "before-1", "before-2")
+		topicID := c.nodes[leader].broker.image.Topics[keptTopic].ID
+
+		target := c.nodes[rapid.SampledFrom(c.ids).Draw(rt, "target")]
+		nodes := []*testNode{target}
+		for _, id := range c.ids {
+			if c.nodes[id] != target {
+				nodes = append(nodes, c.nodes[id])
+			}
+		}
+		sent := sendHostileRequests(rt, target, nodeToNodeFiller(rt, [16]byte(topicID), nodes...), keys, true)
+		c.run(time.Second)
+		for _, id := range c.ids {
+			if err := c.nodes[id].halted; err != nil {
+				rt.Fatalf("node %d halted after %s: %v", id, describeRequests(sent), err)
+			}
+		}
+		if impersonates(sent, c.ids...) {
+			return
+		}
+		acknowledged := ""
+		for waited := time.Duration(0); acknowledged == "" && waited < hostileRecoveryMax; waited += time.Second {
+			if leader := c.someLeader(keptTopic, 0); leader >= 0 {
+				value := fmt.Sprintf("after-%d", waited/time.Second)
+				if offset, ok := c.tryProduceFor(leader, keptTopic, value); ok {
+					acknowledged = fmt.Sprintf("%d:%s", offset, value)
+					break
+				}
+			}
+			c.run(time.Second)
+		}
+		if acknowledged == "" {
+			rt.Fatalf("no write taken within %v of %s", hostileRecoveryMax, describeRequests(sent))
+		}
+		held := c.logValues(c.someLeader(keptTopic, 0), keptTopic, 0)
+		if len(held) < len(kept) || !slices.Equal(held[:len(kept)], kept) || !slices.Contains(held, acknowledged) {
+			rt.Fatalf("after %s the leader holds %q, want %q first and %q", describeRequests(sent), held, kept, acknowledged)
+		}
+	})
+}
+
+// hostileRecoveryMax bounds how long a forged election may keep a cluster
+// of three from taking writes: a few election and session timeouts.
+const hostileRecoveryMax = 30 * time.Second

@@ -49,6 +49,10 @@ func (q *Quorum) HandleBeginQuorumEpoch(req *kmsg.BeginQuorumEpochRequest, done 
 	case p.LeaderEpoch < q.epoch:
 		answer(kerr.FencedLeaderEpoch.Code)
 		return
+	case q.contradictsLeader(p.LeaderEpoch, p.LeaderID):
+		q.logger.Warn("refused a leader announcement: another node leads the epoch", "epoch", p.LeaderEpoch, "claimed", p.LeaderID, "known", q.knownLeader())
+		answer(kerr.InvalidRequest.Code)
+		return
 	}
 	if q.role != roleFollower || q.epoch != p.LeaderEpoch || q.leaderID != p.LeaderID {
 		q.becomeFollower(p.LeaderEpoch, p.LeaderID)

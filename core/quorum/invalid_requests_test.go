@@ -118,3 +118,36 @@ func electLeader(c *testCluster) {
 		c.stabilize()
 	}
 }
+
+// Raft elects at most one leader per epoch, so no node announces another
+// leader of an epoch whose leader a node knows: a forged announcement is
+// refused as invalid, and the same claim in an answer ignored. Followed,
+// it broke the invariant that one epoch has one leader, which
+// becomeFollower asserts: the node halted (found by the broker's
+// hostile-request test against a quorum of three).
+func TestAClaimOfASecondLeaderInAnEpochIsRefused(t *testing.T) {
+	c := newTestCluster(t, 3, 0, 0)
+	electLeader(c)
+	leaderID, epoch, _ := c.nodes[1].quorum.Leader()
+	for _, id := range c.ids {
+		q := c.nodes[id].quorum
+		claimed := c.ids[0]
+		for claimed == id || claimed == leaderID {
+			claimed++
+		}
+		code := int16(-1)
+		q.HandleBeginQuorumEpoch(&kmsg.BeginQuorumEpochRequest{Topics: []kmsg.BeginQuorumEpochRequestTopic{{Topic: MetadataTopic,
+			Partitions: []kmsg.BeginQuorumEpochRequestTopicPartition{{LeaderID: claimed, LeaderEpoch: epoch}}}}},
+			func(resp *kmsg.BeginQuorumEpochResponse) { code = resp.Topics[0].Partitions[0].ErrorCode })
+		c.settle()
+		if code != kerr.InvalidRequest.Code {
+			t.Errorf("node %d told %d leads epoch %d, which %d leads: error %d, want INVALID_REQUEST (%d)", id, claimed, epoch, leaderID, code, kerr.InvalidRequest.Code)
+		}
+		if q.learnLeader(claimed, epoch) {
+			t.Errorf("node %d learned %d leads epoch %d from an answer, which %d leads", id, claimed, epoch, leaderID)
+		}
+		if got, gotEpoch, _ := q.Leader(); got != leaderID || gotEpoch != epoch {
+			t.Errorf("node %d knows leader %d in epoch %d, want %d in %d", id, got, gotEpoch, leaderID, epoch)
+		}
+	}
+}

@@ -127,6 +127,19 @@ func (q *Quorum) checkElection() {
 	// pre-vote again.
 }
 
+// contradictsLeader reports whether a claim that leaderID leads epoch
+// contradicts what this node knows: that it leads epoch itself, or that
+// another node does. Raft elects at most one leader per epoch, so no node
+// makes such a claim; a node of another cluster, or anything else that
+// forged one, does, and following it would break the invariant that
+// becomeFollower asserts.
+func (q *Quorum) contradictsLeader(epoch, leaderID int32) bool {
+	if epoch != q.epoch || leaderID == noNode {
+		return false
+	}
+	return q.role == roleLeader && leaderID != q.config.NodeID || q.leaderID != noNode && q.leaderID != leaderID
+}
+
 // learnLeader acts on a (leader, epoch) another node reported, in any
 // answer: a newer epoch is joined, and a leader of this epoch followed
 // unless it is the one this node already knew of (a prospective node that
@@ -136,8 +149,8 @@ func (q *Quorum) checkElection() {
 func (q *Quorum) learnLeader(leaderID, epoch int32) bool {
 	knownVoter := leaderID != noNode && leaderID != q.config.NodeID && q.isVoterID(leaderID)
 	switch {
-	case epoch > epochMax:
-		return false // not a node's answer (see epochMax)
+	case epoch > epochMax || q.contradictsLeader(epoch, leaderID):
+		return false // not a node's answer (see epochMax, contradictsLeader)
 	case epoch > q.epoch && knownVoter:
 		q.becomeFollower(epoch, leaderID)
 	case epoch > q.epoch:
