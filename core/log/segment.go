@@ -150,14 +150,9 @@ func (s *segment) canHold(lastOffset, bytes int64, config Config, now time.Durat
 // end up to limit, checking each (see batchReader). visit, when not nil,
 // sees each batch before it is recorded and may refuse it with errBadData.
 // On bad data the segment's state covers the batches before the bad one,
-// so a retry resumes there.
-func (s *segment) readForward(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error) error {
-	return s.readForwardSuspecting(limit, indexIntervalBytes, verifyCRC, visit, false)
-}
-
-// readForwardSuspecting is readForward that, when suspect is set, believes
-// the first batch only once re-reads agree with it (batchReader.suspect).
-func (s *segment) readForwardSuspecting(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error, suspect bool) error {
+// so a retry resumes there, with suspect set: the first batch is then
+// believed only once re-reads agree with it (batchReader.suspect).
+func (s *segment) readForward(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error, suspect bool) error {
 	r := newBatchReader(s.file, s.bytes, limit, s.endOffset, scanChunkBytes, s.reads.bytes)
 	defer func() { s.reads.keep(r.buffer) }()
 	r.verifyCRC = verifyCRC
@@ -189,7 +184,7 @@ func (s *segment) readForwardRereading(limit int64, indexIntervalBytes int, veri
 	failures := 0
 	for {
 		before := s.bytes
-		err := s.readForwardSuspecting(limit, indexIntervalBytes, verifyCRC, visit, failures > 0)
+		err := s.readForward(limit, indexIntervalBytes, verifyCRC, visit, failures > 0)
 		if err == nil || !errors.Is(err, errBadData) {
 			return err
 		}

@@ -128,16 +128,13 @@ func (q *Quorum) checkElection() {
 }
 
 // contradictsLeader reports whether a claim that leaderID leads epoch
-// contradicts what this node knows: that it leads epoch itself, or that
-// another node does. Raft elects at most one leader per epoch, so no node
-// makes such a claim; a node of another cluster, or anything else that
-// forged one, does, and following it would break the invariant that
-// becomeFollower asserts.
+// contradicts the leader this node knows of that epoch (itself, when it
+// leads: becomeLeader records it so). Raft elects at most one leader per
+// epoch, so no node makes such a claim; a node of another cluster, or
+// anything else that forged one, does, and following it would break the
+// invariant that becomeFollower asserts.
 func (q *Quorum) contradictsLeader(epoch, leaderID int32) bool {
-	if epoch != q.epoch || leaderID == noNode {
-		return false
-	}
-	return q.role == roleLeader && leaderID != q.config.NodeID || q.leaderID != noNode && q.leaderID != leaderID
+	return epoch == q.epoch && leaderID != noNode && q.leaderID != noNode && q.leaderID != leaderID
 }
 
 // learnLeader acts on a (leader, epoch) another node reported, in any
