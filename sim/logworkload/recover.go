@@ -157,7 +157,7 @@ func (r *run) readAll(check string) ([][]byte, *violation) {
 		}
 		h, err := validate(b)
 		if err != nil || h.LastOffset() < offset || (h.BaseOffset > offset && !gapsAllowed) {
-			return nil, &violation{"corrupt-served", fmt.Sprintf("Read(%d) returned %d bytes that are not the batch holding it (%v)", offset, len(b), err)}
+			return nil, &violation{"corrupt-served", fmt.Sprintf("Read(%d) returned %d bytes that are not the batch holding it: batch [%d, %d] (%v)", offset, len(b), h.BaseOffset, h.LastOffset(), err)}
 		}
 		all = append(all, b)
 		offset = h.NextOffset()
