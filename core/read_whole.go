@@ -56,11 +56,14 @@ func ReadWhole(fsys FS, name string, bytesMax int64) ([]byte, error) {
 var ErrUnstable = errors.New("file reads differently every time")
 
 // ReadWholeStable reads a small file that carries no checksum of its own
-// (see OpenSized) and returns its bytes once two reads in a row agree:
-// that tells a read corrupted between the media and memory from what the
-// file holds. It reads at most attemptsMax+1 times, then gives up with an
-// error wrapping ErrUnstable. A read the file ends before counts as one
-// that differs: it may be a size read wrong.
+// (see OpenSized) and returns its bytes once stableReadsAlike reads in a
+// row agree: that tells a read corrupted between the media and memory from
+// what the file holds. Two would not do: in a file of a few bytes a flip
+// in flight hits the same bit again often enough (one flipped read in 64
+// of an 8-byte offset index) that two flipped reads in a row come up, and
+// were believed (log seed 418364). It reads at most attemptsMax+1 times,
+// then gives up with an error wrapping ErrUnstable. A read the file ends
+// before counts as one that differs: it may be a size read wrong.
 func ReadWholeStable(fsys FS, name string, bytesMax int64, attemptsMax int) ([]byte, error) {
 	f, size, err := OpenSized(fsys, name, bytesMax)
 	if err != nil {
@@ -68,20 +71,28 @@ func ReadWholeStable(fsys FS, name string, bytesMax int64, attemptsMax int) ([]b
 	}
 	defer f.Close()
 	var previous []byte
+	alike := 0
 	for attempt := 0; attempt <= attemptsMax; attempt++ {
 		b := make([]byte, size)
 		n, err := f.ReadAt(b, 0)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if int64(n) == size && previous != nil && bytes.Equal(previous, b) {
-			return b, nil
+		switch {
+		case int64(n) != size:
+			previous, alike = nil, 0
+		case previous != nil && bytes.Equal(previous, b):
+			alike++
+		default:
+			previous, alike = b, 1
 		}
-		if int64(n) == size {
-			previous = b
-		} else {
-			previous = nil
+		if alike == stableReadsAlike {
+			return previous, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: %s", ErrUnstable, name)
 }
+
+// stableReadsAlike is how many reads in a row must agree before
+// ReadWholeStable believes them.
+const stableReadsAlike = 3

@@ -24,6 +24,12 @@ import (
 //   - its CRC matches (unless verifyCRC is off, which only the
 //     CanaryRecoverySkipsCRC bug does).
 //
+// A reader that starts at an index entry requires the batch there to start
+// at exactly the entry's offset: an entry names the base offset of the
+// batch at its position, so any other batch means the entry, or the
+// batch's base offset, was read wrong, and the batch would otherwise pass
+// for the first after a gap and be served for offsets it does not hold.
+//
 // In a segment that may hold gaps (segment.mayHaveGaps) continuity says
 // nothing: a base offset flipped in flight to exactly where the previous
 // batch ended would pass for the next batch. There every base offset is
@@ -50,6 +56,9 @@ type batchReader struct {
 
 	position   int64 // where the next batch starts
 	nextOffset int64 // the offset the next batch must start at
+	// entryPosition is where the reader started if an index entry says
+	// the batch at nextOffset starts there, else -1 (see above).
+	entryPosition int64
 
 	chunk         []byte
 	chunkPosition int64
@@ -77,13 +86,14 @@ type batchReader struct {
 
 func newBatchReader(file core.File, position, limit, nextOffset int64, chunkBytes int, buffer []byte) *batchReader {
 	return &batchReader{
-		file:       file,
-		limit:      limit,
-		chunkBytes: chunkBytes,
-		verifyCRC:  true,
-		position:   position,
-		nextOffset: nextOffset,
-		buffer:     buffer,
+		file:          file,
+		limit:         limit,
+		chunkBytes:    chunkBytes,
+		verifyCRC:     true,
+		position:      position,
+		nextOffset:    nextOffset,
+		entryPosition: -1,
+		buffer:        buffer,
 	}
 }
 
@@ -185,6 +195,8 @@ func (r *batchReader) nextOnce() bool {
 	switch {
 	case h.BaseOffset < r.nextOffset:
 		return r.fail("batch starts at offset %d, below %d where the previous one ended", h.BaseOffset, r.nextOffset)
+	case r.position == r.entryPosition && h.BaseOffset != r.nextOffset:
+		return r.fail("batch starts at offset %d, but the index entry for its position says %d", h.BaseOffset, r.nextOffset)
 	case h.LastOffsetDelta < 0 || h.LastOffsetDelta > relativeOffsetMax:
 		return r.fail("last offset delta %d", h.LastOffsetDelta)
 	case r.verifyCRC && !batch.CheckCRC(b):
@@ -297,7 +309,7 @@ func withRereads(read func() error) error {
 }
 
 // readStable reads a whole file that carries no checksum of its own (an
-// index file) and returns its bytes once two reads in a row agree (see
+// index file) and returns its bytes once three reads in a row agree (see
 // core.ReadWholeStable); a file too big or never read alike is bad data.
 func readStable(fs core.FS, name string, sizeMax int64) ([]byte, error) {
 	b, err := core.ReadWholeStable(fs, name, sizeMax, readAttemptsMax)

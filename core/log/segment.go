@@ -71,7 +71,18 @@ type segment struct {
 func (s *segment) batchReader(position, nextOffset int64, chunkBytes int, buffer []byte) *batchReader {
 	r := newBatchReader(s.file, position, s.bytes, nextOffset, chunkBytes, buffer)
 	r.confirmEveryOffset = s.mayHaveGaps
+	if s.isIndexEntry(position, nextOffset) {
+		r.entryPosition = position
+	}
 	return r
+}
+
+// isIndexEntry reports whether the offset index has the entry (offset,
+// position): the batch at position starts at offset. The implicit entry at
+// the segment's start is not one: compaction may have emptied its first
+// offsets.
+func (s *segment) isIndexEntry(position, offset int64) bool {
+	return position > 0 && s.offsets.lookup(offset) == offsetEntry{offset: offset, position: position}
 }
 
 func newSegment(baseOffset int64, file core.File, reads *readBuffer) *segment {
@@ -155,6 +166,9 @@ func (s *segment) canHold(lastOffset, bytes int64, config Config, now time.Durat
 func (s *segment) readForward(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error, suspect bool) error {
 	r := newBatchReader(s.file, s.bytes, limit, s.endOffset, scanChunkBytes, s.reads.bytes)
 	defer func() { s.reads.keep(r.buffer) }()
+	if s.isIndexEntry(s.bytes, s.endOffset) {
+		r.entryPosition = s.bytes // restarted at an entry (restartAt)
+	}
 	r.verifyCRC = verifyCRC
 	r.suspect = suspect
 	r.confirmEveryOffset = s.mayHaveGaps

@@ -47,8 +47,10 @@ const (
 	// bytes.
 	topicIDFileBytesMax = 4 << 10
 	// topicIDReadAttemptsMax bounds the reads of the file at open (see
-	// readTopicIDFile).
-	topicIDReadAttemptsMax = 8
+	// readTopicIDFile): enough that even a bus flipping a bit in two
+	// reads of five nearly always yields three clean ones in a row, since
+	// a file never read alike keeps the partition closed.
+	topicIDReadAttemptsMax = 24
 	// topicIDRetryInterval is how long a replica waits to write its
 	// file again after a write was refused (a full disk).
 	topicIDRetryInterval = time.Second
@@ -92,13 +94,14 @@ func decodeTopicIDFile(data []byte) (metadata.TopicID, error) {
 
 // readTopicIDFile returns the topic id dir's file names, and false when
 // there is no directory or no file. The file has no checksum (it is
-// Kafka's), so it is read until two reads agree: a bit flipped on the way
-// from the disk must not make the directory another topic's, which would
-// delete it. A file that never reads alike, or that reads alike as
-// something else than the file, is an error: the disk has failed under
-// it (the file is written whole under a temporary name, synced, then
-// renamed, so a crash cannot tear it), and the partition stays closed on
-// this node rather than guess whose records these are.
+// Kafka's), so it is read until three reads in a row agree (see
+// core.ReadWholeStable): a bit flipped on the way from the disk must not
+// make the directory another topic's, which would delete it. A file that
+// never reads alike, or that reads alike as something else than the file,
+// is an error: the disk has failed under it (the file is written whole
+// under a temporary name, synced, then renamed, so a crash cannot tear
+// it), and the partition stays closed on this node rather than guess whose
+// records these are.
 func readTopicIDFile(w core.World, dir string) (metadata.TopicID, bool, error) {
 	name := path.Join(dir, topicIDFileName)
 	data, err := core.ReadWholeStable(w.FS, name, topicIDFileBytesMax, topicIDReadAttemptsMax)

@@ -144,7 +144,7 @@ func TestOpenAdoptsADirectoryFromBeforeTheTopicIDFile(t *testing.T) {
 
 // The file carries no checksum, so a bit flipped on its way from the disk
 // could name another topic, and the broker would delete the directory.
-// Reads that disagree are read again until two agree.
+// Reads that disagree are read again until three in a row agree.
 func TestATopicIDReadCorruptedInFlightIsReadAgain(t *testing.T) {
 	f := newTopicIDFixture(t, simdisk.Faults{})
 	p := f.mustOpen(topicA)
@@ -158,7 +158,7 @@ func TestATopicIDReadCorruptedInFlightIsReadAgain(t *testing.T) {
 		id, found, err := readTopicIDFile(f.machine.World(), topicIDFixtureDir)
 		switch {
 		case errors.Is(err, core.ErrUnstable):
-			unstable++ // never two reads alike: the partition stays closed
+			unstable++ // never three reads alike: the partition stays closed
 		case err != nil:
 			t.Fatalf("read %d: %v", attempt, err)
 		case !found || id != topicA:
