@@ -53,6 +53,21 @@ func lowerAnIndexEntry(t *testing.T, h *harness, name string, last bool) int64 {
 	return segmentBase(t, name) + int64(lowered)
 }
 
+// closedLogWithIndexes fills a log of small segments indexed every 50
+// bytes, syncs and closes it, and returns its batches and segment files.
+func closedLogWithIndexes(t *testing.T) (*harness, log.Config, [][]byte, []string) {
+	t.Helper()
+	h := newHarness(t, 1, simdisk.Faults{})
+	config := smallConfig()
+	config.IndexIntervalBytes = 50
+	l := h.open(config)
+	stored := fill(t, l, 80, 100)
+	h.syncAll(l)
+	l.Close()
+	names, _ := segmentFiles(t, h)
+	return h, config, stored, names
+}
+
 func segmentBase(t *testing.T, name string) int64 {
 	t.Helper()
 	var base int64
@@ -72,14 +87,7 @@ func segmentBase(t *testing.T, name string) int64 {
 // index; an entry before it is only met by reads, which then answer
 // ErrCorrupt for the offsets it covers rather than the wrong batch.
 func TestAWrongIndexEntryNeverServesAnotherBatch(t *testing.T) {
-	h := newHarness(t, 1, simdisk.Faults{})
-	config := smallConfig()
-	config.IndexIntervalBytes = 50
-	l := h.open(config)
-	stored := fill(t, l, 80, 100)
-	h.syncAll(l)
-	l.Close()
-	names, _ := segmentFiles(t, h)
+	h, config, stored, names := closedLogWithIndexes(t)
 	if len(names) < 4 {
 		t.Fatalf("%d segments, want at least 4", len(names))
 	}
@@ -89,7 +97,7 @@ func TestAWrongIndexEntryNeverServesAnotherBatch(t *testing.T) {
 	lastWrong := lowerAnIndexEntry(t, h, names[2], true)
 	h.crash()
 
-	l = h.open(config)
+	l := h.open(config)
 	if end := batchFirstOffset(stored[len(stored)-1]) + int64(splitRead(t, stored[len(stored)-1])[0].LastOffsetDelta) + 1; l.StartOffset() != 0 || l.EndOffset() != end {
 		t.Fatalf("recovered [%d, %d), want [0, %d)", l.StartOffset(), l.EndOffset(), end)
 	}

@@ -183,14 +183,7 @@ func TestCorruptBatchInATrustedSegmentIsNeverServed(t *testing.T) {
 }
 
 func TestRecoveryRebuildsDamagedIndexes(t *testing.T) {
-	h := newHarness(t, 1, simdisk.Faults{})
-	config := smallConfig()
-	config.IndexIntervalBytes = 50
-	l := h.open(config)
-	stored := fill(t, l, 80, 100)
-	h.syncAll(l)
-	l.Close()
-	names, _ := segmentFiles(t, h)
+	h, config, stored, names := closedLogWithIndexes(t)
 	damage := map[string][]byte{
 		strings.Replace(names[1], ".log", ".index", 1):     {1, 2, 3, 4, 5, 6, 7},                                // not whole entries
 		strings.Replace(names[2], ".log", ".index", 1):     {0, 0, 0, 9, 0, 0, 0, 200, 0, 0, 0, 2, 0, 0, 0, 100}, // decreasing
@@ -213,7 +206,7 @@ func TestRecoveryRebuildsDamagedIndexes(t *testing.T) {
 	h.drain()
 	h.crash()
 
-	l = h.open(config)
+	l := h.open(config)
 	sameBatches(t, readAll(t, l), stored)
 	h.syncAll(l)
 	// The rebuilt index files were written back whole.
