@@ -36,8 +36,8 @@ func (l *Log) cleanGroup(pass *cleanerPass, group []*segment, result *Compaction
 	var tally CompactionResult
 	changed := false
 	for _, source := range group {
-		err := source.walkBatches(source.baseOffset, func(h batch.Header, b []byte) (bool, error) {
-			if err := l.checkEpoch(h); err != nil {
+		err := source.walkBatches(source.baseOffset, func(h batch.Header, b []byte, position int64) (bool, error) {
+			if err := l.checkEpoch(source, h, position); err != nil {
 				return false, err
 			}
 			*budget -= int64(len(b))

@@ -1,6 +1,7 @@
 package log
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -60,7 +61,7 @@ func (l *Log) buildOffsetMap(pass *cleanerPass, end int64, result *CompactionRes
 		if s.baseOffset >= end {
 			break
 		}
-		err := s.walkBatches(pass.dirtyStart, func(h batch.Header, b []byte) (bool, error) {
+		err := s.walkBatches(pass.dirtyStart, func(h batch.Header, b []byte, _ int64) (bool, error) {
 			if *budget <= 0 && pass.mapEnd > pass.dirtyStart {
 				full = true
 				return false, nil
@@ -146,7 +147,7 @@ func (l *Log) lookInto(h batch.Header, b []byte) ([]batch.RawRecord, bool) {
 // their checks, the reader's or visit's (an error wrapping errBadData), are
 // re-read, resuming at the failing batch, before the failure is believed
 // (see readAttemptsMax). visit's bytes are valid only during the call.
-func (s *segment) walkBatches(from int64, visit func(h batch.Header, b []byte) (more bool, err error)) error {
+func (s *segment) walkBatches(from int64, visit func(h batch.Header, b []byte, position int64) (more bool, err error)) error {
 	entry := s.offsets.lookup(from)
 	position, next := entry.position, entry.offset
 	failures := 0
@@ -156,7 +157,7 @@ func (s *segment) walkBatches(from int64, visit func(h batch.Header, b []byte) (
 		for !stopped && err == nil && r.next() {
 			if r.header.LastOffset() >= from {
 				var more bool
-				if more, err = visit(r.header, r.current); err != nil {
+				if more, err = visit(r.header, r.current, r.currentPosition); err != nil {
 					break // the batch is visited again if the error was bad data
 				}
 				stopped = !more
@@ -184,10 +185,42 @@ func (s *segment) walkBatches(from int64, visit func(h batch.Header, b []byte) (
 // checkEpoch reports bad data if h's leader epoch, which no CRC covers,
 // is not the one the epoch cache says wrote it: compaction must not copy
 // a bit flipped on the way from the disk into a new segment. Read makes
-// the same check.
-func (l *Log) checkEpoch(h batch.Header) error {
-	if epoch, known := l.epochs.epochAt(h.LastOffset()); known && epoch != h.LeaderEpoch {
+// the same check. Where the cache cannot vouch for the epoch, below a log
+// start it forgot the epochs under (one not yet durable, so that a crash
+// brings those batches back), the epoch is believed once re-reads of it
+// from the file agree (log seed 1130340, where compaction copied a flipped
+// epoch below such a start and reads after the crash met it).
+func (l *Log) checkEpoch(s *segment, h batch.Header, position int64) error {
+	epoch, known := l.epochs.epochAt(h.LastOffset())
+	switch {
+	case known && epoch != h.LeaderEpoch:
 		return fmt.Errorf("%w: batch at offset %d has epoch %d, the cache says %d", errBadData, h.BaseOffset, h.LeaderEpoch, epoch)
+	case known:
+		return nil
+	}
+	return s.confirmEpoch(position, h.LeaderEpoch)
+}
+
+// confirmEpoch reads the leader epoch of the batch at position again, from
+// the file, until confirmReadsAgreeing reads agree with epoch (it stands)
+// or as many disagree (bad data: the caller reads the batch again), as
+// batchReader.confirmBaseOffset does for base offsets.
+func (s *segment) confirmEpoch(position int64, epoch int32) error {
+	var field [4]byte
+	agree, disagree := 0, 0
+	for agree < confirmReadsAgreeing && disagree < confirmReadsAgreeing {
+		// The leader epoch follows the length prefix (baseOffset, batchLength).
+		if err := readFull(s.file, field[:], position+batch.LengthPrefixSize); err != nil {
+			return err
+		}
+		if int32(binary.BigEndian.Uint32(field[:])) == epoch {
+			agree++
+		} else {
+			disagree++
+		}
+	}
+	if disagree == confirmReadsAgreeing {
+		return fmt.Errorf("%w: batch at position %d: leader epoch %d read otherwise on later reads", errBadData, position, epoch)
 	}
 	return nil
 }
