@@ -201,28 +201,17 @@ func (l *Log) checkEpoch(s *segment, h batch.Header, position int64) error {
 	return s.confirmEpoch(position, h.LeaderEpoch)
 }
 
-// confirmEpoch reads the leader epoch of the batch at position again, from
-// the file, until confirmReadsAgreeing reads agree with epoch (it stands)
-// or as many disagree (bad data: the caller reads the batch again), as
-// batchReader.confirmBaseOffset does for base offsets.
+// confirmEpoch confirms the leader epoch of the batch at position with
+// reads from the file (see rereadsAgree): a disagreement is bad data, and
+// the caller reads the batch again.
 func (s *segment) confirmEpoch(position int64, epoch int32) error {
-	var field [4]byte
-	agree, disagree := 0, 0
-	for agree < confirmReadsAgreeing && disagree < confirmReadsAgreeing {
-		// The leader epoch follows the length prefix (baseOffset, batchLength).
-		if err := readFull(s.file, field[:], position+batch.LengthPrefixSize); err != nil {
-			return err
-		}
-		if int32(binary.BigEndian.Uint32(field[:])) == epoch {
-			agree++
-		} else {
-			disagree++
-		}
+	var want, other [4]byte
+	binary.BigEndian.PutUint32(want[:], uint32(epoch))
+	// The leader epoch follows the length prefix (baseOffset, batchLength).
+	if agree, err := rereadsAgree(s.file, position+batch.LengthPrefixSize, want[:], other[:]); err != nil || agree {
+		return err
 	}
-	if disagree == confirmReadsAgreeing {
-		return fmt.Errorf("%w: batch at position %d: leader epoch %d read otherwise on later reads", errBadData, position, epoch)
-	}
-	return nil
+	return fmt.Errorf("%w: batch at position %d: leader epoch %d read as %d on later reads", errBadData, position, epoch, int32(binary.BigEndian.Uint32(other[:])))
 }
 
 // readFailure maps a failed read of segment s to what callers see.

@@ -20,17 +20,8 @@ import (
 // returns the offset the entry now names.
 func lowerAnIndexEntry(t *testing.T, h *harness, name string, last bool) int64 {
 	t.Helper()
-	indexName := testDir + "/" + strings.Replace(name, ".log", ".index", 1)
-	f, err := h.disk.OpenFile(indexName, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	size, _ := f.Size()
-	raw := make([]byte, size)
-	if n, _ := f.ReadAt(raw, 0); int64(n) != size {
-		t.Fatalf("%s: short read", indexName)
-	}
+	indexName := strings.Replace(name, ".log", ".index", 1)
+	raw := readFile(t, h, indexName)
 	chosen, previous := -1, uint32(0)
 	for i := 0; i+8 <= len(raw); i += 8 {
 		relative := binary.BigEndian.Uint32(raw[i:])
@@ -47,6 +38,11 @@ func lowerAnIndexEntry(t *testing.T, h *harness, name string, last bool) int64 {
 	}
 	lowered := binary.BigEndian.Uint32(raw[chosen:]) - 1
 	binary.BigEndian.PutUint32(raw[chosen:], lowered)
+	f, err := h.disk.OpenFile(testDir+"/"+indexName, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
 	f.WriteAt(raw, 0)
 	f.Sync(func(error) {})
 	h.drain()

@@ -93,9 +93,9 @@ const (
 	// space returns, rarely enough not to spin on a disk that stays full.
 	checkpointRetryDelay = 200 * time.Millisecond
 
-	// confirmReadsAgreeing is how many further reads of a base offset
-	// must agree with it (or disagree) before it is believed (or refused);
-	// see batchReader.confirmBaseOffset.
+	// confirmReadsAgreeing is how many further reads of a base offset,
+	// an epoch or a batch must agree with it (or disagree) before it is
+	// believed (or refused); see rereadsAgree.
 	confirmReadsAgreeing = 2
 
 	// syncDelayBuggifyMin and syncDelayBuggifyMax bound how long the

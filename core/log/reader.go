@@ -214,40 +214,39 @@ func (r *batchReader) nextOnce() bool {
 	return true
 }
 
-// confirmBaseOffset reads the current batch's base offset again, from the
-// file rather than the chunk, until two reads agree with it (it stands) or
-// two disagree (bad data, and the caller reads again). One agreeing read
-// would not do: a flip in flight can hit the same bit twice, and under the
-// simulator's heavy read corruption it does; nor would refusing at the
-// first disagreement, since a segment whose every batch is confirmed would
-// then rarely be read whole.
+// confirmBaseOffset confirms the current batch's base offset with reads
+// from the file rather than the chunk (see rereadsAgree): a disagreement
+// is bad data, and the caller reads again.
 func (r *batchReader) confirmBaseOffset(baseOffset int64) error {
-	agree, disagree, other := 0, 0, int64(0)
+	var want, other [8]byte
+	binary.BigEndian.PutUint64(want[:], uint64(baseOffset))
+	if agree, err := rereadsAgree(r.file, r.position, want[:], other[:]); err != nil || agree {
+		return err
+	}
+	return fmt.Errorf("%w: at position %d: base offset %d (the previous batch ended at %d) read as %d on later reads", errBadData, r.position, baseOffset, r.nextOffset, int64(binary.BigEndian.Uint64(other[:])))
+}
+
+// rereadsAgree reads the len(want) bytes at position again, from the file,
+// until confirmReadsAgreeing reads return want (true: they stand) or as
+// many do not (false, with the last that did not in other). One agreeing
+// read would not do: a flip in flight can hit the same bit twice, and
+// under the simulator's heavy read corruption it does; nor would refusing
+// at the first disagreement, since a segment whose every batch is
+// confirmed would then rarely be read whole.
+func rereadsAgree(file core.File, position int64, want, other []byte) (bool, error) {
+	again := other
+	agree, disagree := 0, 0
 	for agree < confirmReadsAgreeing && disagree < confirmReadsAgreeing {
-		again, err := r.readBaseOffset()
-		if err != nil {
-			return err
+		if err := readFull(file, again, position); err != nil {
+			return false, err
 		}
-		if again == baseOffset {
+		if bytes.Equal(again, want) {
 			agree++
 		} else {
 			disagree++
-			other = again
 		}
 	}
-	if disagree == confirmReadsAgreeing {
-		return fmt.Errorf("%w: at position %d: base offset %d (the previous batch ended at %d) read as %d on later reads", errBadData, r.position, baseOffset, r.nextOffset, other)
-	}
-	return nil
-}
-
-// readBaseOffset reads the current batch's base offset from the file.
-func (r *batchReader) readBaseOffset() (int64, error) {
-	var again [8]byte
-	if err := readFull(r.file, again[:], r.position); err != nil {
-		return 0, err
-	}
-	return int64(binary.BigEndian.Uint64(again[:])), nil
+	return agree == confirmReadsAgreeing, nil
 }
 
 func (r *batchReader) fail(format string, args ...any) bool {
