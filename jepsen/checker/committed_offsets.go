@@ -173,9 +173,11 @@ func (a *analysis) committedOffsetSearch(key groupPartition, positions []int) *s
 // already holds v changes nothing, and can move to the end of the
 // linearization, where nothing observes it (it never returns). The others
 // each turn a different value into v, so between any two of them a write
-// of another value is linearized, one that returns after the earliest
-// invoke t of the unknown writes of v. So at most 1 + (the writes of
-// other values returning after t) of them are ever needed, and the
+// of another value is linearized, one that returns at or after the
+// earliest invoke t of the unknown writes of v (porcupine puts a call
+// before a return of the same instant, so one returning at t overlaps
+// them). So at most 1 + (the writes of other values returning at or after
+// t) of them are ever needed, and the
 // earliest-invoked ones can stand in for any that are: the i-th needed,
 // in linearization order, comes after i writes of v invoked before it.
 // Dropping the others neither hides a violation nor invents one.
@@ -192,7 +194,7 @@ func withoutRedundantUnknownWrites(operations []porcupine.Operation) []porcupine
 		earliest := operations[positions[0]].Call
 		needed := 1
 		for _, operation := range operations {
-			if input := operation.Input.(*registerInput); input.write && input.offset != offset && operation.Return > earliest {
+			if input := operation.Input.(*registerInput); input.write && input.offset != offset && operation.Return >= earliest {
 				needed++
 			}
 		}

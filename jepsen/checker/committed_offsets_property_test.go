@@ -111,3 +111,28 @@ func TestTwoUnknownCommitsOfOneOffsetCanBothBeNeeded(t *testing.T) {
 		t.Fatalf("kept %d of %d operations, want every one, and a linearizable history", len(reduced), len(operations))
 	}
 }
+
+// TestAWriteReturningAsTheRetriesBeginCountsAgainstThem is the history
+// the property above found (rapid seed 12479366437208101423): the commit
+// of 2 returns at the instant the two unknown commits of 1 are invoked,
+// so it overlaps them, and a linearization needs both of them (1, read,
+// 2, read of 2, 1 again, read of 1, the last two reads overlapping).
+func TestAWriteReturningAsTheRetriesBeginCountsAgainstThem(t *testing.T) {
+	operations := []porcupine.Operation{
+		{ClientId: 0, Call: 1, Return: 3, Input: &registerInput{write: true, offset: 2}, Output: int64(0)},
+		{ClientId: 1, Call: 0, Return: 3, Input: &registerInput{}, Output: int64(1)},
+		{ClientId: 2, Call: 0, Return: 3, Input: &registerInput{}, Output: int64(1)},
+		{ClientId: 3, Call: 0, Return: 1, Input: &registerInput{}, Output: int64(-1)},
+		{ClientId: 4, Call: 4, Return: 6, Input: &registerInput{}, Output: int64(1)},
+		{ClientId: 5, Call: 3, Return: returnTimeUnknown, Input: &registerInput{write: true, offset: 1}, Output: int64(0)},
+		{ClientId: 6, Call: 6, Return: 11, Input: &registerInput{}, Output: int64(2)},
+		{ClientId: 7, Call: 3, Return: returnTimeUnknown, Input: &registerInput{write: true, offset: 1}, Output: int64(0)},
+	}
+	if !porcupine.CheckOperations(committedOffsetModel, operations) {
+		t.Fatal("porcupine finds the whole history illegal; the test's premise is wrong")
+	}
+	reduced := withoutRedundantUnknownWrites(operations)
+	if len(reduced) != len(operations) || !porcupine.CheckOperations(committedOffsetModel, reduced) {
+		t.Fatalf("kept %d of %d operations, want every one, and a linearizable history", len(reduced), len(operations))
+	}
+}
