@@ -179,6 +179,14 @@ func (s *segment) walkBatches(from int64, visit func(h batch.Header, b []byte, p
 		if failures >= readAttemptsMax {
 			return err
 		}
+		if position == entry.position && next == entry.offset {
+			// Nothing passed the entry, which the reader forgets if it
+			// is wrong (see batchReader): resumed there without it,
+			// the batch at its position would pass for the first after
+			// a gap, and the batches between the two offsets be missed.
+			entry = s.offsets.lookup(from)
+			position, next = entry.position, entry.offset
+		}
 	}
 }
 

@@ -1,5 +1,7 @@
 package log
 
+import "sluice/core/batch"
+
 // SetCompactionBytesPerCall lowers how much one Compact call reads, so that
 // tests can make a pass span many calls.
 func SetCompactionBytesPerCall(l *Log, bytes int64) { l.compactionBytesPerCall = bytes }
@@ -18,4 +20,15 @@ func CheckpointWritingStart(l *Log) (int64, bool) {
 		return 0, false
 	}
 	return l.checkpointWriting.startOffset, true
+}
+
+// WalkedFrom is the base offsets of the batches compaction's walk of the
+// segment holding from visits (segment.walkBatches).
+func WalkedFrom(l *Log, from int64) ([]int64, error) {
+	var bases []int64
+	err := l.segments[l.segmentIndexFor(from)].walkBatches(from, func(h batch.Header, _ []byte, _ int64) (bool, error) {
+		bases = append(bases, h.BaseOffset)
+		return true, nil
+	})
+	return bases, err
 }

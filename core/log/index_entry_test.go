@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,54 +81,87 @@ func segmentBase(t *testing.T, name string) int64 {
 // in a row flipped the same bit of an 8-byte index). Recovery, which trusts
 // a segment below the recovery point and reads on from its last entry,
 // finds the last entry wrong and scans the segment instead, rebuilding its
-// index; an entry before it is only met by reads, which then answer
-// ErrCorrupt for the offsets it covers rather than the wrong batch.
+// index; an entry before it is only met by reads, which forget it and read
+// on from the entry before, so every offset is still served its batch.
 func TestAWrongIndexEntryNeverServesAnotherBatch(t *testing.T) {
-	h, config, stored, names := closedLogWithIndexes(t)
-	if len(names) < 4 {
-		t.Fatalf("%d segments, want at least 4", len(names))
-	}
-	// The middle entry first: recovery scans every segment after one
-	// it cannot trust.
-	middleWrong := lowerAnIndexEntry(t, h, names[1], false)
-	lastWrong := lowerAnIndexEntry(t, h, names[2], true)
-	h.crash()
+	for _, lookup := range []string{"by offset", "by timestamp"} {
+		t.Run(lookup, func(t *testing.T) {
+			h, config, stored, names := closedLogWithIndexes(t)
+			if len(names) < 4 {
+				t.Fatalf("%d segments, want at least 4", len(names))
+			}
+			// The middle entry first: recovery scans every segment
+			// after one it cannot trust.
+			middleWrong := lowerAnIndexEntry(t, h, names[1], false)
+			lastWrong := lowerAnIndexEntry(t, h, names[2], true)
+			if lastWrong < segmentBase(t, names[2]) || lastWrong >= segmentBase(t, names[3]) {
+				t.Fatalf("the last entry's wrong offset %d is outside segment %s", lastWrong, names[2])
+			}
+			h.crash()
 
+			l := h.open(config)
+			if end := batchFirstOffset(stored[len(stored)-1]) + int64(splitRead(t, stored[len(stored)-1])[0].LastOffsetDelta) + 1; l.StartOffset() != 0 || l.EndOffset() != end {
+				t.Fatalf("recovered [%d, %d), want [0, %d)", l.StartOffset(), l.EndOffset(), end)
+			}
+			if lookup == "by timestamp" {
+				// Each batch's own timestamp: the time index sends
+				// some of these lookups to the wrong entry.
+				for i := range stored {
+					answer, found, err := l.OffsetForTimestamp(int64(1000 + i))
+					if err != nil || !found || answer.Offset != batchFirstOffset(stored[i]) {
+						t.Fatalf("OffsetForTimestamp(%d) = %+v, %v, %v; want offset %d", 1000+i, answer, found, err, batchFirstOffset(stored[i]))
+					}
+				}
+			}
+			offsets := []int64{middleWrong} // the first read meets the wrong entry
+			for offset := l.StartOffset(); offset < l.EndOffset(); offset++ {
+				offsets = append(offsets, offset)
+			}
+			for _, offset := range offsets {
+				got, err := l.Read(offset, l.EndOffset(), 1, true)
+				if err != nil {
+					t.Fatalf("Read(%d): %v", offset, err)
+				}
+				want := stored[batchAt(t, stored, offset)]
+				if len(got) < len(want) || !bytes.Equal(got[:len(want)], want) {
+					h, err := batch.Parse(got)
+					t.Fatalf("Read(%d) served batch [%d, %d] (%v), want %s", offset, h.BaseOffset, h.LastOffset(), err, describe(want))
+				}
+			}
+		})
+	}
+}
+
+// Compaction's walk through a segment resumes at the batch that failed:
+// when that is the batch at a wrong entry, which the reader forgets, it
+// must start again from the entry before, or the batch there would pass
+// for the first after a gap and the batches between be missed.
+func TestCompactionsWalkPastAWrongIndexEntryMissesNoBatch(t *testing.T) {
+	h, config, stored, names := closedLogWithIndexes(t)
+	wrong := lowerAnIndexEntry(t, h, names[1], false)
+	h.crash()
 	l := h.open(config)
-	if end := batchFirstOffset(stored[len(stored)-1]) + int64(splitRead(t, stored[len(stored)-1])[0].LastOffsetDelta) + 1; l.StartOffset() != 0 || l.EndOffset() != end {
-		t.Fatalf("recovered [%d, %d), want [0, %d)", l.StartOffset(), l.EndOffset(), end)
-	}
-	middle, after := segmentBase(t, names[1]), segmentBase(t, names[2])
-	refused := 0
-	for offset := l.StartOffset(); offset < l.EndOffset(); offset++ {
-		got, err := l.Read(offset, l.EndOffset(), 1, true)
-		if err != nil {
-			expectError(t, err, log.ErrCorrupt)
-			if got != nil {
-				t.Fatalf("Read(%d): bytes returned with ErrCorrupt", offset)
-			}
-			if offset < middle || offset >= after {
-				t.Fatalf("Read(%d), outside the segment with the wrong middle entry: %v", offset, err)
-			}
-			refused++
-			continue
-		}
-		want := -1
-		for i, b := range stored {
-			first := batchFirstOffset(b)
-			if first <= offset && offset <= first+int64(splitRead(t, b)[0].LastOffsetDelta) {
-				want = i
-			}
-		}
-		if len(got) < len(stored[want]) || !bytes.Equal(got[:len(stored[want])], stored[want]) {
-			h, err := batch.Parse(got)
-			t.Fatalf("Read(%d) served batch [%d, %d] (%v), want %s", offset, h.BaseOffset, h.LastOffset(), err, describe(stored[want]))
+	var want []int64
+	for _, b := range stored {
+		first := batchFirstOffset(b)
+		if last := first + int64(splitRead(t, b)[0].LastOffsetDelta); last >= wrong && first < segmentBase(t, names[2]) {
+			want = append(want, first)
 		}
 	}
-	if _, err := l.Read(middleWrong, l.EndOffset(), 1, true); err == nil {
-		t.Fatalf("Read(%d), at the wrong middle entry, answered: want ErrCorrupt", middleWrong)
+	got, err := log.WalkedFrom(l, wrong)
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("the walk from %d visited batches %v (%v), want %v", wrong, got, err, want)
 	}
-	if refused == 0 || lastWrong < after || lastWrong >= segmentBase(t, names[3]) {
-		t.Fatalf("%d reads refused; the last entry's wrong offset %d", refused, lastWrong)
+}
+
+// batchAt is the index in stored of the batch holding offset.
+func batchAt(t *testing.T, stored [][]byte, offset int64) int {
+	t.Helper()
+	for i, b := range stored {
+		if first := batchFirstOffset(b); first <= offset && offset <= first+int64(splitRead(t, b)[0].LastOffsetDelta) {
+			return i
+		}
 	}
+	t.Fatalf("no batch holds offset %d", offset)
+	return -1
 }

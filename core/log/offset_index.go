@@ -3,6 +3,7 @@ package log
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -64,6 +65,15 @@ func (x *offsetIndex) lookup(offset int64) offsetEntry {
 func (x *offsetIndex) truncateFromPosition(position int64) {
 	i := sort.Search(len(x.entries), func(i int) bool { return x.entries[i].position >= position })
 	x.entries = x.entries[:i]
+}
+
+// forget drops the entry at position, which a reader found wrong (see
+// batchReader): the batches it covered are found from the entry before.
+func (x *offsetIndex) forget(position int64) {
+	i := sort.Search(len(x.entries), func(i int) bool { return x.entries[i].position >= position })
+	if i < len(x.entries) && x.entries[i].position == position {
+		x.entries = slices.Delete(x.entries, i, i+1)
+	}
 }
 
 func (x *offsetIndex) encode() []byte {

@@ -29,6 +29,11 @@ import (
 // batch at its position, so any other batch means the entry, or the
 // batch's base offset, was read wrong, and the batch would otherwise pass
 // for the first after a gap and be served for offsets it does not hold.
+// When every read of it fails so, the entry is wrong where it is kept (a
+// bit the media flipped in an index file, which carries no checksum), and
+// a reader given the index it came from forgets it there: the caller's
+// next read starts from the entry before and serves the right batches, as
+// if the index were merely sparser.
 //
 // In a segment that may hold gaps (segment.mayHaveGaps) continuity says
 // nothing: a base offset flipped in flight to exactly where the previous
@@ -59,6 +64,11 @@ type batchReader struct {
 	// entryPosition is where the reader started if an index entry says
 	// the batch at nextOffset starts there, else -1 (see above).
 	entryPosition int64
+	// index, when not nil, holds that entry, and forgets it if the batch
+	// at entryPosition fails every read (see above). Only readers whose
+	// callers look the entry up afresh get it: recovery's readForward
+	// restarts the segment's state at the entry, which must stay put.
+	index *offsetIndex
 
 	chunk         []byte
 	chunkPosition int64
@@ -133,7 +143,13 @@ func (r *batchReader) next() bool {
 			r.position, r.nextOffset = r.currentPosition, nextOffset
 			r.err = fmt.Errorf("%w: at position %d: batch read differently on later reads", errBadData, r.position)
 		}
-		if !errors.Is(r.err, errBadData) || attempt == readAttemptsMax {
+		if !errors.Is(r.err, errBadData) {
+			return false
+		}
+		if attempt == readAttemptsMax {
+			if r.position == r.entryPosition && r.index != nil {
+				r.index.forget(r.entryPosition)
+			}
 			return false
 		}
 		r.err, r.chunk = nil, nil // read the batch from the file again
@@ -193,10 +209,10 @@ func (r *batchReader) nextOnce() bool {
 		}
 	}
 	switch {
-	case h.BaseOffset < r.nextOffset:
-		return r.fail("batch starts at offset %d, below %d where the previous one ended", h.BaseOffset, r.nextOffset)
 	case r.position == r.entryPosition && h.BaseOffset != r.nextOffset:
 		return r.fail("batch starts at offset %d, but the index entry for its position says %d", h.BaseOffset, r.nextOffset)
+	case h.BaseOffset < r.nextOffset:
+		return r.fail("batch starts at offset %d, below %d where the previous one ended", h.BaseOffset, r.nextOffset)
 	case h.LastOffsetDelta < 0 || h.LastOffsetDelta > relativeOffsetMax:
 		return r.fail("last offset delta %d", h.LastOffsetDelta)
 	case r.verifyCRC && !batch.CheckCRC(b):

@@ -72,7 +72,7 @@ func (s *segment) batchReader(position, nextOffset int64, chunkBytes int, buffer
 	r := newBatchReader(s.file, position, s.bytes, nextOffset, chunkBytes, buffer)
 	r.confirmEveryOffset = s.mayHaveGaps
 	if s.isIndexEntry(position, nextOffset) {
-		r.entryPosition = position
+		r.entryPosition, r.index = position, &s.offsets
 	}
 	return r
 }
