@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -18,6 +21,11 @@ func init() {
 // lineBytesMax bounds one input line (one record).
 const lineBytesMax = 16 << 20
 
+// deliveryTimeoutDefault is Kafka's delivery.timeout.ms: how long a record
+// may be retried (say, while the leader answers NOT_ENOUGH_REPLICAS or
+// KAFKA_STORAGE_ERROR) before the producer gives up on it.
+const deliveryTimeoutDefault = 2 * time.Minute
+
 func runProduce(args []string) int {
 	flags := flag.NewFlagSet("produce", flag.ContinueOnError)
 	brokers := flags.String("brokers", "127.0.0.1:9092", "bootstrap brokers, comma-separated")
@@ -25,6 +33,7 @@ func runProduce(args []string) int {
 	keySeparator := flags.String("key-separator", "", "split each line at the first occurrence into key and value")
 	partition := flags.Int("partition", -1, "produce to this partition (default: by key hash, or sticky when unkeyed)")
 	acks := flags.String("acks", "all", "all, 1 or 0")
+	deliveryTimeout := flags.Duration("delivery-timeout", deliveryTimeoutDefault, "give up on a record not acknowledged within this long, retries included (Kafka's delivery.timeout.ms)")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
@@ -32,7 +41,15 @@ func runProduce(args []string) int {
 		fmt.Fprintln(os.Stderr, "sluice produce: --topic is required")
 		return 2
 	}
-	options := []kgo.Opt{kgo.SeedBrokers(strings.Split(*brokers, ",")...), kgo.DefaultProduceTopic(*topic)}
+	if *deliveryTimeout <= 0 {
+		fmt.Fprintf(os.Stderr, "sluice produce: --delivery-timeout %s: want a positive duration\n", *deliveryTimeout)
+		return 2
+	}
+	options := []kgo.Opt{
+		kgo.SeedBrokers(strings.Split(*brokers, ",")...),
+		kgo.DefaultProduceTopic(*topic),
+		kgo.RecordDeliveryTimeout(*deliveryTimeout),
+	}
 	switch *acks {
 	case "all", "-1":
 		options = append(options, kgo.RequiredAcks(kgo.AllISRAcks()))
@@ -57,7 +74,9 @@ func runProduce(args []string) int {
 	ctx := context.Background()
 	scanner := bufio.NewScanner(os.Stdin)
 	scanner.Buffer(make([]byte, 64<<10), lineBytesMax)
-	var failed error
+	// Promises run on the client's goroutines.
+	var failures atomic.Int64
+	var firstFailure atomic.Pointer[error]
 	produced := 0
 	for scanner.Scan() {
 		line := scanner.Text()
@@ -68,8 +87,9 @@ func runProduce(args []string) int {
 			}
 		}
 		client.Produce(ctx, r, func(r *kgo.Record, err error) {
-			if err != nil && failed == nil {
-				failed = err
+			if err != nil {
+				failures.Add(1)
+				firstFailure.CompareAndSwap(nil, &err)
 			}
 		})
 		produced++
@@ -82,8 +102,13 @@ func runProduce(args []string) int {
 		fmt.Fprintln(os.Stderr, "sluice produce:", err)
 		return 1
 	}
-	if failed != nil {
-		fmt.Fprintln(os.Stderr, "sluice produce:", failed)
+	if failed := failures.Load(); failed > 0 {
+		first := *firstFailure.Load()
+		fmt.Fprintf(os.Stderr, "sluice produce: %d of %d records not produced to %s: %v\n", failed, produced, *topic, first)
+		if errors.Is(first, kgo.ErrRecordTimeout) {
+			// kgo does not say what the broker answered to the retries.
+			fmt.Fprintf(os.Stderr, "sluice produce: retried for --delivery-timeout %s: the broker was unreachable or kept refusing them (NOT_ENOUGH_REPLICAS, KAFKA_STORAGE_ERROR on a full disk, ...; its log says which)\n", *deliveryTimeout)
+		}
 		return 1
 	}
 	fmt.Fprintf(os.Stderr, "produced %d records to %s\n", produced, *topic)

@@ -1,0 +1,32 @@
+package compat
+
+import (
+	"context"
+	"testing"
+)
+
+// TestSluiceProduceGivesUpAfterTheDeliveryTimeout: `sluice produce` retries
+// a refused record, as Kafka's console producer does, only for
+// --delivery-timeout (delivery.timeout.ms), then says how many records it
+// could not produce and exits 1, rather than retrying forever. The topic
+// wants two in-sync replicas and has one, so the broker answers every try
+// NOT_ENOUGH_REPLICAS. To a healthy topic the same command produces every
+// line, in order.
+func TestSluiceProduceGivesUpAfterTheDeliveryTimeout(t *testing.T) {
+	t.Parallel()
+	broker := StartBroker(t, Options{})
+	binary := BuildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	lines := []byte("one\ntwo\nthree\n")
+	runOutsideTool(t, nil, binary, "topic", "create", "--brokers", broker.Addr(), "--partitions", "1", "--config", "min.insync.replicas=2", "strict")
+	runSluiceWithInput(ctx, t, lines, binary, "produce", "--brokers", broker.Addr(), "--topic", "strict", "--delivery-timeout", "2s").
+		expect(t, 1, "^$", `^sluice produce: 3 of 3 records not produced to strict: records have timed out.*\nsluice produce: retried for --delivery-timeout 2s: `)
+
+	runOutsideTool(t, nil, binary, "topic", "create", "--brokers", broker.Addr(), "--partitions", "1", "lenient")
+	runSluiceWithInput(ctx, t, lines, binary, "produce", "--brokers", broker.Addr(), "--topic", "lenient", "--delivery-timeout", "2s").
+		expect(t, 0, "^$", "^produced 3 records to lenient\n$")
+	if consumed := string(runOutsideTool(t, nil, binary, "consume", "--brokers", broker.Addr(), "--topic", "lenient", "--count", "3")); consumed != string(lines) {
+		t.Fatalf("consumed %q, want %q", consumed, lines)
+	}
+}
