@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -17,6 +18,14 @@ import (
 func init() {
 	register("consume", "print records of a topic, from earliest, latest or an offset", runConsume)
 }
+
+// joinWaitMax bounds how long --exit-idle waits for a group to assign
+// partitions before giving up (the broker unreachable, the group never
+// settling); joinPollMax is how often it looks while it waits.
+const (
+	joinWaitMax = 60 * time.Second
+	joinPollMax = 500 * time.Millisecond
+)
 
 func runConsume(args []string) int {
 	flags := flag.NewFlagSet("consume", flag.ContinueOnError)
@@ -52,11 +61,20 @@ func runConsume(args []string) int {
 		kgo.SeedBrokers(strings.Split(*brokers, ",")...),
 		kgo.ConsumeTopics(*topic),
 		kgo.ConsumeResetOffset(start),
+		kgo.WithLogger(clientWarnings("consume")),
 	}
+	// The idle clock of --exit-idle starts once there is something to
+	// consume: at once for a plain consumer, but for a group member only
+	// when the group has assigned it partitions, which takes at least the
+	// broker's group.initial.rebalance.delay.ms (3s) for a new group.
+	var assigned atomic.Bool
 	if *group != "" {
 		// Commit exactly what was printed, no more, so --count leaves the
 		// group's position right after the last record shown.
-		options = append(options, kgo.ConsumerGroup(*group), kgo.DisableAutoCommit())
+		options = append(options, kgo.ConsumerGroup(*group), kgo.DisableAutoCommit(),
+			kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { assigned.Store(true) }))
+	} else {
+		assigned.Store(true)
 	}
 	client, err := kgo.NewClient(options...)
 	if err != nil {
@@ -68,18 +86,30 @@ func runConsume(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	seen := 0
-	lastRecord := time.Now()
+	started := time.Now()
+	var idleFrom time.Time // the assignment, then the last record
 	for {
 		pollCtx := ctx
 		var cancel context.CancelFunc
 		if *idle > 0 {
-			pollCtx, cancel = context.WithDeadline(ctx, lastRecord.Add(*idle))
+			deadline := time.Now().Add(joinPollMax) // not assigned yet: look again soon
+			switch {
+			case assigned.Load():
+				if idleFrom.IsZero() {
+					idleFrom = time.Now()
+				}
+				deadline = idleFrom.Add(*idle)
+			case time.Since(started) >= joinWaitMax:
+				fmt.Fprintf(os.Stderr, "sluice consume: group %s was assigned no partition of %s within %s\n", *group, *topic, joinWaitMax)
+				return 1
+			}
+			pollCtx, cancel = context.WithDeadline(ctx, deadline)
 		}
 		fetches := client.PollFetches(pollCtx)
 		if cancel != nil {
 			cancel()
 		}
-		if ctx.Err() != nil || (*idle > 0 && time.Since(lastRecord) >= *idle && fetches.NumRecords() == 0) {
+		if ctx.Err() != nil || (*idle > 0 && fetches.NumRecords() == 0 && !idleFrom.IsZero() && time.Since(idleFrom) >= *idle) {
 			break
 		}
 		for _, e := range fetches.Errors() {
@@ -94,7 +124,7 @@ func runConsume(args []string) int {
 				return
 			}
 			printed = append(printed, r)
-			lastRecord = time.Now()
+			idleFrom = time.Now()
 			if *printKeys {
 				fmt.Printf("%s\t%s\n", r.Key, r.Value)
 			} else {

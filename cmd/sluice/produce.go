@@ -49,6 +49,7 @@ func runProduce(args []string) int {
 		kgo.SeedBrokers(strings.Split(*brokers, ",")...),
 		kgo.DefaultProduceTopic(*topic),
 		kgo.RecordDeliveryTimeout(*deliveryTimeout),
+		kgo.WithLogger(clientWarnings("produce")),
 	}
 	switch *acks {
 	case "all", "-1":
