@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -85,6 +88,7 @@ func runConsume(args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	warnIfMissing(ctx, client, *topic)
 	seen := 0
 	started := time.Now()
 	var idleFrom time.Time // the assignment, then the last record
@@ -145,4 +149,23 @@ func runConsume(args []string) int {
 		}
 	}
 	return 0
+}
+
+// topicCheckTimeout bounds the look for the topic before consuming.
+const topicCheckTimeout = 10 * time.Second
+
+// warnIfMissing says so when the topic does not exist: consume then waits
+// for it to be created, as Kafka's console consumer does, but a typo in
+// the name should not look like an empty topic. A broker that does not
+// answer is left to the client's own warnings.
+func warnIfMissing(ctx context.Context, client *kgo.Client, topic string) {
+	ctx, cancel := context.WithTimeout(ctx, topicCheckTimeout)
+	defer cancel()
+	topics, err := kadm.NewClient(client).ListTopics(ctx, topic)
+	if err != nil {
+		return
+	}
+	if detail, ok := topics[topic]; ok && errors.Is(detail.Err, kerr.UnknownTopicOrPartition) {
+		fmt.Fprintf(os.Stderr, "sluice consume: topic %s does not exist; waiting for it\n", topic)
+	}
 }

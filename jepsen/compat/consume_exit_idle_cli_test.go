@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"context"
 	"testing"
 )
 
@@ -23,5 +24,21 @@ func TestSluiceConsumeExitIdleCountsFromTheAssignment(t *testing.T) {
 			t.Fatalf("sluice %s printed %d records, want all %d: %v", describeArgs(args), len(printed), len(produced), printed)
 		}
 		reportProblems(t, describeArgs(args), checkPrefixes(produced, nil, printed))
+	}
+}
+
+// TestSluiceConsumeSaysATopicIsMissing: consuming a topic that does not
+// exist waits for it, as Kafka's console consumer does, but says so, so
+// that a mistyped name does not pass for an empty topic; and looking does
+// not create it.
+func TestSluiceConsumeSaysATopicIsMissing(t *testing.T) {
+	t.Parallel()
+	broker := StartBroker(t, Options{})
+	binary := BuildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	for range 2 {
+		runSluice(ctx, t, binary, "consume", "--brokers", broker.Addr(), "--topic", "missing", "--exit-idle", "1s").
+			expect(t, 0, "^$", "^sluice consume: topic missing does not exist; waiting for it\n$")
 	}
 }
