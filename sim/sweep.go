@@ -48,6 +48,10 @@ type SweepOptions struct {
 	// so the seeds run are always a prefix of the range (LastSeed says
 	// where it ends), and a rerun on a faster machine runs a longer one.
 	TimeBox time.Duration
+	// Stop, when closed, stops handing out seeds as the time box does (the
+	// command line closes it on Ctrl-C): the seeds out finish, and the
+	// summary covers the prefix of the range that ran.
+	Stop <-chan struct{}
 
 	// Progress, when set, receives a progress line about once a second,
 	// redrawn in place (carriage return) for a terminal.
@@ -69,9 +73,10 @@ type SweepSummary struct {
 	// had (GOMAXPROCS): the per-core rate divides by the fewer of the two.
 	Workers, Cores int
 	// TimeBoxed is set when the time box stopped the sweep before the
-	// end of its range; LastSeed is then the last seed handed out.
-	TimeBoxed bool
-	LastSeed  uint64
+	// end of its range, Stopped when Stop did; LastSeed is then the last
+	// seed handed out.
+	TimeBoxed, Stopped bool
+	LastSeed           uint64
 	// FirstFailure is the failing result with the lowest seed, if any.
 	FirstFailure *Result
 	// FailuresByCheck counts failures per violated check, by check name.
@@ -105,8 +110,11 @@ func (s SweepSummary) Line() string {
 	cores := float64(s.CoresUsed())
 	line := fmt.Sprintf("seeds=%d passed=%d failed=%d seeds_per_s=%.1f sim_speedup=%.0fx cores=%d seeds_per_s_per_core=%.1f sim_speedup_per_core=%.0fx",
 		s.Seeds, s.Passed, s.Failed, s.SeedsPerSecond(), speedup, s.CoresUsed(), s.SeedsPerSecond()/cores, speedup/cores)
-	if s.TimeBoxed {
+	switch {
+	case s.TimeBoxed:
 		line += fmt.Sprintf(" time_boxed=seeds-up-to-%d", s.LastSeed)
+	case s.Stopped:
+		line += fmt.Sprintf(" stopped=seeds-up-to-%d", s.LastSeed)
 	}
 	checks := make([]string, 0, len(s.FailuresByCheck))
 	for check := range s.FailuresByCheck {
@@ -152,6 +160,14 @@ func Sweep(w Workload, seeds SeedRange, options SweepOptions) SweepSummary {
 		if options.TimeBox > 0 && next > seeds.First && time.Since(start) >= options.TimeBox {
 			done, summary.TimeBoxed = true, true
 			return 0, false
+		}
+		select {
+		case <-options.Stop:
+			if next > seeds.First {
+				done, summary.Stopped = true, true
+				return 0, false
+			}
+		default:
 		}
 		seed := next
 		summary.LastSeed = seed

@@ -69,6 +69,39 @@ func TestSweepTimeBoxRunsAPrefix(t *testing.T) {
 	}
 }
 
+// stoppingWorkload closes stop while it runs seed at.
+type stoppingWorkload struct {
+	fakeWorkload
+	at   uint64
+	stop chan struct{}
+}
+
+func (w *stoppingWorkload) Run(seed uint64, options RunOptions) Result {
+	if seed == w.at {
+		close(w.stop)
+	}
+	return w.fakeWorkload.Run(seed, options)
+}
+
+// TestSweepStopRunsAPrefix: Stop closed while seed 12 runs (Ctrl-C) lets it
+// finish, hands out no other seed, and the summary says where the seeds
+// run end; closed before the start, the first seed still runs.
+func TestSweepStopRunsAPrefix(t *testing.T) {
+	w := &stoppingWorkload{at: 12, stop: make(chan struct{})}
+	s := Sweep(w, SeedRange{First: 10, Last: 1000}, SweepOptions{Workers: 1, Stop: w.stop})
+	if !s.Stopped || s.TimeBoxed || s.Seeds != 3 || s.LastSeed != 12 || len(w.ran) != 3 || w.ran[2] != 12 {
+		t.Fatalf("summary %+v, ran %v; want seeds 10-12, stopped", s, w.ran)
+	}
+	if line := s.Line(); !strings.HasSuffix(line, " stopped=seeds-up-to-12") {
+		t.Fatalf("line %q does not say where the stopped sweep ends", line)
+	}
+	early := &fakeWorkload{}
+	s = Sweep(early, SeedRange{First: 3, Last: 1000}, SweepOptions{Workers: 2, Stop: w.stop})
+	if !s.Stopped || s.Seeds != 1 || s.LastSeed != 3 || len(early.ran) != 1 {
+		t.Fatalf("stopped before the start: summary %+v, ran %v; want only seed 3", s, early.ran)
+	}
+}
+
 func TestSweepLineGivesPerCoreFigures(t *testing.T) {
 	s := SweepSummary{Seeds: 100, Passed: 100, Elapsed: 2 * time.Second, SimTime: 2000 * time.Second, Workers: 4, Cores: 2}
 	want := "seeds=100 passed=100 failed=0 seeds_per_s=50.0 sim_speedup=1000x cores=2 seeds_per_s_per_core=25.0 sim_speedup_per_core=500x"

@@ -125,11 +125,13 @@ func runSim(args []string) int {
 		fmt.Fprintln(os.Stderr, "sluice sim:", err)
 		return 2
 	}
+	stop := stopOnInterrupt()
 	summary := sim.Sweep(workload, r, sim.SweepOptions{
 		Run:       options,
 		Workers:   *workers,
 		KeepGoing: *keepGoing,
 		TimeBox:   *timeBox,
+		Stop:      stop,
 		Progress:  os.Stderr,
 		// A log (CI) gets lines; a terminal, a bar redrawn in place.
 		ProgressLines: !isTerminal(os.Stderr),
@@ -142,8 +144,12 @@ func runSim(args []string) int {
 	if summary.Coverage != nil {
 		fmt.Println(summary.Coverage.Line())
 	}
-	if summary.Failed > 0 {
+	switch {
+	case summary.Failed > 0:
 		return 1
+	case summary.Stopped:
+		fmt.Fprintf(os.Stderr, "sluice sim: interrupted; seeds %d-%d ran, the rest of the range did not\n", r.First, summary.LastSeed)
+		return exitInterrupted
 	}
 	return 0
 }
