@@ -60,11 +60,12 @@ func runConsume(args []string) int {
 		}
 		start = kgo.NewOffset().At(n)
 	}
+	warnings := clientWarnings("consume")
 	options := []kgo.Opt{
 		kgo.SeedBrokers(strings.Split(*brokers, ",")...),
 		kgo.ConsumeTopics(*topic),
 		kgo.ConsumeResetOffset(start),
-		kgo.WithLogger(clientWarnings("consume")),
+		kgo.WithLogger(warnings),
 	}
 	// The idle clock of --exit-idle starts once there is something to
 	// consume: at once for a plain consumer, but for a group member only
@@ -118,7 +119,11 @@ func runConsume(args []string) int {
 		}
 		for _, e := range fetches.Errors() {
 			if e.Err != context.DeadlineExceeded && e.Err != context.Canceled {
-				fmt.Fprintf(os.Stderr, "sluice consume: %s[%d]: %v\n", e.Topic, e.Partition, e.Err)
+				if e.Topic == "" { // the client's own error (a group join), not a partition's
+					warnings.Say(e.Err.Error())
+				} else {
+					warnings.Say(fmt.Sprintf("%s[%d]: %v", e.Topic, e.Partition, e.Err))
+				}
 			}
 		}
 		stopNow := false

@@ -50,6 +50,10 @@ func runProduce(args []string) int {
 		kgo.DefaultProduceTopic(*topic),
 		kgo.RecordDeliveryTimeout(*deliveryTimeout),
 		kgo.WithLogger(clientWarnings("produce")),
+		// Kafka's producers default to allow.auto.create.topics=true, so
+		// producing to a new topic creates it where the broker allows
+		// (auto.create.topics.enable); kgo's default is the opposite.
+		kgo.AllowAutoTopicCreation(),
 	}
 	switch *acks {
 	case "all", "-1":

@@ -30,3 +30,30 @@ func TestSluiceProduceGivesUpAfterTheDeliveryTimeout(t *testing.T) {
 		t.Fatalf("consumed %q, want %q", consumed, lines)
 	}
 }
+
+// TestSluiceProduceCreatesAMissingTopic: producing to a topic that does not
+// exist creates it, as Kafka's console producer does
+// (allow.auto.create.topics) on a broker that allows it
+// (auto.create.topics.enable, on by default), with the broker's
+// num.partitions. A broker that does not allow it refuses every record,
+// and `sluice produce` says so.
+func TestSluiceProduceCreatesAMissingTopic(t *testing.T) {
+	t.Parallel()
+	binary := BuildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	lines := []byte("one\ntwo\nthree\n")
+
+	allowing := StartBroker(t, Options{Settings: []string{"num.partitions=2"}})
+	runSluiceWithInput(ctx, t, lines, binary, "produce", "--brokers", allowing.Addr(), "--topic", "fresh", "--partition", "1").
+		expect(t, 0, "^$", "^produced 3 records to fresh\n$")
+	runSluice(ctx, t, binary, "topic", "describe", "--brokers", allowing.Addr(), "fresh").
+		expect(t, 0, `(?m)^topic fresh\s.*\spartitions 2\s`, "^$")
+	if consumed := string(runOutsideTool(t, nil, binary, "consume", "--brokers", allowing.Addr(), "--topic", "fresh", "--count", "3")); consumed != string(lines) {
+		t.Fatalf("consumed %q, want %q", consumed, lines)
+	}
+
+	refusing := StartBroker(t, Options{Settings: []string{"auto.create.topics.enable=false"}})
+	runSluiceWithInput(ctx, t, lines, binary, "produce", "--brokers", refusing.Addr(), "--topic", "fresh", "--delivery-timeout", "2s").
+		expect(t, 1, "^$", `(?s)^sluice produce: 3 of 3 records not produced to fresh: .*UNKNOWN_TOPIC_OR_PARTITION`)
+}
