@@ -63,6 +63,7 @@ func runConsume(args []string) int {
 	warnings := clientWarnings("consume")
 	options := []kgo.Opt{
 		kgo.SeedBrokers(strings.Split(*brokers, ",")...),
+		kgo.ClientID("sluice-consume"), // what a group's describe and the broker's log name it by
 		kgo.ConsumeTopics(*topic),
 		kgo.ConsumeResetOffset(start),
 		kgo.WithLogger(warnings),

@@ -47,6 +47,7 @@ func runProduce(args []string) int {
 	}
 	options := []kgo.Opt{
 		kgo.SeedBrokers(strings.Split(*brokers, ",")...),
+		kgo.ClientID("sluice-produce"), // what a group's describe and the broker's log name it by
 		kgo.DefaultProduceTopic(*topic),
 		kgo.RecordDeliveryTimeout(*deliveryTimeout),
 		kgo.WithLogger(clientWarnings("produce")),

@@ -79,7 +79,7 @@ func TestSluiceGroupDescribesResetsAndDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForGroup(t, ctx, sluice, `(?m)^group audit  state Stable .* members 1\n`)
-	sluice("group", "describe", "audit").expect(t, 0, `(?m)^ledger +0 +5 +5 +0 +kgo-\S+ +/127\.0\.0\.1 +kgo$`, "^$")
+	sluice("group", "describe", "audit").expect(t, 0, `(?m)^ledger +0 +5 +5 +0 +sluice-consume-\S+ +/127\.0\.0\.1 +sluice-consume$`, "^$")
 	sluice("group", "reset-offsets", "--to-earliest", "--execute", "audit").
 		expect(t, 1, "^$", `^sluice group reset-offsets: audit is Stable with 1 members: offsets can only be reset while the group has none`)
 	sluice("group", "delete", "audit").expect(t, 1, "^$", "^audit: NON_EMPTY_GROUP")
