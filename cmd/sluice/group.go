@@ -153,9 +153,31 @@ func groupDescribe(ctx context.Context, admin *kadm.Client, groups []string) int
 				fmt.Fprintf(os.Stderr, "%s: %s[%d]: %v\n", name, p.Topic, p.Partition, p.Err)
 			}
 		}
+		for _, m := range membersOwningNothing(l) {
+			fmt.Fprintf(w, "-\t-\t-\t-\t-\t%s\t%s\t%s\n", m.MemberID, m.ClientHost, m.ClientID)
+		}
 		w.Flush()
 	}
 	return status
+}
+
+// membersOwningNothing are the members no partition's row names, which
+// kafka-consumer-groups.sh also lists: a group with more members than
+// partitions has some.
+func membersOwningNothing(l kadm.DescribedGroupLag) []kadm.DescribedGroupMember {
+	owning := map[string]bool{}
+	for _, p := range l.Lag.Sorted() {
+		if p.Member != nil {
+			owning[p.Member.MemberID] = true
+		}
+	}
+	var idle []kadm.DescribedGroupMember
+	for _, m := range l.Members { // kadm sorts them
+		if !owning[m.MemberID] {
+			idle = append(idle, m)
+		}
+	}
+	return idle
 }
 
 // groupAbsent says whether a described group is one the coordinator does not
