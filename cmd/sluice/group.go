@@ -4,8 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -51,9 +52,11 @@ func runGroup(args []string) int {
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
-	if err := reset.parse(*toOffset, *shiftBy); err != nil && action == "reset-offsets" {
-		fmt.Fprintln(os.Stderr, "sluice group reset-offsets:", err)
-		return 2
+	if action == "reset-offsets" {
+		if err := reset.parse(*toOffset, *shiftBy); err != nil {
+			fmt.Fprintln(os.Stderr, "sluice group reset-offsets:", err)
+			return 2
+		}
 	}
 	reset.topics = topics
 	client, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(*brokers, ",")...))
@@ -330,15 +333,10 @@ func groupResetOffsets(ctx context.Context, admin *kadm.Client, groups []string,
 	plan := kadm.Offsets{}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "GROUP\tTOPIC\tPARTITION\tCURRENT-OFFSET\tNEW-OFFSET")
-	sort.Strings(topics)
+	slices.Sort(topics)
 	for _, topic := range topics {
 		partitions := ends[topic]
-		ids := make([]int32, 0, len(partitions))
-		for p := range partitions {
-			ids = append(ids, p)
-		}
-		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-		for _, p := range ids {
+		for _, p := range slices.Sorted(maps.Keys(partitions)) {
 			current := int64(-1)
 			if o, ok := committed.Lookup(topic, p); ok {
 				current = o.At
