@@ -202,6 +202,13 @@ func (l *partitionLog) unknownBelowHighest() int64 {
 	return l.knownOffsets[n-1] + 1 - int64(n)
 }
 
+// unknownBelow counts the offsets below offset not known to hold a
+// record.
+func (l *partitionLog) unknownBelow(offset int64) int64 {
+	known, _ := slices.BinarySearch(l.knownOffsets, offset)
+	return max(0, offset-int64(known))
+}
+
 // knownBetween returns the lowest offset strictly between low and high
 // known to hold a record, if there is one.
 func (l *partitionLog) knownBetween(low, high int64) (int64, bool) {

@@ -31,6 +31,12 @@ const (
 	readRecords
 	// readNothing reads that the log holds nothing at or past from.
 	readNothing
+	// appendDeletedCopy is a copy of a send's value that a retry may
+	// have written besides the one the send is known by, in the part of
+	// the log retention has since deleted, unseen (see
+	// logSearchWithDeletedCopies). Like appendUnobserved it is only
+	// counted, and fills gaps below the deleted offset.
+	appendDeletedCopy
 )
 
 // logInput is one operation on the log model.
@@ -50,6 +56,10 @@ type partitionState struct {
 	// unplaced counts appendUnobserved operations linearized so far whose
 	// value has not been placed in the log.
 	unplaced int
+	// deletedCopies counts appendDeletedCopy operations linearized so far
+	// and not yet placed; they may only fill offsets below deletedBelow.
+	deletedCopies int
+	deletedBelow  int64
 }
 
 // logModel is the sequential specification of a partition: a log that
@@ -73,8 +83,21 @@ type partitionState struct {
 // More unplaced appends never make a step fail, so counting one as early
 // as possible is never worse: logSearch gives each the instant of its
 // invoke, which spares porcupine from trying it anywhere else.
-var logModel = porcupine.Model{
-	Init: func() any { return partitionState{log: emptyLog()} },
+//
+// Deleted copies (appendDeletedCopy) are counted the same way and fill a
+// gap before unplaced appends do, where the gap lies below deletedBelow:
+// they can fill nothing else, so spending them first is never worse.
+// deletedBelow is zero, and no copies are offered, but in
+// logSearchWithDeletedCopies.
+var logModel = logModelDeletingBelow(0)
+
+func logModelDeletingBelow(deletedBelow int64) porcupine.Model {
+	model := logModelSteps
+	model.Init = func() any { return partitionState{log: emptyLog(), deletedBelow: deletedBelow} }
+	return model
+}
+
+var logModelSteps = porcupine.Model{
 	Step: func(state, input, output any) (bool, any) {
 		current := state.(partitionState)
 		operation := input.(*logInput)
@@ -85,6 +108,9 @@ var logModel = porcupine.Model{
 		case appendUnobserved:
 			current.unplaced++
 			return true, current
+		case appendDeletedCopy:
+			current.deletedCopies++
+			return true, current
 		case readRecords:
 			return current.log.holds(operation.records), current
 		case readNothing:
@@ -94,11 +120,11 @@ var logModel = porcupine.Model{
 	},
 	Equal: func(x, y any) bool {
 		a, b := x.(partitionState), y.(partitionState)
-		return a.unplaced == b.unplaced && a.log.equal(b.log)
+		return a.unplaced == b.unplaced && a.deletedCopies == b.deletedCopies && a.log.equal(b.log)
 	},
 	Hash: func(state any) uint64 {
 		s := state.(partitionState)
-		return s.log.hash ^ uint64(s.unplaced)*0x9e3779b97f4a7c15
+		return s.log.hash ^ uint64(s.unplaced)*0x9e3779b97f4a7c15 ^ uint64(s.deletedCopies)*0xc2b2ae3d27d4eb4f
 	},
 	DescribeOperation: func(input, output any) string {
 		operation := input.(*logInput)
@@ -110,6 +136,8 @@ var logModel = porcupine.Model{
 			return fmt.Sprintf("append %q", operation.value)
 		case appendUnobserved:
 			return fmt.Sprintf("make %q, never observed, available to fill a gap", operation.value)
+		case appendDeletedCopy:
+			return fmt.Sprintf("make a copy of %q, available to fill a gap that retention deleted", operation.value)
 		case readRecords:
 			return "read " + describeRecords(operation.records)
 		default:
@@ -131,23 +159,29 @@ var logModel = porcupine.Model{
 		if s.unplaced > 0 {
 			description += fmt.Sprintf("; %d unobserved appends unplaced", s.unplaced)
 		}
+		if s.deletedCopies > 0 {
+			description += fmt.Sprintf("; %d deleted copies unplaced", s.deletedCopies)
+		}
 		return description
 	},
 	DescribeOperationMetadata: describeMetadata,
 }
 
 // appendAt appends value at offset (history.OffsetUnknown: wherever the
-// log ends), first filling any gap with unplaced unobserved appends.
+// log ends), first filling any gap with deleted copies, as far as it lies
+// below deletedBelow, and unplaced unobserved appends.
 func (s partitionState) appendAt(value string, offset int64) (partitionState, bool) {
 	if offset != history.OffsetUnknown {
 		gap := offset - s.log.length
-		if gap < 0 || gap > int64(s.unplaced) {
+		copies := min(int64(s.deletedCopies), max(0, min(offset, s.deletedBelow)-s.log.length))
+		if gap < 0 || gap-copies > int64(s.unplaced) {
 			return s, false
 		}
 		for range gap {
 			s.log = s.log.appendUnobserved()
 		}
-		s.unplaced -= int(gap)
+		s.deletedCopies -= int(copies)
+		s.unplaced -= int(gap - copies)
 	}
 	s.log = s.log.append(value)
 	return s, true

@@ -11,20 +11,42 @@ import (
 // unknown sends as appends, ok polls as reads. Failed sends never happened
 // and are left out.
 func (a *analysis) logSearch(tp history.TopicPartition) *search {
-	s := &search{model: logModel}
+	return a.newLogSearch(tp, 0)
+}
+
+// logSearchWithDeletedCopies is logSearch that also lets every send's
+// retry have written its value a second time, in the part of the log
+// retention deleted before anyone read it. An idempotent producer's
+// retry is written again when the leader has no state for the producer:
+// Kafka drops a producer whose last batch is below the log start, a
+// replica rebuilt from the leader's log start never had it, and a
+// leader without it accepts any sequence (as Kafka does since KIP-360).
+// The duplicate check permits such a copy when a poll saw it; this is the
+// same permission for one nobody saw, which shows only as one record too
+// many in the deleted offsets.
+func (a *analysis) logSearchWithDeletedCopies(tp history.TopicPartition) *search {
+	return a.newLogSearch(tp, a.logStart[tp])
+}
+
+// gapFillers counts the unobserved appends and deleted copies a search
+// still offers. Either only matters for filling offsets nobody saw (see
+// logModel), one each; any invoked earlier can do whatever one invoked
+// later can, so the earliest invoked, as many as there are such offsets,
+// are all the search needs; operations are in invoke order.
+type gapFillers struct {
+	unobserved, copies int64
+}
+
+func (a *analysis) newLogSearch(tp history.TopicPartition, deletedBelow int64) *search {
+	s := &search{model: logModelDeletingBelow(deletedBelow)}
 	pinned := a.polledOffsets(tp)
-	// Unobserved appends only matter for filling offsets below the
-	// highest known one that nobody saw (see logModel), one each. Any of
-	// them invoked earlier can do whatever one invoked later can, so the
-	// earliest invoked, as many as there are such gaps, are all the search
-	// needs; operations are in invoke order.
 	log := a.logs[tp]
-	unobservedNeeded := log.unknownBelowHighest()
+	needed := gapFillers{unobserved: log.unknownBelowHighest(), copies: log.unknownBelow(deletedBelow)}
 	for _, at := range log.operations {
 		operation := a.operations[at]
 		switch operation.F {
 		case history.FuncSend:
-			a.addAppends(s, tp, operation, pinned, &unobservedNeeded)
+			a.addAppends(s, tp, operation, pinned, &needed)
 		case history.FuncPoll:
 			if operation.Type == history.OK {
 				a.addReads(s, tp, operation)
@@ -39,7 +61,7 @@ func (a *analysis) logSearch(tp history.TopicPartition) *search {
 // so an append whose offset is otherwise unknown is pinned there: that
 // spares porcupine trying it everywhere else and lets it fill the gap
 // below it (see logModel).
-func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation history.Operation, pinned map[string]int64, unobservedNeeded *int64) {
+func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation history.Operation, pinned map[string]int64, needed *gapFillers) {
 	if operation.Type == history.Fail {
 		return // it never happened
 	}
@@ -59,6 +81,7 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 				offset = acknowledged
 			}
 			s.addOperation(operation.Process, invoke.Time, completion.Time, input, offset, completion.Index)
+			addDeletedCopy(s, operation, invoke, send.Value, needed)
 			continue
 		}
 		// Unknown outcome: it may take effect at any moment after its
@@ -71,8 +94,8 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 			// Unobserved: it only makes one more unplaced append available,
 			// and the sooner the better, so it takes effect the instant it
 			// is invoked.
-			if *unobservedNeeded > 0 {
-				*unobservedNeeded--
+			if needed.unobserved > 0 {
+				needed.unobserved--
 				input.kind = appendUnobserved
 				s.addOperation(operation.Process, invoke.Time, invoke.Time, input, history.OffsetUnknown, op)
 			}
@@ -81,7 +104,21 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 		// Polled once (pinned), or at several offsets: a duplicate,
 		// reported as such, free to land anywhere here.
 		s.addOperation(operation.Process, invoke.Time, returnTimeUnknown, input, offset, op)
+		addDeletedCopy(s, operation, invoke, send.Value, needed)
 	}
+}
+
+// addDeletedCopy offers the deleted copy a send's retry may have left,
+// while the search still needs any: like an unobserved append, the
+// instant the send is invoked. A retry in flight can land after the
+// send's answer, so the copy's moment is not bounded by it.
+func addDeletedCopy(s *search, operation history.Operation, invoke *history.Op, value string, needed *gapFillers) {
+	if needed.copies == 0 {
+		return
+	}
+	needed.copies--
+	s.addOperation(operation.Process, invoke.Time, invoke.Time,
+		&logInput{kind: appendDeletedCopy, value: value}, history.OffsetUnknown, operation.Invoke)
 }
 
 func (a *analysis) addReads(s *search, tp history.TopicPartition, operation history.Operation) {

@@ -3,6 +3,8 @@ package checker
 import (
 	"testing"
 
+	"sluice/jepsen/history"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -101,4 +103,45 @@ func wantByStatus(t *testing.T, report Report, anomaly Anomaly, status Status, o
 	if diff := cmp.Diff(ops, got); diff != "" {
 		t.Fatalf("%s %s findings (-want +got):\n%s\n%s", anomaly, status, diff, report)
 	}
+}
+
+// An idempotent send whose first copy landed, was deleted by retention
+// before anyone read it, and was written again by a retry that reached a
+// leader with no state for the producer: the log shows one record too many
+// below the log start. Each send may have left one such copy.
+func TestRetentionPermitsARetryWrittenAgainAfterItsUnseenFirstCopyWasDeleted(t *testing.T) {
+	// retriedLog is gaps offsets nobody saw, then b, then x, which was
+	// in flight all along; a poll reads b and x. It returns the ops a
+	// finding names: b's and x's acknowledgements and the poll.
+	retriedLog := func(t *testing.T, gaps int) ([]history.Op, []int) {
+		s := newScript(t)
+		x := s.startSend(1, t0, "x")
+		b := s.send(0, t0, "b", int64(gaps))
+		retried := x.ok(int64(gaps + 1))
+		poll := s.poll(2, pollOf(t0, int64(gaps), records(gaps, "b", gaps+1, "x")))
+		return s.ops(), []int{b, retried, poll}
+	}
+	deletedBelow := func(offset int64) Options {
+		return Options{Deleted: []DeletedBelow{{Partition: t0, Offset: offset}}}
+	}
+	t.Run("below the log start it is permitted", func(t *testing.T) {
+		ops, named := retriedLog(t, 1)
+		wantFindings(t, CheckLogLinearizability(ops, deletedBelow(1)), NonlinearizableLog, Permitted, named)
+	})
+	t.Run("a copy of each of two sends is permitted", func(t *testing.T) {
+		ops, named := retriedLog(t, 2)
+		wantFindings(t, CheckLogLinearizability(ops, deletedBelow(2)), NonlinearizableLog, Permitted, named)
+	})
+	t.Run("a third record from two sends fails", func(t *testing.T) {
+		ops, named := retriedLog(t, 3)
+		wantFindings(t, CheckLogLinearizability(ops, deletedBelow(3)), NonlinearizableLog, Failure, named)
+	})
+	t.Run("an extra record at the log start fails", func(t *testing.T) {
+		ops, named := retriedLog(t, 2)
+		wantFindings(t, CheckLogLinearizability(ops, deletedBelow(1)), NonlinearizableLog, Failure, named)
+	})
+	t.Run("without deletion it fails", func(t *testing.T) {
+		ops, named := retriedLog(t, 1)
+		wantFindings(t, CheckLogLinearizability(ops, Options{}), NonlinearizableLog, Failure, named)
+	})
 }
