@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,22 @@ type RunOptions struct {
 	// Recording), what a report draws. Workloads that keep none ignore
 	// it.
 	Record bool
+
+	// LogLevel, when set, is the lowest level of core's log lines the
+	// trace carries, in place of the workload's own (warnings for the
+	// cluster workload, info for the others). Debug lines say what every
+	// append and fetch did, for following one seed; they slow a run down
+	// and, being part of the trace, change its hash.
+	LogLevel *slog.Level
+}
+
+// LogLevelOr is the level core's logs go to the trace at: options.LogLevel
+// when set, otherwise the workload's default.
+func (o RunOptions) LogLevelOr(workloadDefault slog.Level) slog.Level {
+	if o.LogLevel != nil {
+		return *o.LogLevel
+	}
+	return workloadDefault
 }
 
 // Result is one run's outcome.

@@ -34,6 +34,8 @@ func runSim(args []string) int {
 	trace := flags.Bool("trace", false, "print the event trace of a single seed")
 	scenarioFile := flags.String("scenario", "", "run a scenario file (scenarios/*.txt); --seed replaces the file's seed")
 	reportFile := flags.String("report", "", "write a self-contained HTML report of the single run (--seed or --scenario) to this file")
+	historyFile := flags.String("history", "", "write the client history of the single run, as its checks judged it, to this file as JSON lines (cluster workload)")
+	logLevel := flags.String("log-level", "", "with --trace: put core's log lines down to this level in the trace (debug, info, warn, error); changes the trace hash")
 	shrinkRun := flags.Bool("shrink", false, "reduce the failing single run (--seed, or --scenario) while it fails the same check, and write it as a regression file")
 	shrinkOut := flags.String("out", "", "where --shrink writes (default scenarios/regressions/<workload>-<check>-<seed>.txt)")
 	canarySuite := flags.Bool("canaries", false, "measure every planted bug: seeds to first failure from 5 starting points, against its bound")
@@ -56,7 +58,17 @@ func runSim(args []string) int {
 		fmt.Fprintf(os.Stderr, "sluice sim: unknown workload %q (have: %s)\n", *workloadName, strings.Join(catalog.WorkloadNames(), ", "))
 		return 2
 	}
+	if *historyFile != "" && *scenarioFile == "" && workload.Name() != clusterworkload.Name {
+		fmt.Fprintf(os.Stderr, "sluice sim: --history: the %s workload keeps no recording of its history (the cluster workload does)\n", workload.Name())
+		return 2
+	}
 	options := sim.RunOptions{}
+	level, err := parseLogLevel(*logLevel)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice sim:", err)
+		return 2
+	}
+	options.LogLevel = level
 	if *canaries != "" {
 		for _, name := range strings.Split(*canaries, ",") {
 			if _, known := catalog.Canary(name); !known {
@@ -89,8 +101,8 @@ func runSim(args []string) int {
 		if *trace {
 			options.Trace = os.Stdout
 		}
-		options.Record = *reportFile != ""
-		return runScenarioFile(*scenarioFile, *seed, options, *reportFile)
+		options.Record = *reportFile != "" || *historyFile != ""
+		return runScenarioFile(*scenarioFile, *seed, options, *reportFile, *historyFile)
 	}
 
 	switch {
@@ -101,11 +113,17 @@ func runSim(args []string) int {
 		if *trace {
 			options.Trace = os.Stdout
 		}
-		options.Record = *reportFile != ""
+		options.Record = *reportFile != "" || *historyFile != ""
 		result := workload.Run(*seed, options)
 		fmt.Println(result.Line())
 		if *reportFile != "" {
 			if err := writeReport(*reportFile, report.Run{Workload: workload.Name(), Canaries: options.Canaries, Replay: replay(*seed)}, result); err != nil {
+				fmt.Fprintln(os.Stderr, "sluice sim:", err)
+				return 2
+			}
+		}
+		if *historyFile != "" {
+			if err := writeHistory(*historyFile, result); err != nil {
 				fmt.Fprintln(os.Stderr, "sluice sim:", err)
 				return 2
 			}
@@ -116,8 +134,8 @@ func runSim(args []string) int {
 		return 0
 	}
 
-	if *reportFile != "" {
-		fmt.Fprintln(os.Stderr, "sluice sim: --report draws one run; give --seed (a sweep prints the replay command of its first failure)")
+	if *reportFile != "" || *historyFile != "" {
+		fmt.Fprintln(os.Stderr, "sluice sim: --report and --history describe one run; give --seed (a sweep prints the replay command of its first failure)")
 		return 2
 	}
 	r, err := sim.ParseSeedRange(*seeds)
@@ -156,7 +174,7 @@ func runSim(args []string) int {
 
 // runScenarioFile runs one scenario file and judges it as the replay test
 // does: the outcome its expect line names, and its "# require" stats.
-func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFile string) int {
+func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFile, historyFile string) int {
 	f, err := catalog.LoadScenarioFile(path, seed)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sluice sim:", err)
@@ -174,6 +192,12 @@ func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFil
 		}
 		canaries := append(append([]string{}, options.Canaries...), f.Scenario.Canaries...)
 		if err := writeReport(reportFile, report.Run{Workload: f.Scenario.Workload, Canaries: canaries, Replay: command}, result); err != nil {
+			fmt.Fprintln(os.Stderr, "sluice sim:", err)
+			return 2
+		}
+	}
+	if historyFile != "" {
+		if err := writeHistory(historyFile, result); err != nil {
 			fmt.Fprintln(os.Stderr, "sluice sim:", err)
 			return 2
 		}

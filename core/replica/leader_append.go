@@ -97,6 +97,8 @@ func (p *Partition) AppendCheckedAsLeader(b []byte, check BatchCheck, requireISR
 	}
 	switch decision.Verdict {
 	case producer.Duplicate:
+		p.logger.Debug("duplicate batch answered with its original offsets", "producer", h.ProducerID, "producer_epoch", h.ProducerEpoch,
+			"sequence", h.BaseSequence, "first", decision.Original.FirstOffset, "last", decision.Original.LastOffset)
 		return AppendResult{
 			BaseOffset: decision.Original.FirstOffset, LastOffset: decision.Original.LastOffset,
 			LogAppendTime: appendTime, LogStartOffset: p.log.StartOffset(), Duplicate: true,
@@ -124,6 +126,12 @@ func (p *Partition) AppendCheckedAsLeader(b []byte, check BatchCheck, requireISR
 		h.MaxTimestamp = appendTime
 	}
 	p.producers.Record(h, now)
+	if h.ProducerID != batch.NoProducerID {
+		p.logger.Debug("appended", "first", info.FirstOffset, "last", info.LastOffset,
+			"producer", h.ProducerID, "producer_epoch", h.ProducerEpoch, "sequence", h.BaseSequence)
+	} else {
+		p.logger.Debug("appended", "first", info.FirstOffset, "last", info.LastOffset)
+	}
 	if p.log.SegmentCount() != segmentsBefore {
 		p.snapshots.write(p.producers, p.log.EndOffset())
 	}

@@ -58,6 +58,7 @@ func newNode(r *run, canaries *core.Canaries) *node {
 		Disk:     r.settings.disk,
 		Buggify:  r.settings.buggify.New(r.kernel.Seed(), nodeName),
 		Canaries: canaries,
+		LogLevel: r.logLevel,
 		OnHalt:   func(*sim.Machine, error) { n.halted() },
 	})
 	return n

@@ -2,6 +2,7 @@ package brokerworkload
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"sluice/core"
@@ -55,8 +56,9 @@ type violation struct {
 // run is one seed's simulation.
 type run struct {
 	kernel      *kernel.Kernel
-	rng         random // the workload's choices: think times
-	nemesisRand random // the nemesis's choices
+	logLevel    slog.Level // what core logs to the trace
+	rng         random     // the workload's choices: think times
+	nemesisRand random     // the nemesis's choices
 	settings    settings
 	network     *simnet.Network
 	node        *node
@@ -105,6 +107,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		rng:         kernel.NewRand(seed, "workload"),
 		nemesisRand: kernel.NewRand(seed, "nemesis"),
 		processes:   &simclient.Processes{},
+		logLevel:    options.LogLevelOr(slog.LevelInfo),
 	}
 	r.settings = drawSettings(kernel.NewRand(seed, "settings"))
 	r.settings.buggify = sim.DrawBuggifyChances(seed)

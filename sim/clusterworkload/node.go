@@ -53,11 +53,11 @@ const (
 	groupSessionTimeoutMinBroker = 100 * time.Millisecond
 )
 
-// traceLogLevel is what core's logs put in the trace: warnings and worse.
-// Info lines would double a run's cost (the observer sees the info lines
-// it needs regardless); tests exploring a seed may lower it, which changes
-// the trace hash.
-var traceLogLevel = slog.LevelWarn
+// traceLogLevel is what core's logs put in the trace by default: warnings
+// and worse. Info lines would double a run's cost (the observer sees the
+// info lines it needs regardless); RunOptions.LogLevel lowers it to follow
+// one seed, which changes the trace hash.
+const traceLogLevel = slog.LevelWarn
 
 func clientAddress(id int) string { return fmt.Sprintf("%s:%d", scenario.NodeName(id), clientPort) }
 func controllerAddress(id int) string {
@@ -76,7 +76,7 @@ func newNode(r *run, id int, canaries *core.Canaries) *node {
 		Disk:     r.baseDisk(),
 		Canaries: canaries,
 		Buggify:  buggify,
-		LogLevel: traceLogLevel,
+		LogLevel: r.logLevel,
 		OnHalt:   func(_ *sim.Machine, reason error) { n.halted(reason) },
 	})
 	n.machine.Clock.SetRate(s.ClockRates[id-1])

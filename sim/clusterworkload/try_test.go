@@ -60,11 +60,13 @@ func TestTryOne(t *testing.T) {
 	if os.Getenv("TRACE") != "" {
 		options.Trace = os.Stdout
 	}
-	if os.Getenv("INFO") != "" {
-		traceLogLevel = slog.LevelInfo
-	}
-	if os.Getenv("DEBUG") != "" {
-		traceLogLevel = slog.LevelDebug
+	for _, level := range []struct {
+		env   string
+		level slog.Level
+	}{{"INFO", slog.LevelInfo}, {"DEBUG", slog.LevelDebug}} {
+		if os.Getenv(level.env) != "" {
+			options.LogLevel = &level.level
+		}
 	}
 	if file := os.Getenv("SCENARIO"); file != "" {
 		text, err := os.ReadFile(file)

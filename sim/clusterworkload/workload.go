@@ -2,6 +2,7 @@ package clusterworkload
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"sluice/core"
@@ -73,6 +74,8 @@ type violation struct{ check, detail string }
 type run struct {
 	scenario scenario.Scenario
 	kernel   *kernel.Kernel
+	// logLevel is what core logs to the trace.
+	logLevel slog.Level
 	// rng is the workload's own choices (think times); the nemesis
 	// draws from a stream of its own.
 	rng       random
@@ -166,6 +169,7 @@ func runScenario(s scenario.Scenario, options sim.RunOptions) (result sim.Result
 	r = &run{
 		scenario:  s,
 		kernel:    k,
+		logLevel:  options.LogLevelOr(traceLogLevel),
 		rng:       kernel.NewRand(s.Seed, "workload"),
 		recorder:  history.NewRecorder(k.Now),
 		processes: &simclient.Processes{},

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -150,6 +151,7 @@ func (r *run) simulate(options sim.RunOptions) *violation {
 		Disk:     r.settings.faults,
 		Buggify:  r.settings.buggify.New(r.kernel.Seed(), "n1"),
 		Canaries: core.NewCanaries(options.Canaries...),
+		LogLevel: options.LogLevelOr(slog.LevelInfo),
 		OnHalt:   func(*sim.Machine, error) { r.halted = true },
 	})
 	if v := r.open(); v != nil {

@@ -54,6 +54,7 @@ func newNode(r *run, id int32, voter bool, canaries *core.Canaries) *node {
 	n.machine = sim.NewMachine(r.kernel, r.network, n.name, sim.MachineOptions{
 		Disk:     r.settings.disk,
 		Canaries: canaries,
+		LogLevel: r.logLevel,
 		Buggify:  core.NewBuggify(kernel.NewRand(r.kernel.Seed(), "buggify/"+nodeName(id)), buggifyEnableChance, buggifyFireChance),
 		OnHalt:   func(*sim.Machine, error) { n.halted() },
 	})

@@ -2,6 +2,7 @@ package quorumworkload
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -47,8 +48,9 @@ var reportPanics = true
 // run is one seed's simulation.
 type run struct {
 	kernel      *kernel.Kernel
-	rng         random // the driver's choices
-	nemesisRand random // the nemesis's choices
+	logLevel    slog.Level // what core logs to the trace
+	rng         random     // the driver's choices
+	nemesisRand random     // the nemesis's choices
 	settings    settings
 	network     *simnet.Network
 	nodes       []*node
@@ -95,6 +97,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 	k := kernel.NewKernel(seed, trace)
 	r = &run{
 		kernel:      k,
+		logLevel:    options.LogLevelOr(slog.LevelInfo),
 		rng:         kernel.NewRand(seed, "workload"),
 		nemesisRand: kernel.NewRand(seed, "nemesis"),
 		coverage:    newCoverage(),
