@@ -121,27 +121,25 @@ func TestRetentionPermitsARetryWrittenAgainAfterItsUnseenFirstCopyWasDeleted(t *
 		poll := s.poll(2, pollOf(t0, int64(gaps), records(gaps, "b", gaps+1, "x")))
 		return s.ops(), []int{b, retried, poll}
 	}
-	deletedBelow := func(offset int64) Options {
-		return Options{Deleted: []DeletedBelow{{Partition: t0, Offset: offset}}}
+	for _, c := range []struct {
+		name         string
+		gaps         int
+		deletedBelow int64 // 0: no deletion
+		status       Status
+	}{
+		{"below the log start it is permitted", 1, 1, Permitted},
+		{"a copy of each of two sends is permitted", 2, 2, Permitted},
+		{"a third record from two sends fails", 3, 3, Failure},
+		{"an extra record at the log start fails", 2, 1, Failure},
+		{"without deletion it fails", 1, 0, Failure},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ops, named := retriedLog(t, c.gaps)
+			var options Options
+			if c.deletedBelow > 0 {
+				options.Deleted = []DeletedBelow{{Partition: t0, Offset: c.deletedBelow}}
+			}
+			wantFindings(t, CheckLogLinearizability(ops, options), NonlinearizableLog, c.status, named)
+		})
 	}
-	t.Run("below the log start it is permitted", func(t *testing.T) {
-		ops, named := retriedLog(t, 1)
-		wantFindings(t, CheckLogLinearizability(ops, deletedBelow(1)), NonlinearizableLog, Permitted, named)
-	})
-	t.Run("a copy of each of two sends is permitted", func(t *testing.T) {
-		ops, named := retriedLog(t, 2)
-		wantFindings(t, CheckLogLinearizability(ops, deletedBelow(2)), NonlinearizableLog, Permitted, named)
-	})
-	t.Run("a third record from two sends fails", func(t *testing.T) {
-		ops, named := retriedLog(t, 3)
-		wantFindings(t, CheckLogLinearizability(ops, deletedBelow(3)), NonlinearizableLog, Failure, named)
-	})
-	t.Run("an extra record at the log start fails", func(t *testing.T) {
-		ops, named := retriedLog(t, 2)
-		wantFindings(t, CheckLogLinearizability(ops, deletedBelow(1)), NonlinearizableLog, Failure, named)
-	})
-	t.Run("without deletion it fails", func(t *testing.T) {
-		ops, named := retriedLog(t, 1)
-		wantFindings(t, CheckLogLinearizability(ops, Options{}), NonlinearizableLog, Failure, named)
-	})
 }
