@@ -19,6 +19,15 @@
 //     specification, over the persistent log of log_state.go, and
 //     log_search.go turns a partition's history into its operations;
 //     visualize.go writes porcupine's HTML page for one partition.
+//   - What the configuration permits (Options): where loss is allowed or
+//     retention deleted records, a finding that is what loss or deletion
+//     looks like is reported as permitted, not failed. The subtlest case
+//     is an idempotent retry written again after its first copy was
+//     deleted, and the producer's state with it (Kafka's leader accepts
+//     such a retry too): duplicate.go permits it when a poll saw the first
+//     copy; when nobody did, log_linearizability.go searches again with
+//     one extra copy per send allowed below the log start
+//     (logSearchWithDeletedCopies).
 //   - Report (report.go): per class a count and a few examples naming the
 //     ops involved, a verdict, and a stable text rendering for traces and
 //     the command line.
