@@ -94,3 +94,26 @@ func (r *Recording) Add(e Event) {
 	}
 	r.Events = append(r.Events, e)
 }
+
+// StartPhase marks the start of the safety or the liveness phase at at.
+func (r *Recording) StartPhase(at time.Duration, phase string) {
+	if r == nil {
+		return
+	}
+	switch phase {
+	case "safety":
+		r.SafetyStart = at
+	case "liveness":
+		r.LivenessStart = at
+	}
+	r.Add(Event{At: at, Kind: EventPhase, Label: phase, Text: phase + " phase"})
+}
+
+// Checked keeps the history as the checks judged it, with the options
+// they ran with.
+func (r *Recording) Checked(ops []history.Op, options checker.Options) {
+	if r == nil {
+		return
+	}
+	r.History, r.Checker = ops, options
+}

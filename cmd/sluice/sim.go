@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"sluice/sim"
+	"sluice/sim/brokerworkload"
 	"sluice/sim/canarysuite"
 	"sluice/sim/catalog"
 	"sluice/sim/clusterworkload"
@@ -34,7 +35,7 @@ func runSim(args []string) int {
 	trace := flags.Bool("trace", false, "print the event trace of a single seed")
 	scenarioFile := flags.String("scenario", "", "run a scenario file (scenarios/*.txt); --seed replaces the file's seed")
 	reportFile := flags.String("report", "", "write a self-contained HTML report of the single run (--seed or --scenario) to this file")
-	historyFile := flags.String("history", "", "write the client history of the single run, as its checks judged it, to this file as JSON lines (cluster workload)")
+	historyFile := flags.String("history", "", "write the client history of the single run, as its checks judged it, to this file as JSON lines (cluster and broker workloads)")
 	logLevel := flags.String("log-level", "", "with --trace: put core's log lines down to this level in the trace (debug, info, warn, error); changes the trace hash")
 	shrinkRun := flags.Bool("shrink", false, "reduce the failing single run (--seed, or --scenario) while it fails the same check, and write it as a regression file")
 	shrinkOut := flags.String("out", "", "where --shrink writes (default scenarios/regressions/<workload>-<check>-<seed>.txt)")
@@ -58,8 +59,8 @@ func runSim(args []string) int {
 		fmt.Fprintf(os.Stderr, "sluice sim: unknown workload %q (have: %s)\n", *workloadName, strings.Join(catalog.WorkloadNames(), ", "))
 		return 2
 	}
-	if *historyFile != "" && *scenarioFile == "" && workload.Name() != clusterworkload.Name {
-		fmt.Fprintf(os.Stderr, "sluice sim: --history: the %s workload keeps no recording of its history (the cluster workload does)\n", workload.Name())
+	if *historyFile != "" && *scenarioFile == "" && workload.Name() != clusterworkload.Name && workload.Name() != brokerworkload.Name {
+		fmt.Fprintf(os.Stderr, "sluice sim: --history: the %s workload keeps no recording of its history (the cluster and broker workloads do)\n", workload.Name())
 		return 2
 	}
 	options := sim.RunOptions{}

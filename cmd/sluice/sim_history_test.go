@@ -40,7 +40,7 @@ func TestSimHistoryWritesTheHistoryItsChecksJudged(t *testing.T) {
 func TestSimHistoryRefusesWhatItCannotWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history.jsonl")
 	for name, args := range map[string][]string{
-		"a workload without a recording": {"--workload", "broker", "--seed", "3", "--history", path},
+		"a workload without a recording": {"--workload", "quorum", "--seed", "3", "--history", path},
 		"a sweep":                        {"--seeds", "1-2", "--history", path},
 	} {
 		if rc := runSim(args); rc != 2 {

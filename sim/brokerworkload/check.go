@@ -11,10 +11,12 @@ import (
 // every partition to its end, so an acknowledged value nobody read is lost.
 func (r *run) check() *violation {
 	ops := r.recorder.History()
-	report := checker.Check(ops, checker.Options{
+	options := checker.Options{
 		LossPermitted: r.settings.lossPermitted(),
 		FinalDrain:    true,
-	})
+	}
+	r.recording.Checked(ops, options)
+	report := checker.Check(ops, options)
 	r.report = report.Summary()
 	r.note("check " + r.report)
 	for _, class := range report.Classes {

@@ -100,6 +100,7 @@ func (r *run) sendNext(d *producerDriver, tp history.TopicPartition) {
 // lanes or re-assign its reader).
 func (r *run) restartClient(c *simclient.Client) {
 	if !c.Alive() {
+		r.recordFaultEnd("client-crash-" + c.Name())
 		c.Restart()
 	}
 }

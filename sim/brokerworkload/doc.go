@@ -47,5 +47,7 @@
 // final phase and check.go judges the history. The consumer group has
 // files of its own: group_settings.go, group_consumers.go,
 // group_nemesis.go, group_liveness.go and group_check.go. Planted bugs it
-// must catch are in canaries.go.
+// must catch are in canaries.go. record.go keeps what a report draws
+// (sim.Recording) when asked: the node's crashes and starts, the faults,
+// the phases and the checked history, without changing the run.
 package brokerworkload

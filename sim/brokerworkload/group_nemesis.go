@@ -3,6 +3,7 @@ package brokerworkload
 import (
 	"fmt"
 
+	"sluice/sim"
 	"sluice/sim/kernel"
 	"sluice/sim/simclient"
 )
@@ -32,9 +33,14 @@ func (r *run) consumerLeave() {
 	}
 	r.counts.consumerLeaves++
 	r.note(fmt.Sprintf("consumer c%d leaves", d.index))
+	name := d.client.Name()
+	r.recordFaultStart("client-leave-"+name, name, name+" leaves the group")
 	d.consumer.Leave()
 	delay := kernel.Between(r.nemesisRand, 0, r.settings.group.rejoinDelayMax)
-	r.kernel.Schedule(int64(delay), nil, "nemesis.consumer-rejoin", d.consumer.Start)
+	r.kernel.Schedule(int64(delay), nil, "nemesis.consumer-rejoin", func() {
+		r.recordFaultEnd("client-leave-" + name)
+		d.consumer.Start()
+	})
 	r.maybeCrashInRebalance()
 }
 
@@ -46,7 +52,9 @@ func (r *run) consumerStall() {
 	}
 	r.counts.consumerStalls++
 	g := r.settings.group
-	d.consumer.Stall(kernel.Between(r.nemesisRand, g.stallMin, g.stallMax))
+	stall := kernel.Between(r.nemesisRand, g.stallMin, g.stallMax)
+	r.record(sim.EventFault, "client-stall-"+d.client.Name(), []string{d.client.Name()}, fmt.Sprintf("%s stalls for %v", d.client.Name(), stall))
+	d.consumer.Stall(stall)
 }
 
 // afterClientCrash follows a client crash: a crashed consumer makes the

@@ -2,6 +2,7 @@ package brokerworkload
 
 import (
 	"fmt"
+	"time"
 
 	"sluice/jepsen/history"
 	"sluice/sim/simclient"
@@ -14,6 +15,7 @@ import (
 // (group_liveness.go).
 func (r *run) converge() *violation {
 	r.note("liveness phase")
+	r.recording.StartPhase(time.Duration(r.kernel.Now()), "liveness")
 	deadline := r.kernel.Now() + int64(livenessMax)
 	r.heal()
 	r.stopSending = true

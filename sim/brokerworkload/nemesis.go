@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"sluice/sim"
 	"sluice/sim/kernel"
 	"sluice/sim/simdisk"
 )
@@ -55,9 +56,11 @@ func (r *run) brokerCrash() {
 func (r *run) resetConnections() {
 	r.counts.resets++
 	if r.nemesisRand.Float64() < r.settings.resetAllChance {
+		r.record(sim.EventFault, "reset-"+nodeName, []string{nodeName}, "reset every connection of "+nodeName)
 		r.network.ResetConnections(nodeName)
 		return
 	}
+	r.record(sim.EventFault, "reset-"+nodeName, []string{nodeName}, "reset one connection")
 	r.network.ResetRandomConnection()
 }
 
@@ -69,6 +72,7 @@ func (r *run) clientCrash() {
 		return
 	}
 	r.counts.clientCrashes++
+	r.recordFaultStart("client-crash-"+c.Name(), c.Name(), "crash "+c.Name())
 	c.Crash()
 	delay := kernel.Between(r.nemesisRand, 0, r.settings.clientRestartMax)
 	r.kernel.Schedule(int64(delay), nil, "nemesis.client-restart", func() {
@@ -91,7 +95,9 @@ func (r *run) fullDisk() {
 	r.diskFullUntil = r.kernel.Now() + int64(window)
 	r.counts.fullDiskWindows++
 	r.note(fmt.Sprintf("disk full at %d bytes for %v", faults.CapacityBytes, window))
+	r.recordFaultStart("full-disk-"+nodeName, nodeName, fmt.Sprintf("disk full at %d bytes for %v", faults.CapacityBytes, window))
 	r.kernel.Schedule(int64(window), nil, "nemesis.disk-space", func() {
+		r.recordFaultEnd("full-disk-" + nodeName)
 		faults := disk.Faults()
 		faults.CapacityBytes = 0
 		disk.SetFaults(faults)
@@ -113,7 +119,9 @@ func (r *run) slowDisk() {
 	r.diskSlowUntil = r.kernel.Now() + int64(window)
 	r.counts.slowDiskWindows++
 	r.note(fmt.Sprintf("disk syncs take up to %v for %v", faults.SyncLatencyMax, window))
+	r.recordFaultStart("slow-disk-"+nodeName, nodeName, fmt.Sprintf("disk syncs take up to %v for %v", faults.SyncLatencyMax, window))
 	r.kernel.Schedule(int64(window), nil, "nemesis.disk-speed", func() {
+		r.recordFaultEnd("slow-disk-" + nodeName)
 		faults := disk.Faults()
 		faults.SyncLatencyMin, faults.SyncLatencyMax = r.settings.disk.SyncLatencyMin, r.settings.disk.SyncLatencyMax
 		disk.SetFaults(faults)
@@ -131,4 +139,5 @@ func (r *run) heal() {
 		r.restartClient(c)
 	}
 	r.healGroup()
+	r.recordHealed()
 }

@@ -90,6 +90,7 @@ func (n *node) start() {
 	}
 	n.startFailures = 0
 	n.broker, n.up = b, true
+	n.run.record(sim.EventStart, "", []string{nodeName}, "start "+nodeName)
 }
 
 // crash kills the broker process now and restarts it after delay.
@@ -99,6 +100,7 @@ func (n *node) crash(delay time.Duration) {
 	}
 	n.crashes++
 	n.run.note("crash broker")
+	n.run.record(sim.EventCrash, "", []string{nodeName}, "crash "+nodeName)
 	n.machine.Crash()
 	n.down()
 	n.scheduleRestart(delay)
@@ -108,6 +110,7 @@ func (n *node) crash(delay time.Duration) {
 // crashed): it restarts after a delay like any crash.
 func (n *node) halted() {
 	n.halts++
+	n.run.record(sim.EventHalt, "", []string{nodeName}, nodeName+" halted")
 	n.down()
 	n.scheduleRestart(n.run.restartDelay())
 }

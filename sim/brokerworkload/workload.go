@@ -81,6 +81,11 @@ type run struct {
 
 	counts counts
 	report string // the checker's summary line
+
+	// recording is kept when the options ask for one (record.go);
+	// openFaults are its lasting faults not yet ended, by label.
+	recording  *sim.Recording
+	openFaults map[string]string
 }
 
 type counts struct {
@@ -115,7 +120,8 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		adjust(&r.settings)
 	}
 	r.recorder = history.NewRecorder(k.Now)
-	result = sim.Result{Seed: seed, Options: r.settings.options()}
+	r.recording, r.openFaults = newRecording(r, options), map[string]string{}
+	result = sim.Result{Seed: seed, Options: r.settings.options(), Recording: r.recording}
 	defer func() {
 		if reportPanics {
 			if recovered := recover(); recovered != nil {
@@ -130,6 +136,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 	}()
 	if v := r.simulate(options); v != nil {
 		result.Check, result.Detail = v.check, v.detail
+		r.record(sim.EventViolation, v.check, nil, v.check+": "+v.detail)
 	}
 	return result, r
 }
@@ -144,6 +151,7 @@ func (r *run) simulate(options sim.RunOptions) *violation {
 	if v := r.createTopic(); v != nil {
 		return v
 	}
+	r.recording.StartPhase(time.Duration(r.kernel.Now()), "safety")
 	r.startClients()
 	r.startGroup()
 	r.startNemesis()

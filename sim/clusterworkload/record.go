@@ -38,17 +38,7 @@ func (r *run) record(kind sim.EventKind, label string, hosts []string, text stri
 
 // recordPhase marks the start of the safety or the liveness phase.
 func (r *run) recordPhase(phase string) {
-	if r.recording == nil {
-		return
-	}
-	now := time.Duration(r.kernel.Now())
-	switch phase {
-	case "safety":
-		r.recording.SafetyStart = now
-	case "liveness":
-		r.recording.LivenessStart = now
-	}
-	r.record(sim.EventPhase, phase, nil, phase+" phase")
+	r.recording.StartPhase(time.Duration(r.kernel.Now()), phase)
 }
 
 // recordFault records a fault's start (lasting) or an instant fault, on
@@ -62,11 +52,7 @@ func (r *run) recordFault(kind sim.EventKind, label string) {
 
 // recordChecked keeps the history as the checks judged it.
 func (r *run) recordChecked(ops []history.Op, options checker.Options) {
-	if r.recording == nil {
-		return
-	}
-	r.recording.History = ops
-	r.recording.Checker = options
+	r.recording.Checked(ops, options)
 }
 
 // hostsIn lists the nodes and clients a fault's label names

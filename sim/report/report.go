@@ -56,9 +56,12 @@ func Write(w io.Writer, run Run, r sim.Result) error {
 	writePorcupine(&b, r, c)
 
 	fmt.Fprintln(&b, `<h2 id="operations-section">Client operations</h2>`)
-	if recording == nil || len(recording.History) == 0 {
+	switch {
+	case recording == nil:
+		fmt.Fprintf(&b, "<p>The %s workload keeps no recording: no operations to list.</p>\n", html.EscapeString(run.Workload))
+	case len(recording.History) == 0:
 		fmt.Fprintln(&b, "<p>No history was checked (the run stopped before its checks).</p>")
-	} else {
+	default:
 		writeOperations(&b, recording.History, c.Ops)
 	}
 
@@ -132,7 +135,10 @@ func writePorcupine(b *bytes.Buffer, r sim.Result, c culprit) {
 	case r.Passed():
 		fmt.Fprintln(b, "<p>The run passed: no history to draw.</p>")
 		return
-	case recording == nil || len(recording.History) == 0:
+	case recording == nil:
+		fmt.Fprintln(b, "<p>This workload keeps no recording: nothing to draw.</p>")
+		return
+	case len(recording.History) == 0:
 		fmt.Fprintln(b, "<p>No history was checked: nothing to draw.</p>")
 		return
 	case c.Partition.Topic == "":

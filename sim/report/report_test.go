@@ -15,10 +15,15 @@ import (
 	"sluice/sim/catalog"
 )
 
-// reportCanary is the planted bug whose failing seed the test reports: a
-// leader that counts unsynced appends loses acknowledged writes on a power
-// loss, which the checker pins to one partition.
-const reportCanary = replica.CanaryAcksBeforeSync
+// reportCanaries are the planted bugs whose failing seeds the test
+// reports, one per workload that keeps a recording: a leader that counts
+// unsynced appends loses acknowledged writes on a power loss, which the
+// checker pins to one partition; a leader that ignores the producer's
+// duplicate window writes a retried batch twice.
+var reportCanaries = []struct{ workload, canary string }{
+	{"cluster", replica.CanaryAcksBeforeSync},
+	{"broker", replica.CanaryDuplicateWindowIgnored},
+}
 
 // TestReportOfACanarysFailingSeed runs the first seed that catches a
 // canary, writes its report, and checks the page: every section, the
@@ -26,11 +31,18 @@ const reportCanary = replica.CanaryAcksBeforeSync
 // of that partition embedded, the timeline's node rows, and nothing
 // fetched from a network.
 func TestReportOfACanarysFailingSeed(t *testing.T) {
-	canary, ok := catalog.Canary(reportCanary)
-	if !ok {
-		t.Fatalf("no canary %s", reportCanary)
+	for _, c := range reportCanaries {
+		t.Run(c.workload, func(t *testing.T) { reportCanarysFailingSeed(t, c.workload, c.canary) })
 	}
-	w, _ := catalog.Workload("cluster")
+}
+
+func reportCanarysFailingSeed(t *testing.T, workload, name string) {
+	i := slices.IndexFunc(catalog.Canaries(), func(c sim.Canary) bool { return c.Name == name && c.Workload == workload })
+	if i < 0 {
+		t.Fatalf("no canary %s in the %s workload", name, workload)
+	}
+	canary := catalog.Canaries()[i]
+	w, _ := catalog.Workload(workload)
 	options := sim.RunOptions{Canaries: []string{canary.Name}, Record: true}
 	var r sim.Result
 	for seed := uint64(1); seed <= uint64(canary.SeedsMax); seed++ {
@@ -43,7 +55,7 @@ func TestReportOfACanarysFailingSeed(t *testing.T) {
 		t.Fatalf("%s was not caught within %d seeds", canary.Name, canary.SeedsMax)
 	}
 	var page bytes.Buffer
-	run := Run{Workload: "cluster", Canaries: options.Canaries, Replay: fmt.Sprintf("sluice sim --seed %d --canary %s", r.Seed, canary.Name)}
+	run := Run{Workload: workload, Canaries: options.Canaries, Replay: fmt.Sprintf("sluice sim --workload %s --seed %d --canary %s", workload, r.Seed, canary.Name)}
 	if err := Write(&page, run, r); err != nil {
 		t.Fatal(err)
 	}
