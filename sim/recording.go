@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"sluice/jepsen/checker"
@@ -33,6 +35,10 @@ type Recording struct {
 	Checker checker.Options
 	// Dropped counts the events past recordingEventsMax.
 	Dropped int
+
+	// open are the lasting faults begun with FaultStart and not yet
+	// ended, by label: the hosts each concerns.
+	open map[string][]string
 }
 
 // Event is one thing that happened during a run.
@@ -116,4 +122,63 @@ func (r *Recording) Checked(ops []history.Op, options checker.Options) {
 		return
 	}
 	r.History, r.Checker = ops, options
+}
+
+// FaultStart records the start of a lasting fault, unless one of that
+// label is already open (the fault was struck again while it lasted; its
+// first end ends it).
+func (r *Recording) FaultStart(at time.Duration, label string, hosts []string, text string) {
+	if r == nil {
+		return
+	}
+	if _, open := r.open[label]; open {
+		return
+	}
+	if r.open == nil {
+		r.open = map[string][]string{}
+	}
+	r.open[label] = hosts
+	r.Add(Event{At: at, Kind: EventFaultStart, Label: label, Hosts: hosts, Text: text})
+}
+
+// FaultEnd records the end of a lasting fault, if it is open.
+func (r *Recording) FaultEnd(at time.Duration, label string) {
+	if r == nil {
+		return
+	}
+	hosts, open := r.open[label]
+	if !open {
+		return
+	}
+	delete(r.open, label)
+	r.Add(Event{At: at, Kind: EventFaultEnd, Label: label, Hosts: hosts, Text: label + " ends"})
+}
+
+// EndOpenFaults ends every fault still open, as a heal does.
+func (r *Recording) EndOpenFaults(at time.Duration) {
+	if r == nil {
+		return
+	}
+	for _, label := range slices.Sorted(maps.Keys(r.open)) {
+		r.FaultEnd(at, label)
+	}
+}
+
+// NewRecording starts the recording of one run of workload, on nodes and
+// clients in the order a timeline lists them, when options ask for one.
+// Otherwise it is nil, and every method of a nil Recording does nothing,
+// so a workload calls its hooks unconditionally.
+func NewRecording(options RunOptions, workload string, nodes, clients []string) *Recording {
+	if !options.Record {
+		return nil
+	}
+	return &Recording{Workload: workload, Nodes: nodes, Clients: clients}
+}
+
+// Record adds an event of kind at at.
+func (r *Recording) Record(at time.Duration, kind EventKind, label string, hosts []string, text string) {
+	if r == nil {
+		return
+	}
+	r.Add(Event{At: at, Kind: kind, Label: label, Hosts: hosts, Text: text})
 }

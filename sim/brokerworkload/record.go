@@ -2,8 +2,6 @@ package brokerworkload
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"sluice/sim"
@@ -21,53 +19,37 @@ func newRecording(r *run, options sim.RunOptions) *sim.Recording {
 	if !options.Record {
 		return nil
 	}
-	recording := &sim.Recording{Workload: Name, Nodes: []string{nodeName}}
+	var clients []string
 	for i := range r.settings.producers {
-		recording.Clients = append(recording.Clients, fmt.Sprintf("p%d", i+1))
+		clients = append(clients, fmt.Sprintf("p%d", i+1))
 	}
 	for i := range r.settings.readers {
-		recording.Clients = append(recording.Clients, fmt.Sprintf("r%d", i+1))
+		clients = append(clients, fmt.Sprintf("r%d", i+1))
 	}
 	for i := range r.settings.group.consumers {
-		recording.Clients = append(recording.Clients, fmt.Sprintf("c%d", i+1))
+		clients = append(clients, fmt.Sprintf("c%d", i+1))
 	}
-	recording.Clients = append(recording.Clients, "drain")
-	return recording
+	return sim.NewRecording(options, Name, []string{nodeName}, append(clients, "drain"))
 }
+
+func (r *run) now() time.Duration { return time.Duration(r.kernel.Now()) }
 
 // record adds an event at the current virtual time.
 func (r *run) record(kind sim.EventKind, label string, hosts []string, text string) {
-	if r.recording == nil {
-		return
-	}
-	r.recording.Add(sim.Event{At: time.Duration(r.kernel.Now()), Kind: kind, Label: label, Hosts: hosts, Text: text})
+	r.recording.Record(r.now(), kind, label, hosts, text)
 }
 
 // recordFaultStart opens a lasting fault on one host.
 func (r *run) recordFaultStart(label, host, text string) {
-	if r.recording == nil {
-		return
-	}
-	r.openFaults[label] = host
-	r.record(sim.EventFaultStart, label, []string{host}, text)
+	r.recording.FaultStart(r.now(), label, []string{host}, text)
 }
 
 // recordFaultEnd closes a lasting fault, if it is still open.
 func (r *run) recordFaultEnd(label string) {
-	if r.recording == nil {
-		return
-	}
-	host, open := r.openFaults[label]
-	if !open {
-		return
-	}
-	delete(r.openFaults, label)
-	r.record(sim.EventFaultEnd, label, []string{host}, label+" ends")
+	r.recording.FaultEnd(r.now(), label)
 }
 
 // recordHealed closes every fault still open: heal ended them all.
 func (r *run) recordHealed() {
-	for _, label := range slices.Sorted(maps.Keys(r.openFaults)) {
-		r.recordFaultEnd(label)
-	}
+	r.recording.EndOpenFaults(r.now())
 }

@@ -82,10 +82,8 @@ type run struct {
 	counts counts
 	report string // the checker's summary line
 
-	// recording is kept when the options ask for one (record.go);
-	// openFaults are its lasting faults not yet ended, by label.
-	recording  *sim.Recording
-	openFaults map[string]string
+	// recording is kept when the options ask for one (record.go).
+	recording *sim.Recording
 }
 
 type counts struct {
@@ -120,7 +118,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		adjust(&r.settings)
 	}
 	r.recorder = history.NewRecorder(k.Now)
-	r.recording, r.openFaults = newRecording(r, options), map[string]string{}
+	r.recording = newRecording(r, options)
 	result = sim.Result{Seed: seed, Options: r.settings.options(), Recording: r.recording}
 	defer func() {
 		if reportPanics {

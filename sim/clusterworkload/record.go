@@ -17,23 +17,16 @@ import (
 
 // newRecording starts the recording of a run, when asked for.
 func newRecording(r *run, options sim.RunOptions) *sim.Recording {
-	if !options.Record {
-		return nil
-	}
-	recording := &sim.Recording{Workload: Name}
+	var nodes []string
 	for id := 1; id <= r.scenario.Cluster.Nodes; id++ {
-		recording.Nodes = append(recording.Nodes, fmt.Sprintf("n%d", id))
+		nodes = append(nodes, fmt.Sprintf("n%d", id))
 	}
-	recording.Clients = r.scenario.ClientNames()
-	return recording
+	return sim.NewRecording(options, Name, nodes, r.scenario.ClientNames())
 }
 
 // record adds an event at the current virtual time.
 func (r *run) record(kind sim.EventKind, label string, hosts []string, text string) {
-	if r.recording == nil {
-		return
-	}
-	r.recording.Add(sim.Event{At: time.Duration(r.kernel.Now()), Kind: kind, Label: label, Hosts: hosts, Text: text})
+	r.recording.Record(time.Duration(r.kernel.Now()), kind, label, hosts, text)
 }
 
 // recordPhase marks the start of the safety or the liveness phase.

@@ -43,6 +43,7 @@
 // configuration, node.go runs one node, listener.go is its controller
 // listener, state.go its replicated state, driver.go makes the proposals,
 // nemesis.go injects the faults (crash_after_vote.go the one aimed at
-// votes), check.go judges. Planted bugs it must
-// catch are in canaries.go.
+// votes), check.go judges. Planted bugs it must catch are in
+// canaries.go; record.go keeps what a report draws when asked (crashes,
+// faults, phases, the leader of each epoch) without changing the run.
 package quorumworkload

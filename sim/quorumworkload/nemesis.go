@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"sluice/sim"
 	"sluice/sim/kernel"
 	"sluice/sim/scenario"
 	"sluice/sim/simdisk"
@@ -78,6 +79,7 @@ func (r *run) powerCycle() {
 	together := r.nemesisRand.IntN(2) == 0
 	delay := r.restartDelay()
 	r.note(fmt.Sprintf("power loss (back together: %v)", together))
+	r.record(sim.EventFault, "power-loss", r.allNames(), fmt.Sprintf("power loss (back together: %v)", together))
 	for _, n := range r.nodes {
 		if !together {
 			delay = r.restartDelay()
@@ -97,10 +99,13 @@ func (r *run) pause() {
 	r.applied(scenario.KindPause)
 	r.networkFault = true
 	r.note(fmt.Sprintf("pause %s for %v", n.name, window))
+	label := "pause-" + n.name
+	r.recording.FaultStart(r.now(), label, []string{n.name}, fmt.Sprintf("pause %s for %v", n.name, window))
 	others := r.otherNames(n)
 	r.network.Partition([]string{n.name}, others)
 	n.machine.Clock.SetRate(pauseClockRate)
 	r.kernel.Schedule(int64(window), nil, "nemesis.unpause", func() {
+		r.recording.FaultEnd(r.now(), label)
 		n.machine.Clock.SetRate(r.settings.clockRates[n.id-1])
 		r.network.Heal()
 		r.networkFault = false
@@ -119,19 +124,23 @@ func (r *run) partition() {
 	r.networkFault = true
 	n := r.pick()
 	others := r.otherNames(n)
+	label := ""
 	switch kind := r.nemesisRand.IntN(4); kind {
 	case 0:
 		r.note(fmt.Sprintf("isolate %s for %v", n.name, window))
+		label = "isolate-" + n.name
 		r.applied(scenario.KindIsolate)
 		r.network.Partition([]string{n.name}, others)
 	case 1:
 		r.note(fmt.Sprintf("one-way cut from %s for %v", n.name, window))
+		label = "cut-from-" + n.name
 		r.applied(scenario.KindCutFrom)
 		for _, o := range others {
 			r.network.Cut(n.name, o)
 		}
 	case 2:
 		r.note(fmt.Sprintf("one-way cut to %s for %v", n.name, window))
+		label = "cut-to-" + n.name
 		r.applied(scenario.KindCutTo)
 		for _, o := range others {
 			r.network.Cut(o, n.name)
@@ -150,18 +159,31 @@ func (r *run) partition() {
 		}
 		if r.nemesisRand.IntN(2) == 0 {
 			r.note(fmt.Sprintf("bridge %s between [%s] and [%s] for %v", n.name, strings.Join(left, " "), strings.Join(right, " "), window))
+			label = fmt.Sprintf("bridge-%s-between-%s|%s", n.name, strings.Join(left, "+"), strings.Join(right, "+"))
 			r.appliedSplit(scenario.KindBridge, left, right)
 		} else {
 			left = append(left, n.name)
 			r.note(fmt.Sprintf("split [%s] | [%s] for %v", strings.Join(left, " "), strings.Join(right, " "), window))
+			label = fmt.Sprintf("partition-%s|%s", strings.Join(left, "+"), strings.Join(right, "+"))
 			r.appliedSplit(scenario.KindPartition, left, right)
 		}
 		r.network.Partition(left, right)
 	}
+	r.recording.FaultStart(r.now(), label, r.allNames(), fmt.Sprintf("%s for %v", label, window))
 	r.kernel.Schedule(int64(window), nil, "nemesis.heal", func() {
+		r.recording.FaultEnd(r.now(), label)
 		r.network.Heal()
 		r.networkFault = false
 	})
+}
+
+// allNames lists every node, for a fault that concerns them all.
+func (r *run) allNames() []string {
+	names := make([]string, len(r.nodes))
+	for i, n := range r.nodes {
+		names[i] = n.name
+	}
+	return names
 }
 
 func (r *run) otherNames(n *node) []string {
@@ -181,6 +203,7 @@ func (r *run) clockJump() {
 	d := time.Duration(r.nemesisRand.Int64N(int64(2*clockJumpMax)+1)) - clockJumpMax
 	r.counts.clockJumps++
 	r.applied(scenario.KindClockJump)
+	r.record(sim.EventFault, "clock-jump-"+n.name, []string{n.name}, fmt.Sprintf("clock of %s jumps by %v", n.name, d))
 	n.machine.Clock.Jump(d)
 }
 
@@ -198,7 +221,10 @@ func (r *run) fullDisk() {
 	r.counts.fullDisks++
 	r.applied(scenario.KindFullDisk)
 	r.note(fmt.Sprintf("disk of %s full for %v", n.name, window))
+	full := "full-disk-" + n.name
+	r.recording.FaultStart(r.now(), full, []string{n.name}, fmt.Sprintf("disk of %s full for %v", n.name, window))
 	r.kernel.Schedule(int64(window), nil, "nemesis.disk-space", func() {
+		r.recording.FaultEnd(r.now(), full)
 		faults := disk.Faults()
 		faults.CapacityBytes = 0
 		disk.SetFaults(faults)
@@ -217,7 +243,10 @@ func (r *run) slowDisk() {
 	r.counts.slowDisks++
 	r.applied(scenario.KindSlowDisk)
 	r.note(fmt.Sprintf("disk of %s slow (%v) for %v", n.name, faults.SyncLatencyMax, window))
+	slow := "slow-disk-" + n.name
+	r.recording.FaultStart(r.now(), slow, []string{n.name}, fmt.Sprintf("disk of %s slow (%v) for %v", n.name, faults.SyncLatencyMax, window))
 	r.kernel.Schedule(int64(window), nil, "nemesis.disk-speed", func() {
+		r.recording.FaultEnd(r.now(), slow)
 		faults := disk.Faults()
 		faults.SyncLatencyMin, faults.SyncLatencyMax = r.settings.disk.SyncLatencyMin, r.settings.disk.SyncLatencyMax
 		disk.SetFaults(faults)
@@ -235,4 +264,5 @@ func (r *run) heal() {
 		n.machine.Clock.SetRate(r.settings.clockRates[n.id-1])
 		n.heal(benign)
 	}
+	r.recording.EndOpenFaults(r.now())
 }

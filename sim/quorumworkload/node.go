@@ -110,11 +110,13 @@ func (n *node) start() {
 	id := n.id
 	q.OnLeaderChange(func(leaderID, epoch int32) {
 		if leaderID == id {
+			r.recordLeader(epoch, id)
 			r.checker.leading(epoch, id)
 		}
 	})
 	n.startFailures = 0
 	n.quorum, n.state, n.up = q, state, true
+	r.record(sim.EventStart, "", []string{n.name}, "start "+n.name)
 }
 
 // crash kills the node's process now and restarts it after delay.
@@ -124,6 +126,7 @@ func (n *node) crash(delay time.Duration) {
 	}
 	n.crashes++
 	n.run.note("crash " + n.name)
+	n.run.record(sim.EventCrash, "", []string{n.name}, "crash "+n.name)
 	n.machine.Crash()
 	n.down()
 	n.scheduleRestart(delay)
@@ -133,6 +136,7 @@ func (n *node) crash(delay time.Duration) {
 // crashed).
 func (n *node) halted() {
 	n.halts++
+	n.run.record(sim.EventHalt, "", []string{n.name}, n.name+" halted")
 	n.down()
 	n.scheduleRestart(n.run.restartDelay())
 }

@@ -72,6 +72,8 @@ type run struct {
 	crashAfterVote crashAfterVote
 	// coverage counts the faults applied (see coverage.go).
 	coverage *sim.Coverage
+	// recording is kept when the options ask for one (record.go).
+	recording *sim.Recording
 }
 
 type violation struct{ check, detail string }
@@ -118,7 +120,8 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		adjust(&r.settings)
 	}
 	r.checker = newChecker(r)
-	result = sim.Result{Seed: seed, Options: append(r.settings.options(), sim.Opt("crash_after_vote", roundChance(r.crashAfterVote.chance)))}
+	r.recording = newRecording(r, options)
+	result = sim.Result{Seed: seed, Options: append(r.settings.options(), sim.Opt("crash_after_vote", roundChance(r.crashAfterVote.chance))), Recording: r.recording}
 	defer func() {
 		if reportPanics {
 			if recovered := recover(); recovered != nil {
@@ -143,6 +146,7 @@ func (r *run) fail(check, detail string) {
 	if r.violation == nil {
 		r.violation = &violation{check, detail}
 		r.note("violation: " + check + ": " + detail)
+		r.record(sim.EventViolation, check, nil, check+": "+detail)
 	}
 }
 
@@ -169,6 +173,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 	}
 
 	// Safety: traffic and faults.
+	r.recording.StartPhase(r.now(), "safety")
 	r.startDriver()
 	r.startNemesis()
 	r.runWhile(r.kernel.Now()+int64(s.safety), func() bool { return true })
@@ -179,6 +184,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 
 	// Liveness: heal, then a leader, new commits, and every node caught up.
 	r.note("liveness phase")
+	r.recording.StartPhase(r.now(), "liveness")
 	r.heal()
 	if !r.converge("liveness") {
 		return

@@ -37,6 +37,10 @@ func Write(w io.Writer, run Run, r sim.Result) error {
 			}
 		}
 	}
+	// A little room past the last event: a run stops at its violation,
+	// and what happened at that instant (a second leader) needs width
+	// to be seen.
+	end += end / 40
 
 	title := fmt.Sprintf("sluice sim: %s seed %d", run.Workload, r.Seed)
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s</style>\n<script>%s</script></head><body>\n",
@@ -48,7 +52,7 @@ func Write(w io.Writer, run Run, r sim.Result) error {
 	if recording == nil {
 		fmt.Fprintf(&b, "<p>The %s workload keeps no recording: no timeline.</p>\n", html.EscapeString(run.Workload))
 	} else {
-		fmt.Fprintln(&b, `<p class="legend">Rows: each node, each client, what each group member owned in which generation (gN), then who led each partition and the metadata quorum (the controller), in which epoch. <span class="key down">down</span> <span class="key crash">crash / power loss / failed fsync</span> <span class="key network">network fault</span> <span class="key pause">pause</span> <span class="key disk">disk fault</span> <span class="key clock">clock fault</span> <span class="key client">client fault</span>; thin marks are instants (a start, a jump, a reset); pink dashed lines are the failing finding's operations. Hover for times.</p>`)
+		fmt.Fprintln(&b, `<p class="legend">Rows: each node, each client, what each group member owned in which generation (gN), then who led each partition and the metadata quorum (the controller), in which epoch. <span class="key down">down</span> <span class="key crash">crash / power loss / failed fsync</span> <span class="key network">network fault</span> <span class="key pause">pause</span> <span class="key disk">disk fault</span> <span class="key clock">clock fault</span> <span class="key client">client fault</span>; thin marks are instants (a start, a jump, a reset); a red leader bar is two nodes leading one epoch; pink dashed lines are the failing finding's operations. Hover for times.</p>`)
 		writeTimeline(&b, recording, end, violationAt, opMarksOf(recording, c.Ops))
 	}
 
@@ -60,7 +64,7 @@ func Write(w io.Writer, run Run, r sim.Result) error {
 	case recording == nil:
 		fmt.Fprintf(&b, "<p>The %s workload keeps no recording: no operations to list.</p>\n", html.EscapeString(run.Workload))
 	case len(recording.History) == 0:
-		fmt.Fprintln(&b, "<p>No history was checked (the run stopped before its checks).</p>")
+		fmt.Fprintln(&b, "<p>No client history was checked: the run stopped before its checks, or its workload has no Kafka clients (the quorum workload's checks read the nodes' state).</p>")
 	default:
 		writeOperations(&b, recording.History, c.Ops)
 	}
@@ -139,7 +143,7 @@ func writePorcupine(b *bytes.Buffer, r sim.Result, c culprit) {
 		fmt.Fprintln(b, "<p>This workload keeps no recording: nothing to draw.</p>")
 		return
 	case len(recording.History) == 0:
-		fmt.Fprintln(b, "<p>No history was checked: nothing to draw.</p>")
+		fmt.Fprintln(b, "<p>No client history was checked: nothing to draw.</p>")
 		return
 	case c.Partition.Topic == "":
 		fmt.Fprintf(b, "<p>Check %s names no partition: nothing to draw.</p>\n", html.EscapeString(r.Check))
@@ -190,6 +194,7 @@ svg g rect { opacity: .75; } svg g text { fill: #111; pointer-events: none; }
 .owns.g0 rect { fill: #c5e1a5; } .owns.g1 rect { fill: #b3e5fc; }
 .lead rect { fill: #90caf9; } .lead.n1 rect { fill: #a5d6a7; } .lead.n2 rect { fill: #90caf9; } .lead.n3 rect { fill: #ffe082; }
 .lead.n4 rect { fill: #ce93d8; } .lead.n5 rect { fill: #80deea; } .lead.n6 rect { fill: #ffab91; } .lead.n7 rect { fill: #e6ee9c; }
+.lead.conflict rect { fill: #e53935; }
 .key { color: #fff; padding: 0 .4em; border-radius: 3px; }
 line.phase { stroke: #2e7d32; stroke-dasharray: 4 3; } text.phase { fill: #2e7d32; }
 line.culprit-op { stroke: #d81b60; stroke-dasharray: 2 2; } text.culprit-op { fill: #d81b60; font-weight: bold; }

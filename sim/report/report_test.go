@@ -163,3 +163,36 @@ func TestTimelineShowsWhatEachGroupMemberOwned(t *testing.T) {
 		t.Fatalf("rows %v %v, want %v", names, got, want)
 	}
 }
+
+// TestTimelineShowsTwoLeadersOfOneEpoch draws the controller row of a
+// quorum that elected two leaders in epoch 6: a hand-over from e5 to the
+// first, then one red bar naming both, not a second hand-over.
+func TestTimelineShowsTwoLeadersOfOneEpoch(t *testing.T) {
+	leads := func(at time.Duration, node string, epoch int) sim.Event {
+		return sim.Event{At: at, Kind: sim.EventController, Hosts: []string{node}, Text: fmt.Sprintf("%s leads the quorum in epoch %d", node, epoch)}
+	}
+	recording := &sim.Recording{
+		Nodes:  []string{"n1", "n2", "n3"},
+		Events: []sim.Event{leads(time.Second, "n3", 5), leads(2*time.Second, "n1", 6), leads(3*time.Second, "n2", 6)},
+	}
+	rows := buildRows(recording, 4*time.Second)
+	i := slices.IndexFunc(rows, func(r row) bool { return r.name == "lead controller" })
+	if i < 0 {
+		t.Fatal("no controller row")
+	}
+	type bar struct {
+		from, to    time.Duration
+		class, text string
+	}
+	var got []bar
+	for _, s := range rows[i].spans {
+		got = append(got, bar{s.from, s.to, s.class, s.text})
+	}
+	want := []bar{
+		{time.Second, 2 * time.Second, "lead n3", "n3 e5"},
+		{2 * time.Second, 4 * time.Second, "lead conflict", "n1+n2 e6 (two leaders)"},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("controller row %+v, want %+v", got, want)
+	}
+}

@@ -91,15 +91,21 @@ func buildRows(recording *sim.Recording, end time.Duration) []row {
 	// leading: who leads each partition ("controller" for the quorum)
 	// since when.
 	type leading struct {
-		node  string
-		text  string
-		since time.Duration
+		node     string
+		epoch    string
+		text     string
+		since    time.Duration
+		conflict bool // a second node led the same epoch
 	}
 	var leaderRows []string
 	leaders := map[string]leading{}
 	closeLeader := func(key string, at time.Duration) {
 		if l, ok := leaders[key]; ok {
-			get("lead " + key).spans = append(get("lead "+key).spans, span{from: l.since, to: at, class: "lead " + l.node, text: l.text, title: fmt.Sprintf("%s leads %s from %s to %s", l.node, key, seconds(l.since), seconds(at))})
+			class := "lead " + l.node
+			if l.conflict {
+				class = "lead conflict"
+			}
+			get("lead " + key).spans = append(get("lead "+key).spans, span{from: l.since, to: at, class: class, text: l.text, title: fmt.Sprintf("%s leads %s from %s to %s", l.text, key, seconds(l.since), seconds(at))})
 			delete(leaders, key)
 		}
 	}
@@ -148,12 +154,21 @@ func buildRows(recording *sim.Recording, end time.Duration) []row {
 			if !slices.Contains(leaderRows, key) {
 				leaderRows = append(leaderRows, key)
 			}
-			closeLeader(key, e.At)
 			node := ""
 			if len(e.Hosts) > 0 {
 				node = e.Hosts[0]
 			}
-			leaders[key] = leading{node: node, text: node + " " + epochOf(e.Text), since: e.At}
+			epoch := epochOf(e.Text)
+			if l, ok := leaders[key]; ok && epoch != "" && l.epoch == epoch && l.node != node {
+				// A second leader of the same epoch: the bar says so
+				// rather than hand over, since neither stepped down.
+				l.text = fmt.Sprintf("%s+%s %s (two leaders)", l.node, node, epoch)
+				l.conflict = true
+				leaders[key] = l
+				continue
+			}
+			closeLeader(key, e.At)
+			leaders[key] = leading{node: node, epoch: epoch, text: node + " " + epoch, since: e.At}
 		}
 	}
 	for _, label := range slices.Sorted(mapKeys(faults)) {
