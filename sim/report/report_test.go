@@ -196,3 +196,24 @@ func TestTimelineShowsTwoLeadersOfOneEpoch(t *testing.T) {
 		t.Fatalf("controller row %+v, want %+v", got, want)
 	}
 }
+
+// A recreated topic's partition starts again at leader epoch 0, maybe on
+// another node: a hand-over, not two leaders.
+func TestTimelineHandsARecreatedPartitionOver(t *testing.T) {
+	leads := func(at time.Duration, node string) sim.Event {
+		return sim.Event{At: at, Kind: sim.EventLeader, Label: "scratch-0", Hosts: []string{node}, Text: "leads scratch-0 in epoch 0"}
+	}
+	recording := &sim.Recording{Nodes: []string{"n2", "n4"}, Events: []sim.Event{leads(time.Second, "n2"), leads(2*time.Second, "n4")}}
+	rows := buildRows(recording, 3*time.Second)
+	i := slices.IndexFunc(rows, func(r row) bool { return r.name == "lead scratch-0" })
+	if i < 0 {
+		t.Fatal("no row for scratch-0")
+	}
+	var texts []string
+	for _, s := range rows[i].spans {
+		texts = append(texts, fmt.Sprintf("%s %s %v-%v", s.class, s.text, s.from, s.to))
+	}
+	if want := []string{"lead n2 n2 e0 1s-2s", "lead n4 n4 e0 2s-3s"}; !slices.Equal(texts, want) {
+		t.Fatalf("scratch-0's row %q, want %q", texts, want)
+	}
+}

@@ -159,9 +159,11 @@ func buildRows(recording *sim.Recording, end time.Duration) []row {
 				node = e.Hosts[0]
 			}
 			epoch := epochOf(e.Text)
-			if l, ok := leaders[key]; ok && epoch != "" && l.epoch == epoch && l.node != node {
-				// A second leader of the same epoch: the bar says so
-				// rather than hand over, since neither stepped down.
+			if l, ok := leaders[key]; ok && e.Kind == sim.EventController && epoch != "" && l.epoch == epoch && l.node != node {
+				// A second leader of the quorum in one epoch: the bar
+				// says so rather than hand over, since neither stepped
+				// down. (A partition's epochs start again at 0 when its
+				// topic is recreated, so only the quorum's are compared.)
 				l.text = fmt.Sprintf("%s+%s %s (two leaders)", l.node, node, epoch)
 				l.conflict = true
 				leaders[key] = l
