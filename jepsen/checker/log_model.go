@@ -91,12 +91,15 @@ type partitionState struct {
 // logSearchWithDeletedCopies.
 var logModel = logModelDeletingBelow(0)
 
+// logModelDeletingBelow is the log model of a partition whose records
+// below deletedBelow retention deleted: only there may deleted copies go.
 func logModelDeletingBelow(deletedBelow int64) porcupine.Model {
 	model := logModelSteps
 	model.Init = func() any { return partitionState{log: emptyLog(), deletedBelow: deletedBelow} }
 	return model
 }
 
+// logModelSteps is the log model but for its initial state.
 var logModelSteps = porcupine.Model{
 	Step: func(state, input, output any) (bool, any) {
 		current := state.(partitionState)
