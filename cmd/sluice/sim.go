@@ -60,7 +60,7 @@ func runSim(args []string) int {
 		return 2
 	}
 	if *historyFile != "" && *scenarioFile == "" && workload.Name() != clusterworkload.Name && workload.Name() != brokerworkload.Name {
-		fmt.Fprintf(os.Stderr, "sluice sim: --history: the %s workload keeps no recording of its history (the cluster and broker workloads do)\n", workload.Name())
+		fmt.Fprintf(os.Stderr, "sluice sim: --history: the %s workload has no client history (the cluster and broker workloads do)\n", workload.Name())
 		return 2
 	}
 	options := sim.RunOptions{}

@@ -15,7 +15,7 @@ import (
 // invoke or completion, with its index, process, time and payload.
 func writeHistory(path string, result sim.Result) error {
 	if result.Recording == nil {
-		return fmt.Errorf("--history: this workload keeps no recording of its history (the cluster and broker workloads do)")
+		return fmt.Errorf("--history: this run kept no client history (the cluster and broker workloads do)")
 	}
 	f, err := os.Create(path)
 	if err != nil {

@@ -33,5 +33,6 @@
 //     compaction may have rewritten them.
 //
 // Start reading with Run (workload.go); settings.go draws the run's
-// configuration from the seed; model.go is what the checks compare against.
+// configuration from the seed; model.go is what the checks compare against;
+// record.go keeps what a report draws, when asked.
 package logworkload

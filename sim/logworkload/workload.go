@@ -81,13 +81,15 @@ type violation struct {
 
 // run is one seed's simulation.
 type run struct {
-	kernel   *kernel.Kernel
-	rng      *rand.Rand
-	settings settings
-	machine  *sim.Machine
-	log      *log.Log
-	halted   bool
-	model    history
+	kernel *kernel.Kernel
+	// recording is kept when the options ask for one (record.go).
+	recording *sim.Recording
+	rng       *rand.Rand
+	settings  settings
+	machine   *sim.Machine
+	log       *log.Log
+	halted    bool
+	model     history
 
 	// roundStates[n-1] is the model state when sync round n of the
 	// current log instance began (see observe), and openState the state
@@ -126,13 +128,16 @@ func (workload) Run(seed uint64, options sim.RunOptions) (result sim.Result) {
 		r.settings.crashChance = crashChanceDrawMax
 		r.settings.faults.SyncLatencyMin, r.settings.faults.SyncLatencyMax = syncLatencyDrawMax/2, syncLatencyDrawMax
 	}
-	result = sim.Result{Seed: seed, Options: r.settings.options()}
+	r.recording = sim.NewRecording(options, Name, []string{nodeName}, nil)
+	result = sim.Result{Seed: seed, Options: r.settings.options(), Recording: r.recording}
 	defer func() {
-		if !reportPanics {
-			return
+		if reportPanics {
+			if recovered := recover(); recovered != nil {
+				result.Check, result.Detail = "panic", fmt.Sprint(recovered)
+			}
 		}
-		if recovered := recover(); recovered != nil {
-			result.Check, result.Detail = "panic", fmt.Sprint(recovered)
+		if result.Check != "" {
+			r.record(sim.EventViolation, result.Check, nil, result.Check+": "+result.Detail)
 		}
 		result.TraceHash = trace.Hash()
 		result.SimTime = time.Duration(k.Now())
@@ -147,18 +152,22 @@ func (workload) Run(seed uint64, options sim.RunOptions) (result sim.Result) {
 }
 
 func (r *run) simulate(options sim.RunOptions) *violation {
-	r.machine = sim.NewMachine(r.kernel, nil, "n1", sim.MachineOptions{
+	r.machine = sim.NewMachine(r.kernel, nil, nodeName, sim.MachineOptions{
 		Disk:     r.settings.faults,
-		Buggify:  r.settings.buggify.New(r.kernel.Seed(), "n1"),
+		Buggify:  r.settings.buggify.New(r.kernel.Seed(), nodeName),
 		Canaries: core.NewCanaries(options.Canaries...),
 		LogLevel: options.LogLevelOr(slog.LevelInfo),
-		OnHalt:   func(*sim.Machine, error) { r.halted = true },
+		OnHalt: func(_ *sim.Machine, reason error) {
+			r.halted = true
+			r.record(sim.EventHalt, "", []string{nodeName}, fmt.Sprintf("%s halted: %v", nodeName, reason))
+		},
 	})
 	if v := r.open(); v != nil {
 		return v
 	}
 	r.model.reset(r.log.StartOffset(), r.log.EndOffset(), nil)
 	r.observe()
+	r.recording.StartPhase(r.now(), "safety")
 	for range r.settings.operations {
 		r.pause()
 		if r.halted {
@@ -179,8 +188,10 @@ func (r *run) simulate(options sim.RunOptions) *violation {
 	// Heal and settle: on a good disk the log must sync everything and
 	// hold exactly what the model holds. Syncs issued before the heal keep
 	// the outcome they drew, so one may still fail and halt.
+	r.recording.StartPhase(r.now(), "liveness")
 	r.machine.Disk.SetFaults(simdisk.Faults{SyncLatencyMin: r.settings.faults.SyncLatencyMin, SyncLatencyMax: r.settings.faults.SyncLatencyMax})
 	r.fullDisk = false
+	r.recording.EndOpenFaults(r.now())
 	for range healAttemptsMax {
 		if r.halted {
 			if v := r.recoverFromCrash(); v != nil {
@@ -255,6 +266,7 @@ func (r *run) open() *violation {
 		return &violation{"open-failed", err.Error()}
 	}
 	r.log = l
+	r.record(sim.EventStart, "", []string{nodeName}, "open the log on "+nodeName)
 	r.roundStates = nil // observe maps them once the model holds the recovered state
 	return nil
 }
@@ -263,6 +275,7 @@ func (r *run) open() *violation {
 func (r *run) operate() *violation {
 	if r.rng.Float64() < r.settings.crashChance {
 		r.note("crash")
+		r.record(sim.EventCrash, "", []string{nodeName}, "crash "+nodeName)
 		r.machine.Crash()
 		return r.recoverFromCrash()
 	}
@@ -309,6 +322,11 @@ func (r *run) toggleFullDisk() {
 	}
 	r.machine.Disk.SetFaults(faults)
 	r.note("capacity " + strconv.FormatInt(faults.CapacityBytes, 10))
+	if r.fullDisk {
+		r.recording.FaultStart(r.now(), "full-disk-"+nodeName, []string{nodeName}, "disk full at "+strconv.FormatInt(faults.CapacityBytes, 10)+" bytes")
+	} else {
+		r.recording.FaultEnd(r.now(), "full-disk-"+nodeName)
+	}
 }
 
 // randomBatches builds one to a few batches with random records.

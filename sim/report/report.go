@@ -64,7 +64,7 @@ func Write(w io.Writer, run Run, r sim.Result) error {
 	case recording == nil:
 		fmt.Fprintf(&b, "<p>The %s workload keeps no recording: no operations to list.</p>\n", html.EscapeString(run.Workload))
 	case len(recording.History) == 0:
-		fmt.Fprintln(&b, "<p>No client history was checked: the run stopped before its checks, or its workload has no Kafka clients (the quorum workload's checks read the nodes' state).</p>")
+		fmt.Fprintln(&b, "<p>No client history was checked: the run stopped before its checks, or its workload has no Kafka clients (the quorum and log workloads check the nodes' own state against a model).</p>")
 	default:
 		writeOperations(&b, recording.History, c.Ops)
 	}
