@@ -2,8 +2,11 @@ package checker
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"sluice/jepsen/history"
 )
 
 // logLinearizability runs porcupine on every partition's log, one
@@ -19,18 +22,12 @@ func (a *analysis) logLinearizability() ([]Finding, []Inconclusive) {
 		case porcupine.Ok:
 		case porcupine.Illegal:
 			status, detail := a.status(NonlinearizableLog, tp), s.describeIllegal(outcome)
-			if status == Failure && a.duplicatedPastDeletion(tp) {
-				// The model holds one append per value; a retry written
-				// again after its first copy was deleted, with the
-				// producer's state, is two. The duplicate check judges it.
-				status = Permitted
-				detail += "; the partition holds a value written again after its first copy was deleted (see duplicate)"
-			} else if status == Failure && a.logStart[tp] > 0 && a.logSearchWithDeletedCopies(tp).run(timeout).result == porcupine.Ok {
-				// The same, for a first copy nobody saw before it was
-				// deleted: all that shows is one record too many below
-				// the log start.
-				status = Permitted
-				detail += fmt.Sprintf("; it linearizes if retries wrote values a second time after their first copies, below the log start %d, were deleted before anyone read them (a leader without the producer's state accepts the retry, as Kafka does)", a.logStart[tp])
+			if status == Failure {
+				explanation, permitted := a.explainedByDeletion(tp, timeout)
+				detail += explanation
+				if permitted {
+					status = Permitted
+				}
 			}
 			findings = append(findings, Finding{
 				Anomaly:   NonlinearizableLog,
@@ -50,4 +47,28 @@ func (a *analysis) logLinearizability() ([]Finding, []Inconclusive) {
 		}
 	}
 	return findings, inconclusive
+}
+
+// explainedByDeletion says whether retention explains a partition's log
+// that no linearization fits, and how (a clause for the finding's
+// detail). The model holds one append per value, but an idempotent
+// producer's retry is written again when the leader lost the producer's
+// state with the deleted first copy (as Kafka's does). When a poll saw
+// that copy the duplicate check judges it; when nobody did, all that
+// shows is one record too many below the log start, which a second search
+// with deleted copies allowed there fits.
+func (a *analysis) explainedByDeletion(tp history.TopicPartition, timeout time.Duration) (string, bool) {
+	if a.logStart[tp] == 0 {
+		return "", false
+	}
+	if a.duplicatedPastDeletion(tp) {
+		return "; the partition holds a value written again after its first copy was deleted (see duplicate)", true
+	}
+	switch a.logSearchWithDeletedCopies(tp).run(timeout).result {
+	case porcupine.Ok:
+		return fmt.Sprintf("; it linearizes if retries wrote values a second time after their first copies, below the log start %d, were deleted before anyone read them (a leader without the producer's state accepts the retry, as Kafka does)", a.logStart[tp]), true
+	case porcupine.Unknown:
+		return fmt.Sprintf("; a search allowing retries' deleted copies below the log start %d ran out of its %s budget", a.logStart[tp], timeout), false
+	}
+	return "", false
 }
