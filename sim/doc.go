@@ -5,7 +5,8 @@
 // form, Sweep (seeds in parallel, each single-threaded), Coverage (fault
 // kinds and BUGGIFY sites reached, each workload counting against what it
 // declares it can reach) and Recording (the structured events a report
-// draws).
+// draws, kept by every workload when RunOptions.Record asks, without
+// changing the run).
 //
 // The pieces below it: sim/kernel (virtual time and the one event queue),
 // sim/simdisk and sim/simnet (the faulty disk and network), sim/simclient

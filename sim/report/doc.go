@@ -6,7 +6,10 @@
 // led each partition and the metadata quorum in which epoch, the phases),
 // the client operations as a filterable table with the failing finding's
 // operations marked, and porcupine's visualization of the failing
-// partition's (or group's) history, embedded in an iframe's srcdoc.
+// partition's (or group's) history, embedded in an iframe's srcdoc. Every
+// workload keeps a sim.Recording when asked; those without Kafka clients
+// (log, quorum) have no operations or porcupine frame, and the timeline
+// marks two leaders of one quorum epoch in red.
 //
 // What it must never do: fetch anything (no scripts, fonts or styles from
 // a network; the page opens from a file on a machine without one), or
