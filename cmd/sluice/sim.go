@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,6 +131,9 @@ func runSim(args []string) int {
 			}
 		}
 		if !result.Passed() {
+			if *reportFile == "" && !*trace {
+				printNextSteps(os.Stdout, workload.Name(), *seed, replay(*seed))
+			}
 			return 1
 		}
 		return 0
@@ -158,6 +162,7 @@ func runSim(args []string) int {
 	})
 	if f := summary.FirstFailure; f != nil {
 		fmt.Printf("first failure: seed %d failed check %s\nreplay: %s\n", f.Seed, f.Check, replay(f.Seed))
+		printNextSteps(os.Stdout, workload.Name(), f.Seed, replay(f.Seed))
 	}
 	fmt.Println(summary.Line())
 	if summary.Coverage != nil {
@@ -171,6 +176,17 @@ func runSim(args []string) int {
 		return exitInterrupted
 	}
 	return 0
+}
+
+// printNextSteps says how to look into a failing seed: the report to open,
+// the trace and history to grep, and, where the workload has scenarios, the
+// shrink that turns it into a regression file.
+func printNextSteps(w io.Writer, workloadName string, seed uint64, replay string) {
+	fmt.Fprintf(w, "look into it: %s --report seed-%d.html   (a page to open: the verdict, a timeline, the operations)\n", replay, seed)
+	fmt.Fprintf(w, "              %s --trace --log-level debug   (every event, with core's debug lines)\n", replay)
+	if workloadName == clusterworkload.Name {
+		fmt.Fprintf(w, "              %s --shrink   (a smaller case, written to scenarios/regressions/)\n", replay)
+	}
 }
 
 // runScenarioFile runs one scenario file and judges it as the replay test

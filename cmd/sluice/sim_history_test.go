@@ -4,12 +4,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"sluice/jepsen/history"
 	"sluice/sim"
+	"sluice/sim/brokerworkload"
 	"sluice/sim/clusterworkload"
 )
 
@@ -64,5 +66,23 @@ func TestParseLogLevel(t *testing.T) {
 	}
 	if _, err := parseLogLevel("loud"); err == nil {
 		t.Fatal(`parseLogLevel("loud") accepted it`)
+	}
+}
+
+func TestSimNextStepsForAFailingSeed(t *testing.T) {
+	var cluster, broker strings.Builder
+	printNextSteps(&cluster, clusterworkload.Name, 42, "sluice sim --workload cluster --seed 42")
+	printNextSteps(&broker, brokerworkload.Name, 7, "sluice sim --workload broker --seed 7")
+	for _, want := range []string{
+		"sluice sim --workload cluster --seed 42 --report seed-42.html",
+		"sluice sim --workload cluster --seed 42 --trace --log-level debug",
+		"sluice sim --workload cluster --seed 42 --shrink",
+	} {
+		if !strings.Contains(cluster.String(), want) {
+			t.Errorf("the cluster's next steps lack %q:\n%s", want, cluster.String())
+		}
+	}
+	if !strings.Contains(broker.String(), "--seed 7 --report seed-7.html") || strings.Contains(broker.String(), "--shrink") {
+		t.Errorf("the broker's next steps: want a report and no shrink (it has no scenarios):\n%s", broker.String())
 	}
 }
