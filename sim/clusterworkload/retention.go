@@ -41,12 +41,24 @@ func (r *run) deletedRecords() []checker.DeletedBelow {
 	return deleted
 }
 
-// logStart is the highest log start offset of tp that a replica's disk or
-// the final drain shows (see deletedRecords).
+// logStart is the highest log start offset of tp that a replica's disk
+// shows, or any answer a client got (the final drain's, a reader's, a
+// group member's; see deletedRecords). The answers count because a
+// partition's log start can step back when its leadership moves to a
+// replica that had deleted less: a consumer told by the old leader that
+// records were deleted skipped them, and they were, there.
 func (r *run) logStart(tp history.TopicPartition) int64 {
 	start := int64(0)
 	if r.drainer != nil {
 		start = r.drainer.LogStart(tp)
+	}
+	for _, d := range r.readers {
+		start = max(start, d.reader.LogStart(tp))
+	}
+	for _, g := range r.groups {
+		for _, m := range g.members {
+			start = max(start, m.consumer.LogStart(tp))
+		}
 	}
 	for _, log := range r.replicaLogs(tp) {
 		if log.err == nil {

@@ -140,7 +140,14 @@ type GroupConsumer struct {
 	// joinedOnce says some incarnation of this consumer has joined the
 	// group; it outlives crashes, for StaticRejoins only.
 	joinedOnce bool
+	// logStarts are the highest log start offsets answers showed (see
+	// LogStart); they outlive crashes, as what a leader said does.
+	logStarts logStarts
 }
+
+// LogStart is the highest log start offset of tp that any answer this
+// consumer got showed, or 0 (see logStarts).
+func (g *GroupConsumer) LogStart(tp history.TopicPartition) int64 { return g.logStarts[tp] }
 
 // groupMembership is what a consumer process knows of its membership; a
 // crash forgets all of it.
@@ -240,7 +247,7 @@ type GroupMembership struct {
 // NewGroupConsumer builds a group consumer on a client. It does nothing
 // until Start.
 func NewGroupConsumer(c *Client, config GroupConsumerConfig, recorder *history.Recorder, processes *Processes) *GroupConsumer {
-	g := &GroupConsumer{client: c, config: config.withDefaults(), recorder: recorder, processes: processes}
+	g := &GroupConsumer{client: c, config: config.withDefaults(), recorder: recorder, processes: processes, logStarts: logStarts{}}
 	g.takeProcess()
 	g.forgetMembership()
 	c.WantTopic(g.config.Topic)

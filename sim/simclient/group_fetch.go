@@ -45,6 +45,7 @@ func (g *GroupConsumer) listEarliest(tps []history.TopicPartition) {
 					failed = true
 					refresh = refresh || metadataIsStale(answer.ErrorCode)
 				default:
+					g.logStarts.saw(tp, answer.Offset)
 					p.offset = answer.Offset
 					if p.resetting {
 						p.resetting = false
@@ -146,7 +147,7 @@ func (g *GroupConsumer) fetch() {
 func (g *GroupConsumer) readFetchAnswer(asked []fetched, resp *kmsg.FetchResponse) (polls []history.Poll, troubled, refresh bool) {
 	read := readFetchAnswer(g.client, asked, resp, func(tp history.TopicPartition) *readPosition {
 		return &g.membership.positions[tp].readPosition
-	}, nil)
+	}, g.logStarts.saw)
 	g.stats.Records += read.records
 	g.stats.PollsEmpty += read.pollsEmpty
 	g.stats.OutOfRange += read.outOfRange

@@ -63,9 +63,9 @@ type Reader struct {
 	poll            *history.Pending
 	drain           *drain
 	stats           ReaderStats
-	// logStarts is, per partition, the highest log start offset any
-	// answer showed (see LogStart).
-	logStarts map[history.TopicPartition]int64
+	// logStarts are the highest log start offsets answers showed (see
+	// LogStart).
+	logStarts logStarts
 }
 
 // position is where the reader is in one partition.
@@ -98,7 +98,7 @@ func NewReader(c *Client, config ReaderConfig, recorder *history.Recorder, proce
 	r := &Reader{client: c, config: config.withDefaults(), recorder: recorder, processes: processes}
 	r.process = processes.Next()
 	r.positions = map[history.TopicPartition]*position{}
-	r.logStarts = map[history.TopicPartition]int64{}
+	r.logStarts = logStarts{}
 	c.OnCrash(r.crashed)
 	c.OnRestart(r.restarted)
 	return r
@@ -153,11 +153,7 @@ func (r *Reader) Position(tp history.TopicPartition) int64 {
 func (r *Reader) LogStart(tp history.TopicPartition) int64 { return r.logStarts[tp] }
 
 // sawLogStart notes a log start offset an answer showed.
-func (r *Reader) sawLogStart(tp history.TopicPartition, offset int64) {
-	if offset > r.logStarts[tp] {
-		r.logStarts[tp] = offset
-	}
-}
+func (r *Reader) sawLogStart(tp history.TopicPartition, offset int64) { r.logStarts.saw(tp, offset) }
 
 // Drain reads every assigned partition from its position up to the high
 // watermark it has when the drain begins, then calls done (from a later
