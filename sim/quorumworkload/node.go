@@ -76,10 +76,14 @@ func (n *node) start() {
 	if n.up {
 		return
 	}
+	r := n.run
 	if !n.machine.Process.Alive() {
 		n.machine.Restart()
+		// A process started during a pause is not the one paused: it
+		// runs at the node's own rate (see pause in nemesis.go), or its
+		// first timeouts would come twenty times late.
+		n.machine.Clock.SetRate(r.settings.clockRates[n.id-1])
 	}
-	r := n.run
 	n.lifetimes++
 	w := n.machine.World()
 	peers := peer.New(w, fmt.Sprintf("controller-%d", n.id))
