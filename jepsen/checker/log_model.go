@@ -87,13 +87,9 @@ type partitionState struct {
 // Deleted copies (appendDeletedCopy) are counted the same way and fill a
 // gap before unplaced appends do, where the gap lies below deletedBelow:
 // they can fill nothing else, so spending them first is never worse.
-// deletedBelow is zero, and no copies are offered, but in
-// logSearchWithDeletedCopies.
-var logModel = logModelDeletingBelow(0)
-
-// logModelDeletingBelow is the log model of a partition whose records
-// below deletedBelow retention deleted: only there may deleted copies go.
-func logModelDeletingBelow(deletedBelow int64) porcupine.Model {
+// deletedBelow, the offset below which retention deleted the records, is
+// zero, and no copies are offered, but in logSearchWithDeletedCopies.
+func logModel(deletedBelow int64) porcupine.Model {
 	model := logModelSteps
 	model.Init = func() any { return partitionState{log: emptyLog(), deletedBelow: deletedBelow} }
 	return model

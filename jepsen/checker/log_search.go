@@ -38,7 +38,7 @@ type gapFillers struct {
 }
 
 func (a *analysis) newLogSearch(tp history.TopicPartition, deletedBelow int64) *search {
-	s := &search{model: logModelDeletingBelow(deletedBelow)}
+	s := &search{model: logModel(deletedBelow)}
 	pinned := a.polledOffsets(tp)
 	log := a.logs[tp]
 	needed := gapFillers{unobserved: log.unknownBelowHighest(), copies: log.unknownBelow(deletedBelow)}

@@ -2,7 +2,6 @@ package brokerworkload
 
 import (
 	"fmt"
-	"time"
 
 	"sluice/jepsen/history"
 	"sluice/sim/simclient"
@@ -15,7 +14,7 @@ import (
 // (group_liveness.go).
 func (r *run) converge() *violation {
 	r.note("liveness phase")
-	r.recording.StartPhase(time.Duration(r.kernel.Now()), "liveness")
+	r.recording.StartPhase(r.now(), "liveness")
 	deadline := r.kernel.Now() + int64(livenessMax)
 	r.heal()
 	r.stopSending = true

@@ -149,7 +149,7 @@ func (r *run) simulate(options sim.RunOptions) *violation {
 	if v := r.createTopic(); v != nil {
 		return v
 	}
-	r.recording.StartPhase(time.Duration(r.kernel.Now()), "safety")
+	r.recording.StartPhase(r.now(), "safety")
 	r.startClients()
 	r.startGroup()
 	r.startNemesis()
