@@ -28,6 +28,12 @@ type connection struct {
 	// directions[s] carries segments from ends[s] to ends[1-s].
 	directions [2]*direction
 
+	// endsStorage and directionsStorage are what ends and directions
+	// point to: kept in the connection, so that dialing allocates one
+	// object instead of five.
+	endsStorage       [2]end
+	directionsStorage [2]direction
+
 	// connectTimer is the handshake's timeout; nil once the handshake is
 	// complete or the connection is over.
 	connectTimer *kernel.Event
@@ -65,10 +71,14 @@ var _ core.Conn = (*end)(nil)
 // connect creates a connection from dialer to l and sends the SYN.
 func (n *Network) connect(dialer *Endpoint, l *listener, h core.Handler) *end {
 	c := &connection{network: n, listener: l}
-	c.ends[sideDialer] = &end{connection: c, side: sideDialer, endpoint: dialer, remoteAddr: l.address, handler: h}
-	c.ends[sideListener] = &end{connection: c, side: sideListener, endpoint: l.endpoint, remoteAddr: dialer.ephemeralAddress()}
+	c.endsStorage[sideDialer] = end{connection: c, side: sideDialer, endpoint: dialer, remoteAddr: l.address, handler: h}
+	c.endsStorage[sideListener] = end{connection: c, side: sideListener, endpoint: l.endpoint, remoteAddr: dialer.ephemeralAddress()}
+	for side := range c.ends {
+		c.ends[side] = &c.endsStorage[side]
+	}
 	for side := range c.directions {
-		c.directions[side] = newDirection(c, c.ends[side], c.ends[1-side])
+		c.directions[side] = &c.directionsStorage[side]
+		c.directions[side].init(c, c.ends[side], c.ends[1-side])
 	}
 	// The dialer sends data only once the SYN-ACK is back.
 	c.directions[sideDialer].held = true

@@ -72,7 +72,15 @@ type direction struct {
 	sender     *end
 	receiver   *end
 
-	queue     []segment
+	// queue is the live part of array: segments slide off its front as
+	// they are delivered, and it starts again at the front of array once
+	// empty (see makeRoom). array begins as queueInline: a direction
+	// seldom holds more than two segments at once, so most never
+	// allocate for them.
+	queue       []segment
+	array       []segment
+	queueInline [2]segment
+
 	launched  int
 	dataBytes int
 
@@ -100,12 +108,32 @@ type direction struct {
 	deliver func()
 }
 
-// newDirection returns the direction carrying segments from sender to
+// init makes d, a zero direction, the one carrying segments from sender to
 // receiver on c.
-func newDirection(c *connection, sender, receiver *end) *direction {
-	d := &direction{connection: c, sender: sender, receiver: receiver}
+func (d *direction) init(c *connection, sender, receiver *end) {
+	d.connection, d.sender, d.receiver = c, sender, receiver
+	d.array = d.queueInline[:]
+	d.queue = d.array[:0]
 	d.deliver = d.deliverHead
-	return d
+}
+
+// makeRoom makes room for one more segment behind the queue, which reaches
+// the end of its array: it moves the queue to the front of the array when
+// that frees at least half of it, and to an array twice the queue's length
+// otherwise, so a segment is moved a bounded number of times on average.
+func (d *direction) makeRoom() {
+	live := len(d.queue)
+	if 2*live <= len(d.array) {
+		copy(d.array, d.queue)
+		clear(d.array[live:]) // the segments' old places: let their frames go
+		d.queue = d.array[:live]
+		return
+	}
+	array := make([]segment, 2*live)
+	copy(array, d.queue)
+	clear(d.queue)
+	d.array = array
+	d.queue = array[:live]
 }
 
 // enqueue adds a segment behind everything queued and launches it if the
@@ -113,6 +141,9 @@ func newDirection(c *connection, sender, receiver *end) *direction {
 func (d *direction) enqueue(s segment) {
 	if s.kind == segmentData {
 		d.dataBytes += len(s.frame)
+	}
+	if len(d.queue) == cap(d.queue) {
+		d.makeRoom()
 	}
 	d.queue = append(d.queue, s)
 	if d.stalled {
@@ -191,10 +222,8 @@ func (d *direction) deliverHead() {
 	}
 	d.queue[0] = segment{} // let the frame go once delivered
 	if len(d.queue) == 1 {
-		// Emptied: start again at the front of the same array. Slicing
-		// off the head would shrink the capacity by one at every
-		// delivery, and the next enqueue would allocate a new array.
-		d.queue = d.queue[:0]
+		// Emptied: start again at the front of the array.
+		d.queue = d.array[:0]
 	} else {
 		d.queue = d.queue[1:]
 	}
@@ -285,7 +314,8 @@ func (d *direction) drop() {
 			d.connection.network.stats.FramesDropped++
 		}
 	}
-	d.queue = nil
+	clear(d.queue)
+	d.queue = d.array[:0]
 	d.launched = 0
 	d.dataBytes = 0
 }
