@@ -20,7 +20,8 @@ func (d *Disk) Crash() {
 		}
 	}
 	d.forgetUnreachable(reachable)
-	d.namespace.pending = nil
+	clear(d.namespace.pending)
+	d.namespace.pending = d.namespace.pending[:0]
 	d.generation++
 	if torn {
 		d.stats.CrashesTorn++
@@ -36,8 +37,8 @@ func (d *Disk) keepPendingNamespace() bool {
 		return false
 	}
 	kept := d.rng.IntN(len(pending) + 1)
-	for _, op := range pending[:kept] {
-		d.applyDurably(op)
+	for i := range pending[:kept] {
+		d.applyDurably(&pending[i])
 	}
 	return kept > 0
 }
@@ -135,14 +136,13 @@ func (d *Disk) tearWrite(image []byte, op fileOperation) []byte {
 // forgetUnreachable drops inodes the crash left without a name, resets the
 // counts of the rest and recomputes usage from what survived.
 func (d *Disk) forgetUnreachable(reachable []*inode) {
-	survivors := make(map[inodeNumber]*inode, len(reachable))
+	clear(d.inodes)
 	for _, in := range reachable {
-		survivors[in.number] = in
+		d.inodes[in.number] = in
 		in.links = 0
 		in.handles = 0
 		in.lastCompletionAt = 0
 	}
-	d.inodes = survivors
 	d.usage = 0
 	for _, in := range reachable {
 		if in.directory {

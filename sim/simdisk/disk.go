@@ -39,9 +39,13 @@ type Disk struct {
 	faults Faults
 	stats  Stats
 
-	// inodes holds every inode a current or durable entry, a handle or a
-	// pending sync may still need. Crash prunes the unreachable ones.
-	inodes     map[inodeNumber]*inode
+	// inodes holds, at its number, every inode a current or durable
+	// entry, a handle or a pending sync may still need; the others are
+	// nil. Crash prunes the unreachable ones. It is a slice, not a map:
+	// every name resolved looks up an inode per element, and numbers are
+	// handed out in order from 1 (so len(inodes) == inodeNext). It costs
+	// a pointer per inode a run creates, a few thousand.
+	inodes     []*inode
 	inodeNext  inodeNumber
 	usage      int64 // sum of the sizes of live files
 	namespace  namespaceLog
@@ -62,7 +66,7 @@ func New(k *kernel.Kernel, owner *kernel.Process, rng *rand.Rand, faults Faults)
 		kernel:    k,
 		owner:     owner,
 		rng:       rng,
-		inodes:    map[inodeNumber]*inode{},
+		inodes:    make([]*inode, rootInode),
 		inodeNext: rootInode,
 	}
 	d.SetFaults(faults)
@@ -97,8 +101,10 @@ func (d *Disk) DurableFile(name string) ([]byte, bool) {
 	if !fs.ValidPath(name) || name == "." {
 		return nil, false
 	}
-	current := d.inodes[rootInode]
-	for component := range pathElements(name) {
+	current := d.inode(rootInode)
+	for rest := name; rest != ""; {
+		var component string
+		component, rest = firstElement(rest)
 		if !current.directory {
 			return nil, false
 		}
@@ -121,18 +127,17 @@ func (d *Disk) newInode(directory bool) *inode {
 		in.entries = map[string]inodeNumber{}
 		in.durableEntries = map[string]durableEntry{}
 	}
-	d.inodes[in.number] = in
+	d.inodes = append(d.inodes, in)
 	d.inodeNext++
 	return in
 }
 
 // inode returns the inode numbered n, which must exist.
 func (d *Disk) inode(n inodeNumber) *inode {
-	in, ok := d.inodes[n]
-	if !ok {
+	if n >= inodeNumber(len(d.inodes)) || d.inodes[n] == nil {
 		panic(fmt.Sprintf("simdisk: inode %d is named but does not exist", n))
 	}
-	return in
+	return d.inodes[n]
 }
 
 // resized records that a file's current size went from oldSize to newSize.

@@ -133,6 +133,11 @@ func (f *File) record(op fileOperation) {
 		panic(fmt.Sprintf("simdisk: %s grew to %d bytes, past fileBytesMax", f.name, len(in.data)))
 	}
 	f.disk.resized(in, oldSize, int64(len(in.data)))
+	if in.pending == nil {
+		// Most files take two operations before their first sync (a
+		// state file's truncate and write, say): room for both at once.
+		in.pending = make([]fileOperation, 0, 2)
+	}
 	in.pending = append(in.pending, op)
 }
 

@@ -3,7 +3,6 @@ package simdisk
 import (
 	"fmt"
 	"io/fs"
-	"iter"
 	"slices"
 	"strings"
 
@@ -21,25 +20,31 @@ type entryChange struct {
 // namespaceOperation is one create, remove, rename or mkdir: its entry
 // changes become durable together, once each directory it touches has had a
 // SyncDir that began after it complete.
+//
+// Its changes and directories are kept in the operation, not in slices of
+// their own, and the log holds operations by value: an operation makes at
+// most namespaceChangesMax changes, and each create, remove and rename
+// used to cost three allocations for them.
 type namespaceOperation struct {
 	sequence    uint64
-	changes     []entryChange
-	directories []inodeNumber // touched, ascending, without repeats
-	covered     []bool        // parallel to directories
-	dropped     bool          // a failed SyncDir covered it: it will never be durable
-
-	// directoriesInline and coveredInline back directories and covered:
-	// an operation touches one directory, or two for a rename, and
-	// keeping them in the operation saves two allocations per create,
-	// remove and rename.
-	directoriesInline [2]inodeNumber
-	coveredInline     [2]bool
+	changes     [namespaceChangesMax]entryChange // changes[:changeCount] are set
+	changeCount int
+	// directories[:directoryCount] are the directories touched,
+	// ascending, without repeats; covered is parallel to them.
+	directories    [namespaceChangesMax]inodeNumber
+	covered        [namespaceChangesMax]bool
+	directoryCount int
+	dropped        bool // a failed SyncDir covered it: it will never be durable
 }
+
+// namespaceChangesMax is the most entry changes one namespace operation
+// makes: a rename's two.
+const namespaceChangesMax = 2
 
 // fullyCovered reports whether every directory the operation touches has
 // been synced since.
 func (op *namespaceOperation) fullyCovered() bool {
-	for _, covered := range op.covered {
+	for _, covered := range op.covered[:op.directoryCount] {
 		if !covered {
 			return false
 		}
@@ -50,12 +55,17 @@ func (op *namespaceOperation) fullyCovered() bool {
 // namespaceLog is the namespace operations not yet durable, in issue order.
 type namespaceLog struct {
 	issued  uint64 // the sequence number of the next operation; starts at 1
-	pending []*namespaceOperation
+	pending []namespaceOperation
 }
 
-// pathElements yields a valid name's elements, without building a slice
-// of them: every file operation resolves its name.
-func pathElements(name string) iter.Seq[string] { return strings.SplitSeq(name, "/") }
+// firstElement splits a valid name into its first element and the rest of
+// it, empty after the last element. Names are walked with it, element by
+// element, rather than split into a slice or through an iterator: every
+// file operation resolves its name.
+func firstElement(name string) (element, rest string) {
+	element, rest, _ = strings.Cut(name, "/")
+	return element, rest
+}
 
 // lookup resolves a valid name through the current namespace.
 func (d *Disk) lookup(op, name string) (*inode, error) {
@@ -66,7 +76,9 @@ func (d *Disk) lookup(op, name string) (*inode, error) {
 	if name == "." {
 		return current, nil
 	}
-	for component := range pathElements(name) {
+	for rest := name; rest != ""; {
+		var component string
+		component, rest = firstElement(rest)
 		if !current.directory {
 			return nil, pathError(op, name, errNotDirectory)
 		}
@@ -114,7 +126,11 @@ func underlying(err error) error {
 // changeNamespace applies entry changes to the current namespace and logs
 // them as one pending operation.
 func (d *Disk) changeNamespace(changes ...entryChange) {
-	var replaced []*inode
+	if len(changes) > namespaceChangesMax {
+		panic(fmt.Sprintf("simdisk: a namespace operation of %d changes; at most %d", len(changes), namespaceChangesMax))
+	}
+	var replacedInline [namespaceChangesMax]*inode
+	replaced := replacedInline[:0]
 	for _, change := range changes {
 		directory := d.inode(change.directory)
 		if old, ok := directory.entries[change.name]; ok {
@@ -135,27 +151,23 @@ func (d *Disk) changeNamespace(changes ...entryChange) {
 	}
 
 	d.namespace.issued++
-	op := &namespaceOperation{sequence: d.namespace.issued, changes: changes}
-	op.directories = op.directoriesInline[:0]
+	d.namespace.pending = append(d.namespace.pending, namespaceOperation{sequence: d.namespace.issued})
+	op := &d.namespace.pending[len(d.namespace.pending)-1]
+	op.changeCount = copy(op.changes[:], changes)
 	for _, change := range changes {
-		if !slices.Contains(op.directories, change.directory) {
-			op.directories = append(op.directories, change.directory)
+		if !slices.Contains(op.directories[:op.directoryCount], change.directory) {
+			op.directories[op.directoryCount] = change.directory
+			op.directoryCount++
 		}
 	}
-	slices.Sort(op.directories)
-	if len(op.directories) <= len(op.coveredInline) {
-		op.covered = op.coveredInline[:len(op.directories)]
-	} else {
-		op.covered = make([]bool, len(op.directories))
-	}
-	d.namespace.pending = append(d.namespace.pending, op)
+	slices.Sort(op.directories[:op.directoryCount])
 }
 
 // applyDurably writes an operation's changes to the durable entries. A
 // change older than what an entry already holds is skipped: the newer
 // operation reached the media first and the older one cannot undo it.
 func (d *Disk) applyDurably(op *namespaceOperation) {
-	for _, change := range op.changes {
+	for _, change := range op.changes[:op.changeCount] {
 		directory := d.inode(change.directory)
 		if !directory.directory {
 			panic(fmt.Sprintf("simdisk: namespace operation %d changes an entry of file inode %d", op.sequence, change.directory))
@@ -220,7 +232,9 @@ func (d *Disk) MkdirAll(dir string) error {
 	if dir == "." {
 		return nil
 	}
-	for component := range pathElements(dir) {
+	for rest := dir; rest != ""; {
+		var component string
+		component, rest = firstElement(rest)
 		if !current.directory {
 			return pathError("mkdir", dir, errNotDirectory)
 		}

@@ -73,11 +73,12 @@ func (d *Disk) completeSyncDir(directory inodeNumber, covers uint64, failed bool
 		d.stats.SyncsCompleted++
 	}
 	kept := d.namespace.pending[:0]
-	for _, op := range d.namespace.pending {
+	for i := range d.namespace.pending {
+		op := &d.namespace.pending[i]
 		if op.sequence < covers {
-			for i, touched := range op.directories {
+			for j, touched := range op.directories[:op.directoryCount] {
 				if touched == directory {
-					op.covered[i] = true
+					op.covered[j] = true
 					op.dropped = op.dropped || failed
 				}
 			}
@@ -87,7 +88,7 @@ func (d *Disk) completeSyncDir(directory inodeNumber, covers uint64, failed bool
 		case op.fullyCovered():
 			d.applyDurably(op)
 		default:
-			kept = append(kept, op)
+			kept = append(kept, *op) // at or before i: never overwrites one yet to be read
 		}
 	}
 	clear(d.namespace.pending[len(kept):])
