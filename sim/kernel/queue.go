@@ -1,5 +1,10 @@
 package kernel
 
+import (
+	"fmt"
+	"math"
+)
+
 // eventQueue is a binary min-heap of scheduled events ordered by (at, tie,
 // seq). It is written out rather than going through container/heap: the
 // queue is the simulator's innermost loop (every event is pushed and popped
@@ -36,9 +41,16 @@ func before(a, b *queued) bool {
 
 func (q eventQueue) Len() int { return len(q) }
 
+// eventQueueLenMax bounds the entries of one heap, so that an event's
+// index fits its int32.
+const eventQueueLenMax = math.MaxInt32
+
 // push adds an entry.
 func (q *eventQueue) push(entry queued) {
 	i := len(*q)
+	if i >= eventQueueLenMax {
+		panic(fmt.Sprintf("kernel: more than %d events pending", eventQueueLenMax))
+	}
 	*q = append(*q, entry)
 	q.up(i)
 }
@@ -58,7 +70,7 @@ func (q *eventQueue) remove(i int) *Event {
 	e := old[i].event
 	if i != last {
 		old[i] = old[last]
-		old[i].event.index = i
+		old[i].event.index = int32(i)
 	}
 	old[last] = queued{} // drop the pointer, so the event can be collected
 	*q = old[:last]
@@ -80,11 +92,11 @@ func (q eventQueue) up(i int) {
 			break
 		}
 		q[i] = q[parent]
-		q[i].event.index = i
+		q[i].event.index = int32(i)
 		i = parent
 	}
 	q[i] = entry
-	entry.event.index = i
+	entry.event.index = int32(i)
 }
 
 // down moves the entry at index i toward the leaves until both children are
@@ -105,10 +117,10 @@ func (q eventQueue) down(i int) bool {
 			break
 		}
 		q[i] = q[child]
-		q[i].event.index = i
+		q[i].event.index = int32(i)
 		i = child
 	}
 	q[i] = entry
-	entry.event.index = i
+	entry.event.index = int32(i)
 	return i > start
 }
