@@ -70,6 +70,7 @@ func (d *Disk) rebuildNamespace() []*inode {
 		slices.Sort(names)
 		entries := map[string]inodeNumber{}
 		durable := map[string]durableEntry{}
+		current := names[:0] // the names kept, still sorted
 		for _, name := range names {
 			target := directory.durableEntries[name].target
 			if target == noInode {
@@ -83,9 +84,11 @@ func (d *Disk) rebuildNamespace() []*inode {
 			}
 			entries[name] = target
 			durable[name] = durableEntry{target: target}
+			current = append(current, name)
 		}
 		directory.entries = entries
 		directory.durableEntries = durable
+		directory.names = current
 	}
 	return reachable
 }

@@ -28,6 +28,10 @@ type inode struct {
 
 	// Directories only.
 	entries map[string]inodeNumber // current entries
+	// names are the current entries' names, sorted: what ReadDir returns,
+	// kept up to date as entries change rather than gathered from the map
+	// and sorted at every call.
+	names []string
 	// durableEntries are what a crash keeps, including removals (with
 	// target noInode) so that an older change applied late cannot undo a
 	// newer one.

@@ -72,6 +72,18 @@ func (d *Disk) lookup(op, name string) (*inode, error) {
 	if !fs.ValidPath(name) {
 		return nil, pathError(op, name, errInvalidName)
 	}
+	in, err := d.walk(name)
+	if err != nil {
+		return nil, pathError(op, name, err)
+	}
+	return in, nil
+}
+
+// walk resolves a name already checked to be valid, and returns the bare
+// error (errNotDirectory or fs.ErrNotExist) for its caller to name the
+// path it was asked about. lookupParent walks the parent of a name it has
+// checked, which need not be checked again.
+func (d *Disk) walk(name string) (*inode, error) {
 	current := d.inode(rootInode)
 	if name == "." {
 		return current, nil
@@ -80,11 +92,11 @@ func (d *Disk) lookup(op, name string) (*inode, error) {
 		var component string
 		component, rest = firstElement(rest)
 		if !current.directory {
-			return nil, pathError(op, name, errNotDirectory)
+			return nil, errNotDirectory
 		}
 		next, ok := current.entries[component]
 		if !ok {
-			return nil, pathError(op, name, fs.ErrNotExist)
+			return nil, fs.ErrNotExist
 		}
 		current = d.inode(next)
 	}
@@ -104,23 +116,14 @@ func (d *Disk) lookupParent(op, name string) (*inode, string, error) {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		parentName, base = name[:i], name[i+1:]
 	}
-	parent, err := d.lookup(op, parentName)
+	parent, err := d.walk(parentName)
 	if err != nil {
-		return nil, "", pathError(op, name, underlying(err))
+		return nil, "", pathError(op, name, err)
 	}
 	if !parent.directory {
 		return nil, "", pathError(op, name, errNotDirectory)
 	}
 	return parent, base, nil
-}
-
-// underlying strips the *fs.PathError lookup added, so the caller can name
-// the path it was asked about.
-func underlying(err error) error {
-	if pathErr, ok := err.(*fs.PathError); ok {
-		return pathErr.Err
-	}
-	return err
 }
 
 // changeNamespace applies entry changes to the current namespace and logs
@@ -138,11 +141,15 @@ func (d *Disk) changeNamespace(changes ...entryChange) {
 			oldInode.links--
 			replaced = append(replaced, oldInode)
 		}
+		_, existed := directory.entries[change.name]
 		if change.target == noInode {
 			delete(directory.entries, change.name)
 		} else {
 			directory.entries[change.name] = change.target
 			d.inode(change.target).links++
+		}
+		if named := change.target != noInode; named != existed {
+			directory.renamed(change.name, named)
 		}
 	}
 	// Settle after every change: a rename unlinks and relinks its inode.
@@ -161,6 +168,19 @@ func (d *Disk) changeNamespace(changes ...entryChange) {
 		}
 	}
 	slices.Sort(op.directories[:op.directoryCount])
+}
+
+// renamed adds name to a directory's sorted names, or takes it out.
+func (directory *inode) renamed(name string, named bool) {
+	i, found := slices.BinarySearch(directory.names, name)
+	switch {
+	case named && !found:
+		directory.names = slices.Insert(directory.names, i, name)
+	case !named && found:
+		directory.names = slices.Delete(directory.names, i, i+1)
+	default:
+		panic(fmt.Sprintf("simdisk: directory %d's names and entries disagree on %q", directory.number, name))
+	}
 }
 
 // applyDurably writes an operation's changes to the durable entries. A
@@ -214,12 +234,7 @@ func (d *Disk) ReadDir(dir string) ([]string, error) {
 	if !directory.directory {
 		return nil, pathError("readdir", dir, errNotDirectory)
 	}
-	names := make([]string, 0, len(directory.entries))
-	for name := range directory.entries {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names, nil
+	return append(make([]string, 0, len(directory.names)), directory.names...), nil
 }
 
 // MkdirAll implements core.FS. Each directory it creates is a namespace
