@@ -292,32 +292,41 @@ func (k *Kernel) Resume(p *Process) {
 
 // Step runs the next event and reports whether there was one.
 func (k *Kernel) Step() bool {
-	if at, e := k.next(); e != nil {
-		k.heapOf(e).popFront()
-		if at < k.now {
-			panic(fmt.Sprintf("kernel: event %q at %d is before now %d", e.label, at, k.now))
-		}
-		k.now = at
-		k.steps++
-		if k.steps > k.stepsMax {
-			panic(fmt.Sprintf("kernel: more than %d steps; a livelock?", k.stepsMax))
-		}
-		k.trace.Event(k.now, e.owner, e.label)
-		// The event is done once it runs: let go of fn, so a handle
-		// kept after the run does not hold what fn captured.
-		fn := e.fn
-		e.fn = nil
-		fn()
-		return true
+	at, e := k.next()
+	if e == nil {
+		return false
 	}
-	return false
+	k.run(at, e)
+	return true
+}
+
+// run runs e, the event at the front of the queue that next returned, due
+// at at. RunUntil and RunWhile, which look at the next event before they
+// decide to run it, call it directly rather than Step, which would look
+// for it again.
+func (k *Kernel) run(at int64, e *Event) {
+	k.heapOf(e).popFront()
+	if at < k.now {
+		panic(fmt.Sprintf("kernel: event %q at %d is before now %d", e.label, at, k.now))
+	}
+	k.now = at
+	k.steps++
+	if k.steps > k.stepsMax {
+		panic(fmt.Sprintf("kernel: more than %d steps; a livelock?", k.stepsMax))
+	}
+	k.trace.Event(k.now, e.owner, e.label)
+	// The event is done once it runs: let go of fn, so a handle kept
+	// after the run does not hold what fn captured.
+	fn := e.fn
+	e.fn = nil
+	fn()
 }
 
 // RunUntil runs events until virtual time would pass t or nothing is left,
 // then sets the time to t.
 func (k *Kernel) RunUntil(t int64) {
 	for at, e := k.next(); e != nil && at <= t; at, e = k.next() {
-		k.Step()
+		k.run(at, e)
 	}
 	if t > k.now {
 		k.now = t
@@ -328,13 +337,14 @@ func (k *Kernel) RunUntil(t int64) {
 // It reports whether cond became false.
 func (k *Kernel) RunWhile(limit int64, cond func() bool) bool {
 	for cond() {
-		if at, e := k.next(); e == nil || at > limit {
+		at, e := k.next()
+		if e == nil || at > limit {
 			if limit > k.now {
 				k.now = limit
 			}
 			return !cond()
 		}
-		k.Step()
+		k.run(at, e)
 	}
 	return true
 }
