@@ -53,12 +53,10 @@ type Event struct {
 	incarnation uint64
 	label       string
 	fn          func()
-	// index is the event's position in its heap (soon or later, see
-	// Kernel), or -1 while it is in neither (run, dropped, held or
-	// stopped). An int32 beside the flags keeps an Event at 56 bytes
-	// (see eventsPerBlock); push checks that a heap stays below
-	// eventQueueLenMax.
-	index     int32
+	// queued is set while the event has an entry in a heap (soon or
+	// later, see Kernel), which a stopped event keeps for a while (see
+	// eventQueue).
+	queued    bool
 	soon      bool // the heap it is in is Kernel.soon
 	cancelled bool
 	// held is set while the event waits for its suspended owner to
@@ -165,13 +163,13 @@ func (k *Kernel) heapOf(e *Event) *eventQueue {
 // when both are empty.
 func (k *Kernel) front() *eventQueue {
 	switch {
-	case len(k.later) == 0 && len(k.soon) == 0:
+	case k.later.Len() == 0 && k.soon.Len() == 0:
 		return nil
-	case len(k.later) == 0:
+	case k.later.Len() == 0:
 		return &k.soon
-	case len(k.soon) == 0:
+	case k.soon.Len() == 0:
 		return &k.later
-	case before(&k.later[0], &k.soon[0]):
+	case before(k.later.front(), k.soon.front()):
 		return &k.later
 	}
 	return &k.soon
@@ -201,16 +199,16 @@ const eventsPerBlock = 4096 / 56
 // Stop prevents the event from running and reports whether it did so: false
 // when the event already ran, was dropped, or was stopped before.
 func (e *Event) Stop() bool {
-	if e.cancelled || (e.index < 0 && !e.held) {
+	if e.cancelled || (!e.queued && !e.held) {
 		return false
 	}
 	e.cancelled = true
 	e.fn = nil // never runs now; let go of what it holds
-	// Leave the queue now: a cancelled timer would otherwise sit in the
-	// heap until its time came, making every push and pop pay for it. A
-	// held event is not in the queue; Resume skips it.
-	if e.index >= 0 {
-		e.kernel.heapOf(e).remove(int(e.index))
+	// Its entry stays in the heap until the front or a compaction drops
+	// it (see eventQueue). A held event is not in the queue; Resume
+	// skips it.
+	if e.queued {
+		e.kernel.heapOf(e).stop()
 	}
 	return true
 }
@@ -226,7 +224,7 @@ func (e *Event) dead() bool {
 // time it is due, or nil. The event stays at the front of the queue.
 func (k *Kernel) next() (at int64, e *Event) {
 	for q := k.front(); q != nil; q = k.front() {
-		front := (*q)[0]
+		front := q.front()
 		e := front.event
 		switch {
 		case e.dead():

@@ -1,10 +1,5 @@
 package kernel
 
-import (
-	"fmt"
-	"math"
-)
-
 // eventQueue is a binary min-heap of scheduled events ordered by (at, tie,
 // seq). It is written out rather than going through container/heap: the
 // queue is the simulator's innermost loop (every event is pushed and popped
@@ -13,10 +8,21 @@ import (
 //
 // The heap holds entries by value with their keys inline, so sifting
 // compares neighbouring entries in one array instead of following a pointer
-// to an Event per comparison. Each event knows its index, so a stopped
-// event leaves the heap at once instead of being carried until it reaches
-// the front.
-type eventQueue []queued
+// to an Event per comparison, and moves entries without writing to their
+// events.
+//
+// A stopped event is not taken out at once: it stays, marked cancelled,
+// until it reaches the front or until stopped events make up half the heap,
+// when compact drops them all in one pass. Most timers are stopped (a reply
+// came first), and taking each out of the middle of the heap cost a sift,
+// and every sift a write to each moved entry's event to keep its index.
+// Since the order is total, entries that never run change no order.
+//
+// Invariant: stopped is the number of entries whose event is cancelled.
+type eventQueue struct {
+	entries []queued
+	stopped int
+}
 
 // queued is one entry of the queue: when the event is due, and its place
 // among events due at the same nanosecond.
@@ -26,6 +32,10 @@ type queued struct {
 	seq   uint64 // scheduling order; unique, so the order is total
 	event *Event
 }
+
+// compactEntriesMin is the smallest heap compact bothers with: below it,
+// stopped entries are left for the front to drop.
+const compactEntriesMin = 64
 
 // before is the queue's order: earlier time first, then the seeded tie, then
 // scheduling order (seq is unique, so the order is total).
@@ -39,88 +49,99 @@ func before(a, b *queued) bool {
 	return a.seq < b.seq
 }
 
-func (q eventQueue) Len() int { return len(q) }
-
-// eventQueueLenMax bounds the entries of one heap, so that an event's
-// index fits its int32.
-const eventQueueLenMax = math.MaxInt32
+// Len is the number of entries, stopped ones included.
+func (q *eventQueue) Len() int { return len(q.entries) }
 
 // push adds an entry.
 func (q *eventQueue) push(entry queued) {
-	i := len(*q)
-	if i >= eventQueueLenMax {
-		panic(fmt.Sprintf("kernel: more than %d events pending", eventQueueLenMax))
-	}
-	*q = append(*q, entry)
-	q.up(i)
+	entry.event.queued = true
+	q.entries = append(q.entries, entry)
+	q.up(len(q.entries) - 1)
 }
+
+// front is the earliest entry; the queue must not be empty.
+func (q *eventQueue) front() *queued { return &q.entries[0] }
 
 // popFront removes the earliest entry and returns its event.
 func (q *eventQueue) popFront() *Event {
-	return q.remove(0)
-}
-
-// remove takes the entry at index i out of the heap and returns its event.
-func (q *eventQueue) remove(i int) *Event {
-	old := *q
-	last := len(old) - 1
-	if i < 0 || i > last {
-		panic("kernel: event queue index out of range")
+	entries := q.entries
+	last := len(entries) - 1
+	e := entries[0].event
+	entries[0] = entries[last]
+	entries[last] = queued{} // drop the pointer, so the event can be collected
+	q.entries = entries[:last]
+	if last > 0 {
+		q.down(0)
 	}
-	e := old[i].event
-	if i != last {
-		old[i] = old[last]
-		old[i].event.index = int32(i)
+	e.queued = false
+	if e.cancelled {
+		q.stopped--
 	}
-	old[last] = queued{} // drop the pointer, so the event can be collected
-	*q = old[:last]
-	if i != last {
-		if !q.down(i) {
-			q.up(i)
-		}
-	}
-	e.index = -1
 	return e
 }
 
+// stop counts an entry whose event was just cancelled, and compacts the
+// heap once such entries make up half of it.
+func (q *eventQueue) stop() {
+	q.stopped++
+	if len(q.entries) >= compactEntriesMin && 2*q.stopped >= len(q.entries) {
+		q.compact()
+	}
+}
+
+// compact drops every stopped entry and restores the heap order over the
+// rest (Floyd's heap construction, linear in the entries).
+func (q *eventQueue) compact() {
+	kept := q.entries[:0]
+	for _, entry := range q.entries {
+		if entry.event.cancelled {
+			entry.event.queued = false
+			continue
+		}
+		kept = append(kept, entry)
+	}
+	clear(q.entries[len(kept):])
+	q.entries = kept
+	q.stopped = 0
+	for i := len(kept)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
+
 // up moves the entry at index i toward the root until its parent is earlier.
-func (q eventQueue) up(i int) {
-	entry := q[i]
+func (q *eventQueue) up(i int) {
+	entries := q.entries
+	entry := entries[i]
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !before(&entry, &q[parent]) {
+		if !before(&entry, &entries[parent]) {
 			break
 		}
-		q[i] = q[parent]
-		q[i].event.index = int32(i)
+		entries[i] = entries[parent]
 		i = parent
 	}
-	q[i] = entry
-	entry.event.index = int32(i)
+	entries[i] = entry
 }
 
 // down moves the entry at index i toward the leaves until both children are
-// later, and reports whether it moved.
-func (q eventQueue) down(i int) bool {
-	start := i
-	entry := q[i]
-	n := len(q)
+// later.
+func (q *eventQueue) down(i int) {
+	entries := q.entries
+	entry := entries[i]
+	n := len(entries)
 	for {
 		child := 2*i + 1
 		if child >= n {
 			break
 		}
-		if right := child + 1; right < n && before(&q[right], &q[child]) {
+		if right := child + 1; right < n && before(&entries[right], &entries[child]) {
 			child = right
 		}
-		if !before(&q[child], &entry) {
+		if !before(&entries[child], &entry) {
 			break
 		}
-		q[i] = q[child]
-		q[i].event.index = int32(i)
+		entries[i] = entries[child]
 		i = child
 	}
-	q[i] = entry
-	entry.event.index = int32(i)
-	return i > start
+	entries[i] = entry
 }

@@ -6,10 +6,12 @@ import (
 	"testing"
 )
 
-// TestCancelLeavesTheQueueAtOnce checks that a cancelled event is taken out
-// of the heap when cancelled (not carried to the front), and that the
-// events left still run in time order, each exactly once.
-func TestCancelLeavesTheQueueAtOnce(t *testing.T) {
+// TestStoppedEventsLeaveTheQueue checks that a stopped event's entry does
+// not outstay its welcome: the heaps count the stopped entries they still
+// hold, and compact them away before they make up half of a heap (of
+// compactEntriesMin entries or more). It also checks that the events left
+// still run in time order, each exactly once.
+func TestStoppedEventsLeaveTheQueue(t *testing.T) {
 	const events = 200
 	k := NewKernel(7, nil)
 	rng := NewRand(7, "test/delays")
@@ -21,8 +23,13 @@ func TestCancelLeavesTheQueueAtOnce(t *testing.T) {
 		delays[i] = rng.Int64N(3 * soonDelayMax) // in both heaps
 		cancels[i] = k.Schedule(delays[i], nil, "e", func() { ran[i]++ })
 	}
-	cancelled := 0
-	for i := 0; i < events; i += 3 {
+	// Two events in three are stopped, enough for both heaps to compact.
+	cancelled, compactions := 0, 0
+	for i := range events {
+		if i%3 == 2 {
+			continue
+		}
+		lengths := k.soon.Len() + k.later.Len()
 		if !cancels[i]() {
 			t.Fatalf("event %d: first cancel reported nothing cancelled", i)
 		}
@@ -30,9 +37,29 @@ func TestCancelLeavesTheQueueAtOnce(t *testing.T) {
 			t.Fatalf("event %d: second cancel reported a cancellation", i)
 		}
 		cancelled++
+		if k.soon.Len()+k.later.Len() < lengths {
+			compactions++
+		}
+		for _, q := range []*eventQueue{&k.soon, &k.later} {
+			stopped := 0
+			for _, entry := range q.entries {
+				if entry.event.cancelled {
+					stopped++
+				}
+			}
+			if stopped != q.stopped {
+				t.Fatalf("after %d cancels a heap holds %d stopped entries and counts %d", cancelled, stopped, q.stopped)
+			}
+			if q.Len() >= compactEntriesMin && 2*stopped >= q.Len() {
+				t.Fatalf("after %d cancels a heap of %d entries holds %d stopped ones", cancelled, q.Len(), stopped)
+			}
+		}
 	}
-	if got, want := k.soon.Len()+k.later.Len(), events-cancelled; got != want {
-		t.Fatalf("queue holds %d events after %d cancels of %d, want %d", got, cancelled, events, want)
+	if compactions == 0 {
+		t.Fatalf("%d cancels of %d events compacted no heap", cancelled, events)
+	}
+	if live := k.soon.Len() - k.soon.stopped + k.later.Len() - k.later.stopped; live != events-cancelled {
+		t.Fatalf("queue holds %d live events after %d cancels of %d, want %d", live, cancelled, events, events-cancelled)
 	}
 	last := int64(-1)
 	for k.Step() {
@@ -43,7 +70,7 @@ func TestCancelLeavesTheQueueAtOnce(t *testing.T) {
 	}
 	for i := range events {
 		want := 1
-		if i%3 == 0 {
+		if i%3 != 2 {
 			want = 0
 		}
 		if ran[i] != want {
@@ -98,7 +125,7 @@ func TestBothHeapsRunInOneOrder(t *testing.T) {
 				schedule()
 			}
 		})
-		entry := (*k.heapOf(e))[e.index]
+		entry := entryOf(k, e)
 		keys[n] = key{entry.at, entry.tie, entry.seq}
 		live = append(live, e)
 		liveNumbers = append(liveNumbers, n)
@@ -152,4 +179,14 @@ func TestEventBlockFillsSizeClass(t *testing.T) {
 	if block := eventsPerBlock * size; block > 4096 || block+size <= 4096 {
 		t.Fatalf("a block of %d events is %d bytes; want the most that fit 4096", eventsPerBlock, block)
 	}
+}
+
+// entryOf finds e's entry in its heap.
+func entryOf(k *Kernel, e *Event) queued {
+	for _, entry := range k.heapOf(e).entries {
+		if entry.event == e {
+			return entry
+		}
+	}
+	panic("event not queued")
 }
