@@ -67,11 +67,11 @@ func (q *eventQueue) popFront() *Event {
 	entries := q.entries
 	last := len(entries) - 1
 	e := entries[0].event
-	entries[0] = entries[last]
+	moved := entries[last]
 	entries[last] = queued{} // drop the pointer, so the event can be collected
 	q.entries = entries[:last]
 	if last > 0 {
-		q.down(0)
+		q.place(0, moved)
 	}
 	e.queued = false
 	if e.cancelled {
@@ -111,6 +111,9 @@ func (q *eventQueue) compact() {
 // up moves the entry at index i toward the root until its parent is earlier.
 func (q *eventQueue) up(i int) {
 	entries := q.entries
+	if i == 0 || !before(&entries[i], &entries[(i-1)/2]) {
+		return // in place already, as a timer set later than the others is
+	}
 	entry := entries[i]
 	for i > 0 {
 		parent := (i - 1) / 2
@@ -126,8 +129,14 @@ func (q *eventQueue) up(i int) {
 // down moves the entry at index i toward the leaves until both children are
 // later.
 func (q *eventQueue) down(i int) {
+	q.place(i, q.entries[i])
+}
+
+// place puts entry in the heap at index i, whose own entry may be taken
+// (popFront's hole at the root), or further down: where both children are
+// later.
+func (q *eventQueue) place(i int, entry queued) {
 	entries := q.entries
-	entry := entries[i]
 	n := len(entries)
 	for {
 		child := 2*i + 1

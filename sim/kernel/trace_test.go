@@ -32,10 +32,18 @@ func TestTraceHashIsFNV1a(t *testing.T) {
 	trace.Event(7, nil, "workload.think") // no owner: nothing for it
 	model.Write(binary.LittleEndian.AppendUint64(nil, 7))
 	model.Write([]byte("workload.think"))
+	// Labels of every length up to two of hashString's four-byte turns
+	// and more, so that each remainder is hashed.
+	const labels = "abcdefghij"
+	for n := range len(labels) + 1 {
+		trace.Event(8, nil, labels[:n])
+		model.Write(binary.LittleEndian.AppendUint64(nil, 8))
+		model.Write([]byte(labels[:n]))
+	}
 	if got, want := trace.Hash(), fmt.Sprintf("%016x", model.Sum64()); got != want {
 		t.Fatalf("trace hash %s, FNV-1a of the same bytes %s", got, want)
 	}
-	if trace.Entries() != uint64(len(times))+1 {
-		t.Fatalf("%d entries, want %d", trace.Entries(), len(times)+1)
+	if want := uint64(len(times) + 1 + len(labels) + 1); trace.Entries() != want {
+		t.Fatalf("%d entries, want %d", trace.Entries(), want)
 	}
 }
