@@ -24,15 +24,20 @@ type Kernel struct {
 	soon, later eventQueue
 	// ties orders events due at the same nanosecond. It is a stream of its
 	// own so that scheduling one more event (a new timer in some
-	// component) does not shift the world's random decisions in rng.
-	ties  *rand.Rand
+	// component) does not shift the world's random decisions in rng. It
+	// is NewRand's source itself, drawn from directly: rand.Rand's Uint64
+	// returns its source's, through an interface call, at every event.
+	ties  *rand.PCG
 	rng   *rand.Rand
 	seq   uint64
 	steps uint64
 	trace *Trace
 
-	// spareEvents are allocated Events not yet handed out (see newEvent).
+	// spareEvents[spareNext:] are allocated Events not yet handed out
+	// (see newEvent). An index rather than reslicing: storing the slice
+	// back at every event was a pointer write, with its write barrier.
 	spareEvents []Event
+	spareNext   int
 
 	// stepsMax bounds a run, so a livelock shows up as a failure rather
 	// than a hang.
@@ -71,7 +76,7 @@ func NewKernel(seed uint64, trace *Trace) *Kernel {
 	}
 	return &Kernel{
 		seed:     seed,
-		ties:     NewRand(seed, "kernel/ties"),
+		ties:     newPCG(seed, "kernel/ties"),
 		rng:      NewRand(seed, "kernel"),
 		trace:    trace,
 		stepsMax: 50_000_000,
@@ -82,12 +87,17 @@ func NewKernel(seed uint64, trace *Trace) *Kernel {
 // Separate streams keep one part's draws from shifting another's when code
 // changes, which keeps shrunk and regression cases stable.
 func NewRand(seed uint64, purpose string) *rand.Rand {
+	return rand.New(newPCG(seed, purpose))
+}
+
+// newPCG is the source of NewRand's stream for seed and purpose.
+func newPCG(seed uint64, purpose string) *rand.PCG {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(purpose); i++ {
 		h ^= uint64(purpose[i])
 		h *= 1099511628211
 	}
-	return rand.New(rand.NewPCG(seed, h))
+	return rand.NewPCG(seed, h)
 }
 
 // Seed is the run's seed.
@@ -183,11 +193,12 @@ func (k *Kernel) front() *eventQueue {
 // any of its events is referenced, which is why an event lets go of fn once
 // it has run or been stopped or dropped.
 func (k *Kernel) newEvent() *Event {
-	if len(k.spareEvents) == 0 {
+	if k.spareNext == len(k.spareEvents) {
 		k.spareEvents = make([]Event, eventsPerBlock)
+		k.spareNext = 0
 	}
-	e := &k.spareEvents[0]
-	k.spareEvents = k.spareEvents[1:]
+	e := &k.spareEvents[k.spareNext]
+	k.spareNext++
 	return e
 }
 
