@@ -3,8 +3,9 @@ package sim
 import (
 	"context"
 	"log/slog"
+	"strconv"
+
 	"sluice/sim/kernel"
-	"strings"
 )
 
 // traceHandler turns what core logs into trace notes, stamped with virtual
@@ -27,27 +28,29 @@ func (h *traceHandler) Enabled(_ context.Context, level slog.Level) bool {
 }
 
 func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
-	var b strings.Builder
-	b.WriteString(r.Level.String())
-	b.WriteByte(' ')
-	b.WriteString(r.Message)
-	b.WriteString(h.prefix)
+	// Built in a byte slice that starts on the stack: the note's string
+	// is the one allocation.
+	b := make([]byte, 0, 256)
+	b = append(b, r.Level.String()...)
+	b = append(b, ' ')
+	b = append(b, r.Message...)
+	b = append(b, h.prefix...)
 	r.Attrs(func(a slog.Attr) bool {
-		appendAttr(&b, h.group, a)
+		b = appendAttr(b, h.group, a)
 		return true
 	})
-	h.kernel.Trace().Note(h.kernel.Now(), h.source, b.String())
+	h.kernel.Trace().Note(h.kernel.Now(), h.source, string(b))
 	return nil
 }
 
 func (h *traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	next := *h
-	var b strings.Builder
-	b.WriteString(h.prefix)
+	b := make([]byte, 0, 256)
+	b = append(b, h.prefix...)
 	for _, a := range attrs {
-		appendAttr(&b, h.group, a)
+		b = appendAttr(b, h.group, a)
 	}
-	next.prefix = b.String()
+	next.prefix = string(b)
 	return &next
 }
 
@@ -60,13 +63,31 @@ func (h *traceHandler) WithGroup(name string) slog.Handler {
 	return &next
 }
 
-func appendAttr(b *strings.Builder, group string, a slog.Attr) {
-	b.WriteByte(' ')
+func appendAttr(b []byte, group string, a slog.Attr) []byte {
+	b = append(b, ' ')
 	if group != "" {
-		b.WriteString(group)
-		b.WriteByte('.')
+		b = append(b, group...)
+		b = append(b, '.')
 	}
-	b.WriteString(a.Key)
-	b.WriteByte('=')
-	b.WriteString(a.Value.Resolve().String())
+	b = append(b, a.Key...)
+	b = append(b, '=')
+	return appendValue(b, a.Value.Resolve())
+}
+
+// appendValue appends v as v.String() reads: for numbers and booleans
+// directly, which saves the string String allocates for them (core logs
+// a node's ids and epochs as numbers). Every other kind goes through
+// String.
+func appendValue(b []byte, v slog.Value) []byte {
+	switch v.Kind() {
+	case slog.KindInt64:
+		return strconv.AppendInt(b, v.Int64(), 10)
+	case slog.KindUint64:
+		return strconv.AppendUint(b, v.Uint64(), 10)
+	case slog.KindFloat64:
+		return strconv.AppendFloat(b, v.Float64(), 'g', -1, 64)
+	case slog.KindBool:
+		return strconv.AppendBool(b, v.Bool())
+	}
+	return append(b, v.String()...)
 }
