@@ -98,7 +98,7 @@ func (d *Disk) Usage() int64 { return d.usage }
 // through durable directory entries: what a crash without torn writes
 // would leave there. It is for tests and checkers.
 func (d *Disk) DurableFile(name string) ([]byte, bool) {
-	if !fs.ValidPath(name) || name == "." {
+	if _, valid := checkName(name); !valid || name == "." {
 		return nil, false
 	}
 	current := d.inode(rootInode)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"sluice/core"
 )
@@ -69,7 +70,7 @@ func firstElement(name string) (element, rest string) {
 
 // lookup resolves a valid name through the current namespace.
 func (d *Disk) lookup(op, name string) (*inode, error) {
-	if !fs.ValidPath(name) {
+	if _, valid := checkName(name); !valid {
 		return nil, pathError(op, name, errInvalidName)
 	}
 	in, err := d.walk(name)
@@ -77,6 +78,35 @@ func (d *Disk) lookup(op, name string) (*inode, error) {
 		return nil, pathError(op, name, err)
 	}
 	return in, nil
+}
+
+// checkName is fs.ValidPath(name), and also returns the index of name's
+// last slash (-1 if none) for lookupParent. It finds each element with
+// strings.IndexByte rather than a byte at a time, as ValidPath and
+// LastIndexByte each did for every name a file operation resolves.
+func checkName(name string) (lastSlash int, valid bool) {
+	if !utf8.ValidString(name) {
+		return -1, false
+	}
+	if name == "." {
+		return -1, true
+	}
+	lastSlash = -1
+	for rest, offset := name, 0; ; {
+		element, i := rest, strings.IndexByte(rest, '/')
+		if i >= 0 {
+			element = rest[:i]
+		}
+		if element == "" || element == "." || element == ".." {
+			return -1, false
+		}
+		if i < 0 {
+			return lastSlash, true
+		}
+		lastSlash = offset + i
+		offset += i + 1
+		rest = rest[i+1:]
+	}
 }
 
 // walk resolves a name already checked to be valid, and returns the bare
@@ -106,15 +136,16 @@ func (d *Disk) walk(name string) (*inode, error) {
 // lookupParent resolves the directory that holds (or would hold) name's
 // entry, and returns it with the entry's name. The root has no parent.
 func (d *Disk) lookupParent(op, name string) (*inode, string, error) {
-	if !fs.ValidPath(name) {
+	lastSlash, valid := checkName(name)
+	if !valid {
 		return nil, "", pathError(op, name, errInvalidName)
 	}
 	if name == "." {
 		return nil, "", pathError(op, name, errRootEntry)
 	}
 	parentName, base := ".", name
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		parentName, base = name[:i], name[i+1:]
+	if lastSlash >= 0 {
+		parentName, base = name[:lastSlash], name[lastSlash+1:]
 	}
 	parent, err := d.walk(parentName)
 	if err != nil {
@@ -240,7 +271,7 @@ func (d *Disk) ReadDir(dir string) ([]string, error) {
 // MkdirAll implements core.FS. Each directory it creates is a namespace
 // operation on its parent.
 func (d *Disk) MkdirAll(dir string) error {
-	if !fs.ValidPath(dir) {
+	if _, valid := checkName(dir); !valid {
 		return pathError("mkdir", dir, errInvalidName)
 	}
 	current := d.inode(rootInode)
