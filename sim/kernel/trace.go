@@ -47,18 +47,11 @@ func (t *Trace) hashTime(at int64) {
 	t.hash = h
 }
 
-// hashString mixes the bytes of s into the hash. It takes four bytes a
-// turn: each byte's multiplication waits for the last one's whatever the
-// loop, but a byte at a time the loop's own counting cost as many
-// instructions as the hashing.
+// hashString mixes the bytes of s into the hash. It is left a byte at a
+// time: each byte's multiplication waits for the last one's, which bounds
+// it whatever the loop, and unrolled it no longer inlines.
 func (t *Trace) hashString(s string) {
 	h := t.hash
-	for ; len(s) >= 4; s = s[4:] {
-		h = (h ^ uint64(s[0])) * fnvPrime64
-		h = (h ^ uint64(s[1])) * fnvPrime64
-		h = (h ^ uint64(s[2])) * fnvPrime64
-		h = (h ^ uint64(s[3])) * fnvPrime64
-	}
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= fnvPrime64
