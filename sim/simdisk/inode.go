@@ -98,20 +98,29 @@ func resize(image []byte, size int64) []byte {
 	if size <= int64(len(image)) {
 		return image[:size]
 	}
-	old := len(image)
+	return grow(image, size, size)
+}
+
+// grow returns image lengthened to size, more than its length, with the
+// bytes from its old end up to zeroTo (at most size) zeroed; the caller
+// overwrites the rest. A write past the end zeroes only the hole before
+// it: zeroing what it is about to copy over was a second pass over every
+// byte appended.
+func grow(image []byte, size, zeroTo int64) []byte {
+	old := int64(len(image))
 	if size > int64(cap(image)) {
 		// Files grow by appends, a little at a time. Doubling the
 		// capacity makes the copies of the image cost at most as much
 		// again as the bytes appended; append's own policy grows large
 		// slices by a quarter, which copied each image several times
-		// over.
+		// over. make zeroes the new array.
 		capacity := min(max(size, 2*int64(cap(image))), max(size, fileBytesMax))
 		grown := make([]byte, size, capacity)
 		copy(grown, image)
 		return grown
 	}
 	image = image[:size]
-	clear(image[old:])
+	clear(image[old:zeroTo])
 	return image
 }
 
@@ -122,7 +131,7 @@ func writeInto(image []byte, offset int64, p []byte) []byte {
 		panic(fmt.Sprintf("simdisk: write at negative offset %d", offset))
 	}
 	if end := offset + int64(len(p)); end > int64(len(image)) {
-		image = resize(image, end)
+		image = grow(image, end, max(offset, int64(len(image))))
 	}
 	copy(image[offset:], p)
 	return image
