@@ -37,7 +37,7 @@ func (k *Kernel) Every(rng Source, mean time.Duration, label string, stopped fun
 	}
 	var next func()
 	next = func() {
-		k.Schedule(int64(Exponential(rng, mean)), nil, label, func() {
+		k.ScheduleEvent(int64(Exponential(rng, mean)), nil, label, func() {
 			if stopped() {
 				return
 			}
