@@ -94,8 +94,10 @@ type batchReader struct {
 	loads int
 }
 
-func newBatchReader(file core.File, position, limit, nextOffset int64, chunkBytes int, buffer []byte) *batchReader {
-	return &batchReader{
+// newBatchReader returns the reader by value: callers keep it in a local
+// variable, on their stack, rather than allocating one for every read.
+func newBatchReader(file core.File, position, limit, nextOffset int64, chunkBytes int, buffer []byte) batchReader {
+	return batchReader{
 		file:          file,
 		limit:         limit,
 		chunkBytes:    chunkBytes,

@@ -68,7 +68,7 @@ type segment struct {
 
 // batchReader reads the segment's batches from position, where a batch
 // starting at nextOffset is expected (see newBatchReader).
-func (s *segment) batchReader(position, nextOffset int64, chunkBytes int, buffer []byte) *batchReader {
+func (s *segment) batchReader(position, nextOffset int64, chunkBytes int, buffer []byte) batchReader {
 	r := newBatchReader(s.file, position, s.bytes, nextOffset, chunkBytes, buffer)
 	r.confirmEveryOffset = s.mayHaveGaps
 	if s.isIndexEntry(position, nextOffset) {
