@@ -53,6 +53,33 @@ func TestCheckpointRoundTripsAndRejectsDamage(t *testing.T) {
 	}
 }
 
+// encode appends with strconv; the file must stay what fmt wrote, byte for
+// byte, or checkpoints on existing disks (and every trace) would change.
+func TestCheckpointEncodeMatchesFormattedText(t *testing.T) {
+	formatted := func(c checkpoint) string {
+		text := fmt.Sprintf("%s\nstart-offset %d\nrecovery-point %d\ncleaner-offset %d\nepochs %d\n",
+			checkpointMagic, c.startOffset, c.recoveryPoint, c.cleanerOffset, len(c.epochs))
+		for _, e := range c.epochs {
+			text += fmt.Sprintf("%d %d\n", e.Epoch, e.StartOffset)
+		}
+		return text + fmt.Sprintf("crc32c %08x\n", crc32.Checksum([]byte(text), castagnoli))
+	}
+	many := make([]EpochEntry, epochEntriesMax)
+	for i := range many {
+		many[i] = EpochEntry{Epoch: int32(1<<31 - 1 - epochEntriesMax + i), StartOffset: 1<<62 + int64(i)}
+	}
+	for _, c := range []checkpoint{
+		{},
+		{startOffset: 120, recoveryPoint: 4000, cleanerOffset: 2500, epochs: []EpochEntry{{3, 120}, {5, 3100}}},
+		{startOffset: 1<<63 - 1, recoveryPoint: -1, cleanerOffset: -1 << 63, epochs: []EpochEntry{{-1 << 31, -5}}},
+		{startOffset: 7, recoveryPoint: 7, epochs: many},
+	} {
+		if got, want := string(c.encode()), formatted(c); got != want {
+			t.Fatalf("encoded:\n%s\nwant:\n%s", got, want)
+		}
+	}
+}
+
 func TestOffsetIndexLookupAndSanityChecks(t *testing.T) {
 	x := offsetIndex{baseOffset: 100}
 	if e := x.lookup(150); e != (offsetEntry{100, 0}) {
