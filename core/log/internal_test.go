@@ -6,6 +6,8 @@ import (
 	"hash/crc32"
 	"strings"
 	"testing"
+
+	"sluice/core/batch"
 )
 
 func TestCheckpointRoundTripsAndRejectsDamage(t *testing.T) {
@@ -237,6 +239,20 @@ func TestFileNamesRoundTrip(t *testing.T) {
 		}
 		if back, ok := parseBaseName(baseName(c.in)+".log", ".log"); !ok || back != c.in {
 			t.Fatalf("round trip %d", c.in)
+		}
+	}
+}
+
+// headerSize and headerLastOffset stand in for the header's methods in the
+// read loops; they must agree with them.
+func TestHeaderHelpersMatchMethods(t *testing.T) {
+	for _, h := range []batch.Header{
+		{BaseOffset: 0, Length: batch.HeaderSize - batch.LengthPrefixSize},
+		{BaseOffset: 1234, Length: 5000, LastOffsetDelta: 41},
+		{BaseOffset: 1<<62 + 3, Length: 1<<31 - 1, LastOffsetDelta: relativeOffsetMax},
+	} {
+		if headerSize(&h) != int64(h.Size()) || headerLastOffset(&h) != h.LastOffset() {
+			t.Fatalf("%+v: size %d, last offset %d", h, headerSize(&h), headerLastOffset(&h))
 		}
 	}
 }
