@@ -73,6 +73,9 @@ type batchReader struct {
 	chunk         []byte
 	chunkPosition int64
 	buffer        []byte // backs chunk; reused for every read
+	// rereads is where confirmBaseOffset reads a base offset again (the
+	// log's, see readBuffer.rereads), nil for one of its own.
+	rereads *[8]byte
 
 	// header and current are the batch next last returned true for (a
 	// call that returns false may leave in header what it parsed), and
@@ -250,8 +253,12 @@ func headerLastOffset(h *batch.Header) int64 { return h.BaseOffset + int64(h.Las
 // from the file rather than the chunk (see rereadsAgree): a disagreement
 // is bad data, and the caller reads again.
 func (r *batchReader) confirmBaseOffset(baseOffset int64) error {
-	var want, other [8]byte
+	var want [8]byte
 	binary.BigEndian.PutUint64(want[:], uint64(baseOffset))
+	other := r.rereads
+	if other == nil {
+		other = new([8]byte)
+	}
 	if agree, err := rereadsAgree(r.file, r.position, want[:], other[:]); err != nil || agree {
 		return err
 	}
@@ -385,6 +392,10 @@ func openSized(fs core.FS, name string, sizeMax int64) (core.File, int64, error)
 // log reads from one place at a time, and callers copy what they keep.
 type readBuffer struct {
 	bytes []byte
+	// rereads is where readers read a base offset again to confirm it:
+	// passed to File.ReadAt, an array on the reader's stack would be
+	// allocated on the heap for every confirmation.
+	rereads [8]byte
 }
 
 // keep holds on to a reader's buffer for the next read, unless it is

@@ -70,6 +70,7 @@ type segment struct {
 // a batch starting at nextOffset is expected (see batchReader.start).
 func (s *segment) startReader(r *batchReader, position, nextOffset int64, chunkBytes int, buffer []byte) {
 	r.start(s.file, position, s.bytes, nextOffset, chunkBytes, buffer)
+	r.rereads = &s.reads.rereads
 	r.confirmEveryOffset = s.mayHaveGaps
 	if s.isIndexEntry(position, nextOffset) {
 		r.entryPosition, r.index = position, &s.offsets
@@ -165,6 +166,7 @@ func (s *segment) canHold(lastOffset, bytes int64, config Config, now time.Durat
 func (s *segment) readForward(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error, suspect bool) error {
 	var r batchReader
 	r.start(s.file, s.bytes, limit, s.endOffset, scanChunkBytes, s.reads.bytes)
+	r.rereads = &s.reads.rereads
 	defer func() { s.reads.keep(r.buffer) }()
 	if s.isIndexEntry(s.bytes, s.endOffset) {
 		r.entryPosition = s.bytes // restarted at an entry (restartAt)
