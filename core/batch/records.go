@@ -156,14 +156,13 @@ func Records(b []byte) ([]Record, error) {
 	if count < 0 || int(count) > len(section) {
 		return nil, errRecord
 	}
-	records := make([]Record, 0, count)
-	for range count {
-		r, _, after, err := splitRecord(section)
+	records := make([]Record, count)
+	for i := range records {
+		_, after, err := splitRecord(&records[i], section)
 		if err != nil {
 			return nil, err
 		}
 		section = after
-		records = append(records, r)
 	}
 	if len(section) != 0 {
 		return nil, errRecord
@@ -171,8 +170,9 @@ func Records(b []byte) ([]Record, error) {
 	return records, nil
 }
 
-func decodeRecord(body []byte) (Record, error) {
-	var r Record
+// decodeRecord decodes a record's body (after its length) into *r, which
+// must be the zero Record.
+func decodeRecord(r *Record, body []byte) error {
 	d := decoder{buf: body}
 	d.byte() // attributes, unused in v2
 	r.TimestampDelta = d.varint()
@@ -181,7 +181,7 @@ func decodeRecord(body []byte) (Record, error) {
 	r.Value = d.varBytes()
 	headerCount := d.varint()
 	if headerCount < 0 || headerCount > int64(len(body)) {
-		return r, errRecord
+		return errRecord
 	}
 	for range headerCount {
 		key := d.varBytes()
@@ -189,9 +189,9 @@ func decodeRecord(body []byte) (Record, error) {
 		r.Headers = append(r.Headers, RecordHeader{Key: string(key), Value: value})
 	}
 	if d.failed || len(d.buf) != 0 {
-		return r, errRecord
+		return errRecord
 	}
-	return r, nil
+	return nil
 }
 
 type decoder struct {
