@@ -70,21 +70,27 @@ func ReadWholeStable(fsys FS, name string, bytesMax int64, attemptsMax int) ([]b
 		return nil, err
 	}
 	defer f.Close()
-	var previous []byte
+	// Two buffers take turns, instead of one per read: previous holds the
+	// bytes later reads must agree with, spare takes the next read.
+	var previous, spare []byte
 	alike := 0
 	for attempt := 0; attempt <= attemptsMax; attempt++ {
-		b := make([]byte, size)
+		b := spare
+		if b == nil {
+			b = make([]byte, size)
+		}
 		n, err := f.ReadAt(b, 0)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		switch {
 		case int64(n) != size:
-			previous, alike = nil, 0
+			previous, spare, alike = nil, b, 0
 		case previous != nil && bytes.Equal(previous, b):
+			spare = b
 			alike++
 		default:
-			previous, alike = b, 1
+			spare, previous, alike = previous, b, 1
 		}
 		if alike == stableReadsAlike {
 			return previous, nil

@@ -2,9 +2,11 @@ package batch
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"pgregory.net/rapid"
 )
 
 func TestBuildDecodesWithKmsg(t *testing.T) {
@@ -102,5 +104,86 @@ func TestIncrementSequenceWraps(t *testing.T) {
 	}
 	if got := IncrementSequence(5, 4); got != 9 {
 		t.Fatalf("plain: got %d", got)
+	}
+}
+
+// buildByAppending is Build as it was before it measured batches first:
+// each record into a scratch buffer, then its length and the record into
+// a buffer that grows. Build must write the very same bytes.
+func buildByAppending(spec Spec) []byte {
+	b := make([]byte, HeaderSize)
+	maxTimestamp := spec.BaseTimestamp
+	var record []byte
+	for i, r := range spec.Records {
+		record = record[:0]
+		record = append(record, 0)
+		record = binary.AppendVarint(record, r.TimestampDelta)
+		record = binary.AppendVarint(record, int64(i))
+		record = appendVarBytes(record, r.Key)
+		record = appendVarBytes(record, r.Value)
+		record = binary.AppendVarint(record, int64(len(r.Headers)))
+		for _, h := range r.Headers {
+			record = appendVarBytes(record, []byte(h.Key))
+			record = appendVarBytes(record, h.Value)
+		}
+		b = binary.AppendVarint(b, int64(len(record)))
+		b = append(b, record...)
+		maxTimestamp = max(maxTimestamp, spec.BaseTimestamp+r.TimestampDelta)
+	}
+	if spec.MaxTimestamp != 0 {
+		maxTimestamp = spec.MaxTimestamp
+	}
+	binary.BigEndian.PutUint64(b[offsetBaseOffset:], uint64(spec.BaseOffset))
+	binary.BigEndian.PutUint32(b[offsetBatchLength:], uint32(len(b)-LengthPrefixSize))
+	binary.BigEndian.PutUint32(b[offsetLeaderEpoch:], uint32(spec.LeaderEpoch))
+	b[offsetMagic] = Magic
+	binary.BigEndian.PutUint16(b[offsetAttributes:], uint16(spec.Attributes))
+	binary.BigEndian.PutUint32(b[offsetLastOffsetDelta:], uint32(len(spec.Records)-1))
+	binary.BigEndian.PutUint64(b[offsetBaseTimestamp:], uint64(spec.BaseTimestamp))
+	binary.BigEndian.PutUint64(b[offsetMaxTimestamp:], uint64(maxTimestamp))
+	binary.BigEndian.PutUint64(b[offsetProducerID:], uint64(spec.ProducerID))
+	binary.BigEndian.PutUint16(b[offsetProducerEpoch:], uint16(spec.ProducerEpoch))
+	binary.BigEndian.PutUint32(b[offsetBaseSequence:], uint32(spec.BaseSequence))
+	binary.BigEndian.PutUint32(b[offsetRecordCount:], uint32(len(spec.Records)))
+	binary.BigEndian.PutUint32(b[offsetCRC:], ComputeCRC(b))
+	return b
+}
+
+func TestBuildWritesWhatAppendingWrote(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		optionalBytes := rapid.OneOf(rapid.Just([]byte(nil)), rapid.SliceOfN(rapid.Byte(), 0, 200))
+		record := rapid.Custom(func(t *rapid.T) Record {
+			r := Record{
+				TimestampDelta: rapid.OneOf(rapid.Int64Range(-300, 300), rapid.Int64()).Draw(t, "timestamp delta"),
+				Key:            optionalBytes.Draw(t, "key"),
+				Value:          optionalBytes.Draw(t, "value"),
+			}
+			for range rapid.IntRange(0, 3).Draw(t, "headers") {
+				r.Headers = append(r.Headers, RecordHeader{Key: rapid.String().Draw(t, "header key"), Value: optionalBytes.Draw(t, "header value")})
+			}
+			return r
+		})
+		spec := Spec{
+			BaseOffset:    rapid.Int64().Draw(t, "base offset"),
+			BaseTimestamp: rapid.Int64Range(0, 1<<50).Draw(t, "base timestamp"),
+			MaxTimestamp:  rapid.OneOf(rapid.Just(int64(0)), rapid.Int64()).Draw(t, "max timestamp"),
+			ProducerID:    NoProducerID,
+			Records:       rapid.SliceOfN(record, 1, 300).Draw(t, "records"),
+		}
+		if got, want := Build(spec), buildByAppending(spec); !bytes.Equal(got, want) {
+			t.Fatalf("Build wrote %d bytes, appending %d:\n%x\n%x", len(got), len(want), got, want)
+		}
+	})
+}
+
+func TestVarintSizeMatchesAppendVarint(t *testing.T) {
+	values := []int64{0, 1, -1, 63, -64, 64, -65, 1 << 20, -1 << 20, 1<<63 - 1, -1 << 63}
+	for shift := range 64 {
+		values = append(values, 1<<shift, -(1 << shift), 1<<shift-1, -(1<<shift - 1))
+	}
+	for _, v := range values {
+		if got, want := varintSize(v), len(binary.AppendVarint(nil, v)); got != want {
+			t.Fatalf("varintSize(%d) = %d, AppendVarint writes %d", v, got, want)
+		}
 	}
 }

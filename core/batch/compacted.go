@@ -65,15 +65,15 @@ func SplitRecords(section []byte, count int32) ([]RawRecord, error) {
 	if count < 0 || int(count) > len(section) {
 		return nil, errRecord
 	}
-	records := make([]RawRecord, 0, count)
+	records := make([]RawRecord, count)
 	rest := section
-	for range count {
-		r, encoded, after, err := splitRecord(rest)
+	for i := range records {
+		encoded, after, err := splitRecord(&records[i].Record, rest)
 		if err != nil {
 			return nil, err
 		}
 		rest = after
-		records = append(records, RawRecord{Record: r, Encoded: encoded})
+		records[i].Encoded = encoded
 	}
 	if len(rest) != 0 {
 		return nil, errRecord
@@ -81,18 +81,21 @@ func SplitRecords(section []byte, count int32) ([]RawRecord, error) {
 	return records, nil
 }
 
-// splitRecord decodes the record at the start of rest and returns it, its
-// encoded bytes (length prefix included) and the bytes after it.
-func splitRecord(rest []byte) (r Record, encoded, after []byte, err error) {
+// splitRecord decodes the record at the start of rest into *r and returns
+// its encoded bytes (length prefix included) and the bytes after it. The
+// record is decoded where the caller keeps it: a Record of five fields
+// returned by value is built aside and copied, with a stall, at every
+// return (see ParseInto).
+func splitRecord(r *Record, rest []byte) (encoded, after []byte, err error) {
 	length, n := binary.Varint(rest)
 	if n <= 0 || length < 0 || int64(len(rest)-n) < length {
-		return Record{}, nil, nil, errRecord
+		return nil, nil, errRecord
 	}
 	end := n + int(length)
-	if r, err = decodeRecord(rest[n:end]); err != nil {
-		return Record{}, nil, nil, err
+	if err := decodeRecord(r, rest[n:end]); err != nil {
+		return nil, nil, err
 	}
-	return r, rest[:end], rest[end:], nil
+	return rest[:end], rest[end:], nil
 }
 
 // Rebuild encodes a batch with h's header fields (base offset, leader

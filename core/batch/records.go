@@ -3,6 +3,8 @@ package batch
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"math/bits"
 )
 
 // Record is one record of a batch, in the form tests, the simulator's clients
@@ -34,28 +36,36 @@ type Spec struct {
 	Records       []Record // OffsetDelta is taken from the position
 }
 
-// Build encodes an uncompressed v2 batch with a correct CRC.
+// Build encodes an uncompressed v2 batch with a correct CRC. It measures
+// the batch first and writes it into one buffer of exactly its size:
+// every record is written once, straight into the batch, not into a
+// scratch buffer to be copied behind its length.
 func Build(spec Spec) []byte {
-	b := make([]byte, HeaderSize, HeaderSize+64*len(spec.Records))
-	maxTimestamp := spec.BaseTimestamp
-	var record []byte
+	size := HeaderSize
 	for i, r := range spec.Records {
-		record = record[:0]
-		record = append(record, 0) // attributes
-		record = binary.AppendVarint(record, r.TimestampDelta)
-		record = binary.AppendVarint(record, int64(i))
-		record = appendVarBytes(record, r.Key)
-		record = appendVarBytes(record, r.Value)
-		record = binary.AppendVarint(record, int64(len(r.Headers)))
+		n := recordBodySize(i, r)
+		size += varintSize(int64(n)) + n
+	}
+	b := make([]byte, HeaderSize, size)
+	maxTimestamp := spec.BaseTimestamp
+	for i, r := range spec.Records {
+		b = binary.AppendVarint(b, int64(recordBodySize(i, r)))
+		b = append(b, 0) // attributes
+		b = binary.AppendVarint(b, r.TimestampDelta)
+		b = binary.AppendVarint(b, int64(i))
+		b = appendVarBytes(b, r.Key)
+		b = appendVarBytes(b, r.Value)
+		b = binary.AppendVarint(b, int64(len(r.Headers)))
 		for _, h := range r.Headers {
-			record = appendVarBytes(record, []byte(h.Key))
-			record = appendVarBytes(record, h.Value)
+			b = appendVarString(b, h.Key)
+			b = appendVarBytes(b, h.Value)
 		}
-		b = binary.AppendVarint(b, int64(len(record)))
-		b = append(b, record...)
 		if spec.BaseTimestamp+r.TimestampDelta > maxTimestamp {
 			maxTimestamp = spec.BaseTimestamp + r.TimestampDelta
 		}
+	}
+	if len(b) != size {
+		panic(fmt.Sprintf("batch: built %d bytes, measured %d", len(b), size))
 	}
 	if spec.MaxTimestamp != 0 {
 		maxTimestamp = spec.MaxTimestamp
@@ -76,10 +86,48 @@ func Build(spec Spec) []byte {
 	return b
 }
 
+// recordBodySize is the encoded size of record r at index i, without the
+// length that precedes it: attributes, timestamp delta, offset delta, key,
+// value and headers.
+func recordBodySize(i int, r Record) int {
+	n := 1 + varintSize(r.TimestampDelta) + varintSize(int64(i)) +
+		varBytesSize(len(r.Key), r.Key == nil) + varBytesSize(len(r.Value), r.Value == nil) +
+		varintSize(int64(len(r.Headers)))
+	for _, h := range r.Headers {
+		n += varBytesSize(len(h.Key), false) + varBytesSize(len(h.Value), h.Value == nil)
+	}
+	return n
+}
+
+// varintSize is len(binary.AppendVarint(nil, v)): seven bits per byte of
+// the zigzag encoding.
+func varintSize(v int64) int {
+	zigzag := uint64(v) << 1
+	if v < 0 {
+		zigzag = ^zigzag
+	}
+	return (bits.Len64(zigzag|1) + 6) / 7
+}
+
+// varBytesSize is the size appendVarBytes writes for n bytes, or for
+// Kafka's null.
+func varBytesSize(n int, null bool) int {
+	if null {
+		return varintSize(-1)
+	}
+	return varintSize(int64(n)) + n
+}
+
 func appendVarBytes(b, v []byte) []byte {
 	if v == nil {
 		return binary.AppendVarint(b, -1)
 	}
+	b = binary.AppendVarint(b, int64(len(v)))
+	return append(b, v...)
+}
+
+// appendVarString is appendVarBytes for a header key, which is never null.
+func appendVarString(b []byte, v string) []byte {
 	b = binary.AppendVarint(b, int64(len(v)))
 	return append(b, v...)
 }
@@ -108,14 +156,13 @@ func Records(b []byte) ([]Record, error) {
 	if count < 0 || int(count) > len(section) {
 		return nil, errRecord
 	}
-	records := make([]Record, 0, count)
-	for range count {
-		r, _, after, err := splitRecord(section)
+	records := make([]Record, count)
+	for i := range records {
+		_, after, err := splitRecord(&records[i], section)
 		if err != nil {
 			return nil, err
 		}
 		section = after
-		records = append(records, r)
 	}
 	if len(section) != 0 {
 		return nil, errRecord
@@ -123,8 +170,9 @@ func Records(b []byte) ([]Record, error) {
 	return records, nil
 }
 
-func decodeRecord(body []byte) (Record, error) {
-	var r Record
+// decodeRecord decodes a record's body (after its length) into *r, which
+// must be the zero Record.
+func decodeRecord(r *Record, body []byte) error {
 	d := decoder{buf: body}
 	d.byte() // attributes, unused in v2
 	r.TimestampDelta = d.varint()
@@ -133,7 +181,7 @@ func decodeRecord(body []byte) (Record, error) {
 	r.Value = d.varBytes()
 	headerCount := d.varint()
 	if headerCount < 0 || headerCount > int64(len(body)) {
-		return r, errRecord
+		return errRecord
 	}
 	for range headerCount {
 		key := d.varBytes()
@@ -141,9 +189,9 @@ func decodeRecord(body []byte) (Record, error) {
 		r.Headers = append(r.Headers, RecordHeader{Key: string(key), Value: value})
 	}
 	if d.failed || len(d.buf) != 0 {
-		return r, errRecord
+		return errRecord
 	}
-	return r, nil
+	return nil
 }
 
 type decoder struct {

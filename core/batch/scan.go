@@ -40,28 +40,28 @@ func (s *Scanner) Next() bool {
 		s.err = ErrTorn
 		return false
 	}
-	h, err := Parse(rest)
-	if err != nil {
+	// Parsed in place, not copied (see ParseInto).
+	if err := ParseInto(&s.header, rest); err != nil {
 		s.err = err
 		return false
 	}
-	if h.Size() > len(rest) {
+	if s.header.Size() > len(rest) {
 		s.err = ErrTorn
 		return false
 	}
-	b := rest[:h.Size()]
+	b := rest[:s.header.Size()]
 	if s.VerifyCRC && !CheckCRC(b) {
 		s.err = ErrCRC
 		return false
 	}
-	s.header, s.current = h, b
+	s.current = b
 	return true
 }
 
 // Batch is the current batch's bytes.
 func (s *Scanner) Batch() []byte { return s.current }
 
-// Header is the current batch's header.
+// Header is the current batch's header (after Next returned true).
 func (s *Scanner) Header() Header { return s.header }
 
 // Position is the byte position of the current batch (after Next returned

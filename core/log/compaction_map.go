@@ -152,7 +152,8 @@ func (s *segment) walkBatches(from int64, visit func(h batch.Header, b []byte, p
 	position, next := entry.position, entry.offset
 	failures := 0
 	for {
-		r := s.batchReader(position, next, scanChunkBytes, s.reads.bytes)
+		var r batchReader
+		s.startReader(&r, position, next, scanChunkBytes, s.reads.bytes)
 		stopped, err := false, error(nil)
 		for !stopped && err == nil && r.next() {
 			if r.header.LastOffset() >= from {

@@ -204,5 +204,5 @@ func (l *Log) forgetSwap(w *segmentSwap) {
 func (l *Log) syncDirectoryFor(round *syncRound) {
 	l.directoryDirty = false
 	round.pending++
-	l.world.FS.SyncDir(l.dir, func(err error) { l.completeOne(round, err) })
+	l.world.FS.SyncDir(l.dir, round.done)
 }

@@ -6,6 +6,8 @@ import (
 	"hash/crc32"
 	"strings"
 	"testing"
+
+	"sluice/core/batch"
 )
 
 func TestCheckpointRoundTripsAndRejectsDamage(t *testing.T) {
@@ -50,6 +52,33 @@ func TestCheckpointRoundTripsAndRejectsDamage(t *testing.T) {
 	bad := checkpoint{epochs: []EpochEntry{{5, 10}, {4, 20}}}.encode()
 	if _, err := decodeCheckpoint(bad); !errors.Is(err, errBadData) {
 		t.Fatalf("decreasing epochs accepted")
+	}
+}
+
+// encode appends with strconv; the file must stay what fmt wrote, byte for
+// byte, or checkpoints on existing disks (and every trace) would change.
+func TestCheckpointEncodeMatchesFormattedText(t *testing.T) {
+	formatted := func(c checkpoint) string {
+		text := fmt.Sprintf("%s\nstart-offset %d\nrecovery-point %d\ncleaner-offset %d\nepochs %d\n",
+			checkpointMagic, c.startOffset, c.recoveryPoint, c.cleanerOffset, len(c.epochs))
+		for _, e := range c.epochs {
+			text += fmt.Sprintf("%d %d\n", e.Epoch, e.StartOffset)
+		}
+		return text + fmt.Sprintf("crc32c %08x\n", crc32.Checksum([]byte(text), castagnoli))
+	}
+	many := make([]EpochEntry, epochEntriesMax)
+	for i := range many {
+		many[i] = EpochEntry{Epoch: int32(1<<31 - 1 - epochEntriesMax + i), StartOffset: 1<<62 + int64(i)}
+	}
+	for _, c := range []checkpoint{
+		{},
+		{startOffset: 120, recoveryPoint: 4000, cleanerOffset: 2500, epochs: []EpochEntry{{3, 120}, {5, 3100}}},
+		{startOffset: 1<<63 - 1, recoveryPoint: -1, cleanerOffset: -1 << 63, epochs: []EpochEntry{{-1 << 31, -5}}},
+		{startOffset: 7, recoveryPoint: 7, epochs: many},
+	} {
+		if got, want := string(c.encode()), formatted(c); got != want {
+			t.Fatalf("encoded:\n%s\nwant:\n%s", got, want)
+		}
 	}
 }
 
@@ -210,6 +239,20 @@ func TestFileNamesRoundTrip(t *testing.T) {
 		}
 		if back, ok := parseBaseName(baseName(c.in)+".log", ".log"); !ok || back != c.in {
 			t.Fatalf("round trip %d", c.in)
+		}
+	}
+}
+
+// headerSize and headerLastOffset stand in for the header's methods in the
+// read loops; they must agree with them.
+func TestHeaderHelpersMatchMethods(t *testing.T) {
+	for _, h := range []batch.Header{
+		{BaseOffset: 0, Length: batch.HeaderSize - batch.LengthPrefixSize},
+		{BaseOffset: 1234, Length: 5000, LastOffsetDelta: 41},
+		{BaseOffset: 1<<62 + 3, Length: 1<<31 - 1, LastOffsetDelta: relativeOffsetMax},
+	} {
+		if headerSize(&h) != int64(h.Size()) || headerLastOffset(&h) != h.LastOffset() {
+			t.Fatalf("%+v: size %d, last offset %d", h, headerSize(&h), headerLastOffset(&h))
 		}
 	}
 }

@@ -65,6 +65,11 @@ type Log struct {
 	// trusting (see recoveryPointHigh).
 	checkpointDurable *checkpoint
 	checkpointWriting *checkpoint
+	// checkpointPath and checkpointTemporaryPath are the checkpoint's
+	// file and the one it is written to first, "" until the first
+	// checkpoint is written (checkpointPaths).
+	checkpointPath          string
+	checkpointTemporaryPath string
 
 	// truncationPending: files were cut or deleted at the log's end and no
 	// round begun after round truncationRound has completed yet (see

@@ -51,7 +51,8 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 		// chunks (a first batch bigger than the chunk, or a long way
 		// from the index entry) is copied together at the end.
 		firstChunkBytes := min(int64(chunkBytes), s.bytes-entry.position)
-		r := s.batchReader(entry.position, entry.offset, chunkBytes, l.reads.forChunk(firstChunkBytes))
+		var r batchReader
+		s.startReader(&r, entry.position, entry.offset, chunkBytes, l.reads.forChunk(firstChunkBytes))
 		r.handOut = true
 		// Adjacent batches, one run per chunk; nearly every answer is
 		// one run, and the array on the stack saves allocating for it.
@@ -60,15 +61,15 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 		total := 0
 		found := false
 		for r.next() {
-			h := r.header
-			if h.LastOffset() < offset {
+			h := &r.header
+			if headerLastOffset(h) < offset {
 				continue
 			}
 			found = true
 			if h.BaseOffset >= maxOffset {
 				break
 			}
-			if epoch, known := l.epochs.epochAt(h.LastOffset()); known && epoch != h.LeaderEpoch {
+			if epoch, known := l.epochs.epochAt(headerLastOffset(h)); known && epoch != h.LeaderEpoch {
 				return fmt.Errorf("%w: batch at offset %d has epoch %d, the cache says %d", errBadData, h.BaseOffset, h.LeaderEpoch, epoch)
 			}
 			if total+len(r.current) > maxBytes && !(atLeastOne && total == 0) {
@@ -181,7 +182,8 @@ func (s *segment) firstBatchSince(timestamp, minOffset int64) (h batch.Header, f
 		}
 	}
 	err = withRereads(func() error {
-		r := s.batchReader(start.position, start.offset, scanChunkBytes, s.reads.bytes)
+		var r batchReader
+		s.startReader(&r, start.position, start.offset, scanChunkBytes, s.reads.bytes)
 		defer func() { s.reads.keep(r.buffer) }()
 		for r.next() {
 			if r.header.LastOffset() >= minOffset && r.header.MaxTimestamp >= timestamp {
@@ -216,9 +218,10 @@ func (l *Log) MaxTimestamp(upTo int64) (offset, timestamp int64, found bool, err
 			continue
 		}
 		err := withRereads(func() error {
-			r := s.batchReader(0, s.baseOffset, scanChunkBytes, nil)
+			var r batchReader
+			s.startReader(&r, 0, s.baseOffset, scanChunkBytes, nil)
 			for r.next() {
-				h := r.header
+				h := &r.header
 				if h.BaseOffset >= upTo {
 					break
 				}

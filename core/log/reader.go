@@ -73,7 +73,13 @@ type batchReader struct {
 	chunk         []byte
 	chunkPosition int64
 	buffer        []byte // backs chunk; reused for every read
+	// rereads is where confirmBaseOffset reads a base offset again (the
+	// log's, see readBuffer.rereads), nil for one of its own.
+	rereads *[8]byte
 
+	// header and current are the batch next last returned true for (a
+	// call that returns false may leave in header what it parsed), and
+	// currentPosition where it starts.
 	header          batch.Header
 	current         []byte
 	currentPosition int64
@@ -94,17 +100,18 @@ type batchReader struct {
 	loads int
 }
 
-func newBatchReader(file core.File, position, limit, nextOffset int64, chunkBytes int, buffer []byte) *batchReader {
-	return &batchReader{
-		file:          file,
-		limit:         limit,
-		chunkBytes:    chunkBytes,
-		verifyCRC:     true,
-		position:      position,
-		nextOffset:    nextOffset,
-		entryPosition: -1,
-		buffer:        buffer,
-	}
+// start makes r a reader of file from position up to limit, where a batch
+// starting at nextOffset is expected, reading chunks of chunkBytes into
+// buffer (or buffers of its own when too small). Callers keep the reader
+// in a local variable, on their stack, and start it in place: allocated
+// for every read, or returned by value, it was built aside and copied, and
+// either showed in the simulator's profile. (So is a composite literal
+// assigned to *r: hence the fields one by one.)
+func (r *batchReader) start(file core.File, position, limit, nextOffset int64, chunkBytes int, buffer []byte) {
+	*r = batchReader{}
+	r.file, r.limit, r.chunkBytes, r.verifyCRC = file, limit, chunkBytes, true
+	r.position, r.nextOffset, r.entryPosition = position, nextOffset, -1
+	r.buffer = buffer
 }
 
 // next advances to the next batch and reports whether there is one. It
@@ -183,11 +190,13 @@ func (r *batchReader) nextOnce() bool {
 		r.err = err
 		return false
 	}
-	h, err := batch.Parse(header)
-	if err != nil {
+	// Parsed in place: a header returned by value would be copied for
+	// every batch walked over, and the copy stalls (see batch.ParseInto).
+	h := &r.header
+	if err := batch.ParseInto(h, header); err != nil {
 		return r.fail("%v", err)
 	}
-	size := int64(h.Size())
+	size := headerSize(h)
 	switch {
 	case size > appendBytesMax:
 		return r.fail("batch claims %d bytes, more than any append", size)
@@ -204,7 +213,7 @@ func (r *batchReader) nextOnce() bool {
 	// then check the bytes that will be handed out, header included.
 	// (Without a read in between, they are the very bytes parsed above.)
 	if r.loads != loadsBefore {
-		if h, err = batch.Parse(b); err != nil || int64(h.Size()) != size {
+		if err := batch.ParseInto(h, b); err != nil || headerSize(h) != size {
 			return r.fail("header read differently twice")
 		}
 	}
@@ -224,18 +233,32 @@ func (r *batchReader) nextOnce() bool {
 			return false
 		}
 	}
-	r.header, r.current, r.currentPosition = h, b, r.position
+	r.current, r.currentPosition = b, r.position
 	r.position += size
-	r.nextOffset = h.NextOffset()
+	r.nextOffset = headerLastOffset(h) + 1
 	return true
 }
+
+// headerSize and headerLastOffset are h.Size() and h.LastOffset() for a
+// header held by pointer. The methods take the header by value, and Go
+// copies a struct of its 13 fields whole (only structs of a few fields
+// live in registers) before it calls them, or runs their inlined bodies;
+// in the loops over every batch a read walks past, those copies showed in
+// the profile.
+func headerSize(h *batch.Header) int64 { return batch.LengthPrefixSize + int64(h.Length) }
+
+func headerLastOffset(h *batch.Header) int64 { return h.BaseOffset + int64(h.LastOffsetDelta) }
 
 // confirmBaseOffset confirms the current batch's base offset with reads
 // from the file rather than the chunk (see rereadsAgree): a disagreement
 // is bad data, and the caller reads again.
 func (r *batchReader) confirmBaseOffset(baseOffset int64) error {
-	var want, other [8]byte
+	var want [8]byte
 	binary.BigEndian.PutUint64(want[:], uint64(baseOffset))
+	other := r.rereads
+	if other == nil {
+		other = new([8]byte)
+	}
 	if agree, err := rereadsAgree(r.file, r.position, want[:], other[:]); err != nil || agree {
 		return err
 	}
@@ -369,6 +392,10 @@ func openSized(fs core.FS, name string, sizeMax int64) (core.File, int64, error)
 // log reads from one place at a time, and callers copy what they keep.
 type readBuffer struct {
 	bytes []byte
+	// rereads is where readers read a base offset again to confirm it:
+	// passed to File.ReadAt, an array on the reader's stack would be
+	// allocated on the heap for every confirmation.
+	rereads [8]byte
 }
 
 // keep holds on to a reader's buffer for the next read, unless it is

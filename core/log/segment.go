@@ -66,15 +66,15 @@ type segment struct {
 	mayHaveGaps bool
 }
 
-// batchReader reads the segment's batches from position, where a batch
-// starting at nextOffset is expected (see newBatchReader).
-func (s *segment) batchReader(position, nextOffset int64, chunkBytes int, buffer []byte) *batchReader {
-	r := newBatchReader(s.file, position, s.bytes, nextOffset, chunkBytes, buffer)
+// startReader starts r reading the segment's batches from position, where
+// a batch starting at nextOffset is expected (see batchReader.start).
+func (s *segment) startReader(r *batchReader, position, nextOffset int64, chunkBytes int, buffer []byte) {
+	r.start(s.file, position, s.bytes, nextOffset, chunkBytes, buffer)
+	r.rereads = &s.reads.rereads
 	r.confirmEveryOffset = s.mayHaveGaps
 	if s.isIndexEntry(position, nextOffset) {
 		r.entryPosition, r.index = position, &s.offsets
 	}
-	return r
 }
 
 // isIndexEntry reports whether the offset index has the entry (offset,
@@ -164,7 +164,9 @@ func (s *segment) canHold(lastOffset, bytes int64, config Config, now time.Durat
 // so a retry resumes there, with suspect set: the first batch is then
 // believed only once re-reads agree with it (batchReader.suspect).
 func (s *segment) readForward(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error, suspect bool) error {
-	r := newBatchReader(s.file, s.bytes, limit, s.endOffset, scanChunkBytes, s.reads.bytes)
+	var r batchReader
+	r.start(s.file, s.bytes, limit, s.endOffset, scanChunkBytes, s.reads.bytes)
+	r.rereads = &s.reads.rereads
 	defer func() { s.reads.keep(r.buffer) }()
 	if s.isIndexEntry(s.bytes, s.endOffset) {
 		r.entryPosition = s.bytes // restarted at an entry (restartAt)
@@ -228,7 +230,8 @@ func (s *segment) locate(offset int64) (position, baseOffset, previousEnd int64,
 		if entry.position > 0 {
 			entry = s.offsets.lookup(entry.offset - 1)
 		}
-		r := s.batchReader(entry.position, entry.offset, scanChunkBytes, s.reads.bytes)
+		var r batchReader
+		s.startReader(&r, entry.position, entry.offset, scanChunkBytes, s.reads.bytes)
 		defer func() { s.reads.keep(r.buffer) }()
 		previous := s.baseOffset
 		for r.next() {

@@ -40,6 +40,10 @@ type syncRound struct {
 
 	pending int
 	err     error
+	// done is what each of the round's operations calls when it
+	// completes (completeOne for this round): made once per round, not
+	// once per step that issues operations.
+	done func(err error)
 
 	// step is what the round is waiting for; each completes when pending
 	// drops to zero.
@@ -181,7 +185,8 @@ func (l *Log) startRound() {
 	l.syncStats.RoundsStarted++
 	round := &syncRound{endOffset: l.endOffset, number: l.syncStats.RoundsStarted}
 	l.round = round
-	done := func(err error) { l.completeOne(round, err) }
+	round.done = func(err error) { l.completeOne(round, err) }
+	done := round.done
 
 	// Count every operation before issuing any, so that no completion can
 	// find the round finished while it is still being started.
@@ -509,7 +514,7 @@ func (l *Log) segmentsTrusted(recoveryPoint int64) int {
 func (l *Log) writeCheckpoint(round *syncRound) bool {
 	c := &checkpoint{startOffset: l.startOffset, recoveryPoint: round.endOffset, cleanerOffset: l.cleanerOffsetSafe, epochs: l.epochs.clone()}
 	fs := l.world.FS
-	temporary := joinPath(l.dir, checkpointName+temporarySuffix)
+	final, temporary := l.checkpointPaths()
 	f, err := fs.OpenFile(temporary, true)
 	if err == nil {
 		if err = f.Truncate(0); err == nil {
@@ -532,18 +537,28 @@ func (l *Log) writeCheckpoint(round *syncRound) bool {
 	round.checkpoint = c
 	l.checkpointWriting = c
 	round.pending++
-	done := func(err error) { l.completeOne(round, err) }
+	done := round.done
 	f.Sync(func(err error) {
 		f.Close()
 		if err != nil || l.failure != nil {
 			done(err)
 			return
 		}
-		if err := fs.Rename(temporary, joinPath(l.dir, checkpointName)); err != nil {
+		if err := fs.Rename(temporary, final); err != nil {
 			done(err)
 			return
 		}
 		fs.SyncDir(l.dir, done)
 	})
 	return true
+}
+
+// checkpointPaths returns the checkpoint's path and its temporary file's,
+// joined once per log rather than for every checkpoint written.
+func (l *Log) checkpointPaths() (final, temporary string) {
+	if l.checkpointPath == "" {
+		l.checkpointPath = joinPath(l.dir, checkpointName)
+		l.checkpointTemporaryPath = joinPath(l.dir, checkpointName+temporarySuffix)
+	}
+	return l.checkpointPath, l.checkpointTemporaryPath
 }

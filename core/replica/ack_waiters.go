@@ -40,6 +40,13 @@ func (p *Partition) WaitForAcks(lastOffset int64, done func(err error)) *AckWait
 		// Appends arrive in offset order, so this is nearly always an
 		// append at the end.
 		i := sort.Search(len(p.ackWaiters), func(i int) bool { return p.ackWaiters[i].lastOffset > lastOffset })
+		if len(p.ackWaiters) == cap(p.ackWaiters) {
+			// The queue slides forward, completed from its front
+			// (completeAckWaiters), so what append would grow is
+			// only its few live waiters, and it would grow again a
+			// few appends later: room for several more at once.
+			p.ackWaiters = append(make([]*AckWaiter, 0, 2*len(p.ackWaiters)+8), p.ackWaiters...)
+		}
 		p.ackWaiters = append(p.ackWaiters, nil)
 		copy(p.ackWaiters[i+1:], p.ackWaiters[i:])
 		p.ackWaiters[i] = w

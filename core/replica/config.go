@@ -128,7 +128,7 @@ func ConfigFrom(topicConfigs, defaults map[string]string) (Config, error) {
 }
 
 func containsPolicy(policy, want string) bool {
-	for _, part := range strings.Split(policy, ",") {
+	for part := range strings.SplitSeq(policy, ",") { // no slice of parts to allocate
 		if strings.TrimSpace(part) == want {
 			return true
 		}

@@ -49,21 +49,23 @@ type FetchAnswer struct {
 // FetchPosition reports where this follower fetches from next, and false
 // when it should not fetch now: it follows nobody, or waits for a sync
 // (see above). OnFetchReady says when that changes.
-func (p *Partition) FetchPosition() (FetchPosition, bool) {
+func (p *Partition) FetchPosition() (position FetchPosition, ready bool) {
 	if !p.readyToFetch() {
 		return FetchPosition{}, false
 	}
-	position := FetchPosition{
-		Leader:             p.leader,
-		CurrentLeaderEpoch: p.leaderEpoch,
-		FetchOffset:        p.log.EndOffset(),
-		LastFetchedEpoch:   p.log.LatestEpoch(),
-		// Only a durable start: the leader answers a DeleteRecords
-		// once its followers' starts have passed the offset, and a
-		// start a power loss takes back would bring the records back.
-		LogStartOffset: p.log.DurableStartOffset(),
-		generation:     p.generation,
-	}
+	// Set field by field on the result: a composite literal is built
+	// aside and copied out, and the copy, reading in wide loads what was
+	// just stored field by field, stalled (the node asks every followed
+	// partition whenever it fetches).
+	position.Leader = p.leader
+	position.CurrentLeaderEpoch = p.leaderEpoch
+	position.FetchOffset = p.log.EndOffset()
+	position.LastFetchedEpoch = p.log.LatestEpoch()
+	// Only a durable start: the leader answers a DeleteRecords once its
+	// followers' starts have passed the offset, and a start a power loss
+	// takes back would bring the records back.
+	position.LogStartOffset = p.log.DurableStartOffset()
+	position.generation = p.generation
 	if p.w.Canaries.On(CanaryTruncateToHighWatermark) {
 		// Before KIP-101 a follower sent no epoch: the leader cannot
 		// see that the follower's log diverges from its own.

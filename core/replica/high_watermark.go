@@ -45,7 +45,9 @@ func (p *Partition) updateHighWatermark() {
 	if !p.w.Canaries.On(CanaryHighWatermarkWithoutISR) {
 		now := p.w.Clock.Elapsed()
 		leaderEnd := p.log.EndOffset()
-		for _, id := range p.maximalISR() {
+		// Computed once: with a proposal pending it is a new slice.
+		maximal := p.maximalISR()
+		for _, id := range maximal {
 			if id == p.nodeID {
 				continue
 			}
@@ -57,7 +59,7 @@ func (p *Partition) updateHighWatermark() {
 			candidate = min(candidate, f.logEndOffset)
 		}
 		for _, f := range p.followers {
-			if !p.inMaximalISR(f.id) && f.logEndOffset >= 0 && p.mayJoinISRSoon(f, leaderEnd, now) {
+			if !contains(maximal, f.id) && f.logEndOffset >= 0 && p.mayJoinISRSoon(f, leaderEnd, now) {
 				candidate = min(candidate, f.logEndOffset)
 			}
 		}

@@ -88,8 +88,6 @@ func (p *Partition) maximalISR() []int32 {
 	return maximal
 }
 
-func (p *Partition) inMaximalISR(id int32) bool { return contains(p.maximalISR(), id) }
-
 // maybeExpandISR proposes adding a follower outside the ISR that has
 // caught up: its log reaches the high watermark and the start of this
 // leadership (so it holds everything this leader may have committed, and

@@ -66,11 +66,11 @@ type FollowerFetchResult struct {
 // A FetchOffset below the log start or above the log end is
 // OFFSET_OUT_OF_RANGE; the answer still carries the log start and high
 // watermark, from which the follower restarts (follower_fetch.go).
-func (p *Partition) ServeFollowerFetch(fetch FollowerFetch) (FollowerFetchResult, error) {
-	result := FollowerFetchResult{
-		HighWatermark: p.highWatermark, LogStartOffset: p.log.StartOffset(),
-		DivergingEpoch: -1, DivergingEndOffset: -1,
-	}
+func (p *Partition) ServeFollowerFetch(fetch FollowerFetch) (result FollowerFetchResult, err error) {
+	// Set field by field on the result: a composite literal, built aside
+	// and copied out at the return, stalled there (see FetchPosition).
+	result.HighWatermark, result.LogStartOffset = p.highWatermark, p.log.StartOffset()
+	result.DivergingEpoch, result.DivergingEndOffset = -1, -1
 	if err := p.checkLeaderEpoch(fetch.CurrentLeaderEpoch); err != nil {
 		return result, err
 	}

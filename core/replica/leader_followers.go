@@ -39,6 +39,9 @@ type followerState struct {
 // caught up now, so that it has replica.lag.time.max.ms to fetch before a
 // new leader shrinks the ISR (Kafka's resetReplicaState).
 func (p *Partition) trackFollowers() {
+	if p.tracksEveryFollower() {
+		return // as it would rebuild them: the metadata restates replicas with every change
+	}
 	now := p.w.Clock.Elapsed()
 	var tracked []*followerState
 	for _, id := range p.replicas {
@@ -55,6 +58,22 @@ func (p *Partition) trackFollowers() {
 		tracked = append(tracked, f)
 	}
 	p.followers = tracked
+}
+
+// tracksEveryFollower reports whether followers are already the states of
+// the other replicas, in replica order.
+func (p *Partition) tracksEveryFollower() bool {
+	i := 0
+	for _, id := range p.replicas {
+		if id == p.nodeID {
+			continue
+		}
+		if i == len(p.followers) || p.followers[i].id != id {
+			return false
+		}
+		i++
+	}
+	return i == len(p.followers)
 }
 
 // follower finds a follower's state, nil if id is not a follower.

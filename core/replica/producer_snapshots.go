@@ -36,8 +36,21 @@ func newProducerSnapshots(w core.World, dir string) *producerSnapshots {
 	return &producerSnapshots{w: w, dir: dir}
 }
 
+// snapshotName is fmt.Sprintf("%020d%s", offset, snapshotSuffix), built
+// with strconv: partitions open, roll and prune snapshots often.
 func snapshotName(offset int64) string {
-	return fmt.Sprintf("%020d%s", offset, snapshotSuffix)
+	if offset < 0 {
+		return fmt.Sprintf("%020d%s", offset, snapshotSuffix) // never: offsets are not negative
+	}
+	const digits = 20
+	var b [digits + len(snapshotSuffix)]byte
+	number := strconv.AppendInt(b[:0], offset, 10) // at most 19 digits
+	copy(b[digits-len(number):], number)
+	for i := range digits - len(number) {
+		b[i] = '0'
+	}
+	copy(b[digits:], snapshotSuffix)
+	return string(b[:])
 }
 
 // offsets lists the snapshot offsets on disk, ascending.
@@ -107,20 +120,20 @@ func (s *producerSnapshots) prune() {
 	}
 }
 
-// removeAbove deletes snapshots newer than offset: after a truncation they
-// describe batches that are gone.
-func (s *producerSnapshots) removeAbove(offset int64) {
-	for _, o := range s.offsets() {
+// removeAbove deletes snapshots newer than offset, of those listed in
+// offsets: after a truncation they describe batches that are gone.
+func (s *producerSnapshots) removeAbove(offset int64, offsets []int64) {
+	for _, o := range offsets {
 		if o > offset {
 			s.w.FS.Remove(path.Join(s.dir, snapshotName(o)))
 		}
 	}
 }
 
-// load returns the newest readable snapshot at or below limit, or an empty
-// state at the log start when there is none.
-func (s *producerSnapshots) load(limit, logStart int64) (*producer.State, int64) {
-	offsets := s.offsets()
+// load returns the newest readable snapshot at or below limit, of those
+// listed in offsets, or an empty state at the log start when there is
+// none.
+func (s *producerSnapshots) load(limit, logStart int64, offsets []int64) (*producer.State, int64) {
 	for i := len(offsets) - 1; i >= 0; i-- {
 		offset := offsets[i]
 		if offset > limit || offset < logStart {
@@ -144,8 +157,11 @@ func (s *producerSnapshots) load(limit, logStart int64) (*producer.State, int64)
 // and replays the batches after it.
 func (p *Partition) rebuildProducerState() error {
 	end := p.log.EndOffset()
-	p.snapshots.removeAbove(end)
-	state, from := p.snapshots.load(end, p.log.StartOffset())
+	// One listing serves both: removing the snapshots above end changes
+	// nothing load looks at, which is at or below end.
+	offsets := p.snapshots.offsets()
+	p.snapshots.removeAbove(end, offsets)
+	state, from := p.snapshots.load(end, p.log.StartOffset(), offsets)
 	for from < end {
 		chunk, err := p.log.Read(from, end, replayChunkBytes, true)
 		if err != nil {

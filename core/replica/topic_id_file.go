@@ -70,7 +70,11 @@ func (e *OtherTopicIDError) Error() string {
 
 // encodeTopicIDFile is the file's content for id.
 func encodeTopicIDFile(id metadata.TopicID) []byte {
-	return fmt.Appendf(nil, "version: 0\ntopic_id: %s\n", base64.RawURLEncoding.EncodeToString(id[:]))
+	const prefix = "version: 0\ntopic_id: "
+	b := make([]byte, 0, len(prefix)+base64.RawURLEncoding.EncodedLen(len(id))+1)
+	b = append(b, prefix...)
+	b = base64.RawURLEncoding.AppendEncode(b, id[:])
+	return append(b, '\n')
 }
 
 // decodeTopicIDFile reads the file's content.

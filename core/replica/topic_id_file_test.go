@@ -1,7 +1,9 @@
 package replica
 
 import (
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -180,6 +182,11 @@ func TestTopicIDFileRoundTrip(t *testing.T) {
 		got, err := decodeTopicIDFile(encodeTopicIDFile(id))
 		if err != nil || got != id {
 			t.Fatalf("round trip of %s: %s, %v", id, got, err)
+		}
+		// The bytes Kafka's format and earlier versions wrote.
+		want := fmt.Sprintf("version: 0\ntopic_id: %s\n", base64.RawURLEncoding.EncodeToString(id[:]))
+		if got := string(encodeTopicIDFile(id)); got != want {
+			t.Fatalf("encoded %q, want %q", got, want)
 		}
 	}
 	for _, bad := range []string{"", "version: 1\ntopic_id: CgECAwQFBgcICQoLDA0ODw\n", "version: 0\n", "version: 0\ntopic_id: short\n", "version: 0\ntopic: CgECAwQFBgcICQoLDA0ODw\n"} {
