@@ -120,10 +120,13 @@ func (c *Client) Close() {
 // connection is one peer connection and its pending requests, oldest
 // first.
 type connection struct {
-	client  *Client
-	node    int32
-	conn    core.Conn
-	pending []*pendingRequest
+	client *Client
+	node   int32
+	conn   core.Conn
+	// pending holds the requests by value, in the queue's own array:
+	// a request is in it from send to its answer or failure, and is
+	// reached only through it, so it needs no allocation of its own.
+	pending []pendingRequest
 	next    int32
 	broken  bool
 	// answered is set once an answer arrived: the link worked.
@@ -134,12 +137,13 @@ type connection struct {
 	retryAt time.Duration
 }
 
+// pendingRequest is a request sent and not yet answered. It leaves the
+// connection's queue before it is finished, so it is finished once.
 type pendingRequest struct {
 	correlation int32
 	request     kmsg.Request
 	done        func(kmsg.Response, error)
 	timer       core.Timer
-	finished    bool
 }
 
 func (c *connection) send(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) {
@@ -147,7 +151,7 @@ func (c *connection) send(req kmsg.Request, timeout time.Duration, done func(kms
 		c.client.w.Clock.AfterFunc(0, func() { done(nil, ErrTooManyPending) })
 		return
 	}
-	p := &pendingRequest{correlation: c.next, request: req, done: done}
+	p := pendingRequest{correlation: c.next, request: req, done: done}
 	c.next++
 	p.timer = c.client.w.Clock.AfterFunc(timeout, func() {
 		// A request that timed out leaves its answer in flight and the
@@ -184,7 +188,7 @@ func (c *connection) Frame(frame []byte) {
 	// queue keeps its array: with one request in flight, the usual case,
 	// reslicing left no room and every request allocated a new one.
 	rest := copy(c.pending, c.pending[1:])
-	c.pending[rest] = nil
+	c.pending[rest] = pendingRequest{}
 	c.pending = c.pending[:rest]
 	c.answered = true
 	p.finish(resp, nil)
@@ -203,16 +207,12 @@ func (c *connection) fail(err error) {
 	c.conn.Close()
 	pending := c.pending
 	c.pending = nil
-	for _, p := range pending {
-		p.finish(nil, err)
+	for i := range pending {
+		pending[i].finish(nil, err)
 	}
 }
 
 func (p *pendingRequest) finish(resp kmsg.Response, err error) {
-	if p.finished {
-		return
-	}
-	p.finished = true
 	p.timer.Stop()
 	p.done(resp, err)
 }
