@@ -62,6 +62,7 @@ func registerAPI(a *api) {
 		panic("broker: " + kmsg.NameForKey(a.key) + " advertises versions it cannot reject")
 	}
 	apis[a.key] = a
+	advertised = [2][]kmsg.ApiVersionsResponseApiKey{advertisedAPIs(false), advertisedAPIs(true)}
 }
 
 // dispatch routes a decoded request to its handler, after checking that this
