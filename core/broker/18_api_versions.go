@@ -10,8 +10,6 @@ package broker
 // v3 carries the client's software name and version, which we only log.
 
 import (
-	"sort"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -59,16 +57,10 @@ func advertisedOn(controllerListener bool) []kmsg.ApiVersionsResponseApiKey {
 // advertisedAPIs lists the APIs served on a listener: the node-to-node
 // ones only on the controller listener.
 func advertisedAPIs(controllerListener bool) []kmsg.ApiVersionsResponseApiKey {
-	keys := make([]int16, 0, len(apis))
-	for key := range apis {
-		keys = append(keys, key)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	list := make([]kmsg.ApiVersionsResponseApiKey, 0, len(keys))
-	for _, key := range keys {
-		a := apis[key]
-		if a.servedOn(controllerListener) {
-			list = append(list, kmsg.ApiVersionsResponseApiKey{ApiKey: key, MinVersion: a.advertisedMin, MaxVersion: a.maxOn(controllerListener)})
+	var list []kmsg.ApiVersionsResponseApiKey
+	for _, a := range apis { // in key order
+		if a != nil && a.servedOn(controllerListener) {
+			list = append(list, kmsg.ApiVersionsResponseApiKey{ApiKey: a.key, MinVersion: a.advertisedMin, MaxVersion: a.maxOn(controllerListener)})
 		}
 	}
 	return list
