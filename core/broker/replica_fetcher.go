@@ -20,6 +20,7 @@ package broker
 // request backs the whole session off.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -68,17 +69,26 @@ const (
 
 // replicaFetchers holds one fetch session per leader this node follows.
 type replicaFetchers struct {
-	b        *Broker
-	peers    *peer.Client
-	sessions map[int32]*fetchSession
+	b     *Broker
+	peers *peer.Client
+	// sessions are the running sessions, by leader id.
+	sessions []*fetchSession
 	stopped  bool
+	// followed is reconcile's list of the partitions followed, kept
+	// for the next call: it runs after every applied partition record.
+	followed []followedPartition
+}
+
+// followedPartition is a partition this node follows, and its leader.
+type followedPartition struct {
+	leader int32
+	key    partitionKey
 }
 
 func newReplicaFetchers(b *Broker) *replicaFetchers {
 	return &replicaFetchers{
-		b:        b,
-		peers:    peer.New(b.w, fmt.Sprintf("broker-%d-replica-fetcher", b.config.NodeID)),
-		sessions: map[int32]*fetchSession{},
+		b:     b,
+		peers: peer.New(b.w, fmt.Sprintf("broker-%d-replica-fetcher", b.config.NodeID)),
 	}
 }
 
@@ -89,31 +99,59 @@ func (r *replicaFetchers) reconcile() {
 	if r.stopped {
 		return
 	}
-	byLeader := map[int32][]partitionKey{}
+	followed := r.followed[:0]
 	for _, key := range r.b.sortedPartitionKeys() {
 		if p := r.b.partitions[key]; p.IsFollower() {
-			byLeader[p.Leader()] = append(byLeader[p.Leader()], key)
+			followed = append(followed, followedPartition{leader: p.Leader(), key: key})
 		}
 	}
-	for _, leader := range sortedLeaders(r.sessions) {
-		if len(byLeader[leader]) == 0 {
-			r.sessions[leader].stop()
-			delete(r.sessions, leader)
+	// By leader, each leader's partitions staying in key order.
+	slices.SortStableFunc(followed, func(a, b followedPartition) int { return cmp.Compare(a.leader, b.leader) })
+	r.followed = followed
+	running := r.sessions[:0]
+	for _, s := range r.sessions {
+		if _, follows := slices.BinarySearchFunc(followed, s.leader, compareFollowedLeader); follows {
+			running = append(running, s)
+		} else {
+			s.stop()
 		}
 	}
-	for _, leader := range sortedLeaders(byLeader) {
-		s, running := r.sessions[leader]
-		if !running {
-			s = newFetchSession(r, leader)
-			r.sessions[leader] = s
+	clear(r.sessions[len(running):])
+	r.sessions = running
+	for start := 0; start < len(followed); {
+		leader := followed[start].leader
+		end := start + 1
+		for end < len(followed) && followed[end].leader == leader {
+			end++
 		}
-		s.partitions = byLeader[leader]
-		if registered, ok := r.b.image.Brokers[leader]; ok {
+		s := r.session(leader)
+		s.partitions = s.partitions[:0]
+		for _, f := range followed[start:end] {
+			s.partitions = append(s.partitions, f.key)
+		}
+		if registered, ok := r.b.image.Brokers[leader]; ok && (!s.addressed || registered.Host != s.host || registered.Port != s.port) {
 			r.peers.SetAddress(leader, hostPort(registered.Host, registered.Port))
+			s.addressed, s.host, s.port = true, registered.Host, registered.Port
 		}
 		s.kick()
+		start = end
 	}
 }
+
+func compareFollowedLeader(f followedPartition, leader int32) int {
+	return cmp.Compare(f.leader, leader)
+}
+
+// session returns the leader's session, started if it has none.
+func (r *replicaFetchers) session(leader int32) *fetchSession {
+	i, running := slices.BinarySearchFunc(r.sessions, leader, compareSessionLeader)
+	if !running {
+		r.sessions = slices.Insert(r.sessions, i, newFetchSession(r, leader))
+	}
+	return r.sessions[i]
+}
+
+func compareSessionLeader(s *fetchSession, leader int32) int { return cmp.Compare(s.leader, leader) }
 
 // ready is a partition's OnFetchReady: its session may send now.
 func (r *replicaFetchers) ready(key partitionKey) {
@@ -121,18 +159,18 @@ func (r *replicaFetchers) ready(key partitionKey) {
 	if !open || !p.IsFollower() {
 		return
 	}
-	if s, running := r.sessions[p.Leader()]; running {
-		s.kick()
+	if i, running := slices.BinarySearchFunc(r.sessions, p.Leader(), compareSessionLeader); running {
+		r.sessions[i].kick()
 	}
 }
 
 // stop ends every session (shutdown).
 func (r *replicaFetchers) stop() {
 	r.stopped = true
-	for _, leader := range sortedLeaders(r.sessions) {
-		r.sessions[leader].stop()
+	for _, s := range r.sessions {
+		s.stop()
 	}
-	r.sessions = map[int32]*fetchSession{}
+	r.sessions = nil
 	r.peers.Close()
 }
 
@@ -141,6 +179,12 @@ type fetchSession struct {
 	fetchers   *replicaFetchers
 	leader     int32
 	partitions []partitionKey
+	// host and port are the leader's address last given to the peer
+	// client, if addressed: reconcile skips building the same address
+	// again.
+	addressed bool
+	host      string
+	port      int32
 	// rotation is where the next request starts in partitions, moving
 	// on each time, so that partitions late in the list are not starved
 	// by earlier ones filling the answer.
@@ -456,20 +500,10 @@ func (s *fetchSession) stop() {
 	}
 }
 
-// sortedLeaders lists a map's leader ids in order.
-func sortedLeaders[V any](m map[int32]V) []int32 {
-	ids := make([]int32, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 // hostPort joins a host and port as a dialable address, bracketing an
 // IPv6 host.
-// (Concatenation rather than fmt: every metadata change recomputes the
-// address of every leader followed.)
+// (Concatenation rather than fmt: cheaper, and reconcile builds one
+// whenever a leader followed is new or changed its address.)
 func hostPort(host string, port int32) string {
 	if strings.Contains(host, ":") {
 		return "[" + host + "]:" + strconv.Itoa(int(port))
