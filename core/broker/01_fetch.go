@@ -56,8 +56,11 @@ const (
 	metadataFetchVersionMax = 17
 )
 
+// fetchKey is Fetch's key.
+const fetchKey = 1
+
 func init() {
-	registerAPI(&api{key: 1, advertisedMin: 4, honouredMin: 4, max: fetchVersionMax, controllerListenerMax: metadataFetchVersionMax, handle: (*Broker).handleFetch})
+	registerAPI(&api{key: fetchKey, advertisedMin: 4, honouredMin: 4, max: fetchVersionMax, controllerListenerMax: metadataFetchVersionMax, handle: (*Broker).handleFetch})
 }
 
 // fetchBytesMax caps a fetch's MaxBytes (Kafka's fetch.max.bytes default is
@@ -84,7 +87,11 @@ func (b *Broker) handleFetch(x *exchange) {
 		x.respond(resp)
 		return
 	}
-	f := &pendingFetch{broker: b, exchange: x, request: req, replicaID: -1, replicaEpoch: -1}
+	f := x.fetch // room made with the exchange, if any
+	if f == nil {
+		f = &pendingFetch{}
+	}
+	f.broker, f.exchange, f.request = b, x, req
 	f.replicaID, f.replicaEpoch = fetchingReplica(req)
 	f.topics = b.resolveFetchTopics(f.topicsInline[:0], req)
 	if f.read() || req.MaxWaitMillis <= 0 {
@@ -149,15 +156,17 @@ type pendingFetch struct {
 	topics   []fetchTopic
 	// replicaID is the fetching follower's broker id, -1 for a consumer;
 	// replicaEpoch its broker epoch, -1 when it sent none.
-	replicaID    int32
-	replicaEpoch int64
-	response     *kmsg.FetchResponse
-	timer        core.Timer
-	done         bool
+	replicaID int32
+	done      bool
 	// reading is set while read runs: a follower's read can move a high
 	// watermark, whose listeners wake waiting fetches, and this one must
 	// not be read again from inside its own read.
 	reading bool
+	// (The fields above pack into one word; the struct's size matters,
+	// see partitionFetchExchange.)
+	replicaEpoch int64
+	response     *kmsg.FetchResponse
+	timer        core.Timer
 
 	// Room for the answer and, for a fetch of one topic (most fetches:
 	// a consumer's of its topic, a follower's of what it follows from
