@@ -31,8 +31,12 @@ type client struct {
 	// first. Only the head may be written; later ones wait even when
 	// their answer is ready.
 	exchanges []*exchange
-	paused    bool
-	closed    bool
+	// exchangesInline is the queue's first array, in the client's own
+	// allocation: a client with one request in flight at a time, as
+	// most are, never needs another.
+	exchangesInline [1]*exchange
+	paused          bool
+	closed          bool
 	// controllerListener is set for connections to the controller
 	// listener, where other nodes send the node-to-node APIs.
 	controllerListener bool
@@ -110,6 +114,7 @@ func (b *Broker) Accept(c core.Conn) core.Handler { return b.accept(c) }
 
 func (b *Broker) accept(c core.Conn) *client {
 	cl := &client{broker: b, conn: c}
+	cl.exchanges = cl.exchangesInline[:0]
 	if b.stopped {
 		// Stopping: whoever connects now finds the door shut.
 		c.Close()

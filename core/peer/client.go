@@ -103,6 +103,7 @@ func (c *Client) dial(node int32, addr string, previous *connection) *connection
 		backoff = min(previous.backoff*2, reconnectBackoffMax)
 	}
 	conn := &connection{client: c, node: node, backoff: backoff}
+	conn.pending = conn.pendingInline[:0]
 	conn.conn = c.w.Net.Dial(addr, conn)
 	c.conns[node] = conn
 	return conn
@@ -127,8 +128,11 @@ type connection struct {
 	// a request is in it from send to its answer or failure, and is
 	// reached only through it, so it needs no allocation of its own.
 	pending []pendingRequest
-	next    int32
-	broken  bool
+	// pendingInline is the queue's first array, in the connection's own
+	// allocation: most connections have one request out at a time.
+	pendingInline [1]pendingRequest
+	next          int32
+	broken        bool
 	// answered is set once an answer arrived: the link worked.
 	answered bool
 	// backoff is the wait before the next dial if this one breaks, and
