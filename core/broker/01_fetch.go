@@ -56,8 +56,11 @@ const (
 	metadataFetchVersionMax = 17
 )
 
+// fetchKey is Fetch's key.
+const fetchKey = 1
+
 func init() {
-	registerAPI(&api{key: 1, advertisedMin: 4, honouredMin: 4, max: fetchVersionMax, controllerListenerMax: metadataFetchVersionMax, handle: (*Broker).handleFetch})
+	registerAPI(&api{key: fetchKey, advertisedMin: 4, honouredMin: 4, max: fetchVersionMax, controllerListenerMax: metadataFetchVersionMax, handle: (*Broker).handleFetch})
 }
 
 // fetchBytesMax caps a fetch's MaxBytes (Kafka's fetch.max.bytes default is
@@ -84,7 +87,11 @@ func (b *Broker) handleFetch(x *exchange) {
 		x.respond(resp)
 		return
 	}
-	f := &pendingFetch{broker: b, exchange: x, request: req, replicaID: -1, replicaEpoch: -1}
+	f := x.fetch // room made with the exchange, if any
+	if f == nil {
+		f = &pendingFetch{}
+	}
+	f.broker, f.exchange, f.request = b, x, req
 	f.replicaID, f.replicaEpoch = fetchingReplica(req)
 	f.topics = b.resolveFetchTopics(f.topicsInline[:0], req)
 	if f.read() || req.MaxWaitMillis <= 0 {
@@ -149,24 +156,29 @@ type pendingFetch struct {
 	topics   []fetchTopic
 	// replicaID is the fetching follower's broker id, -1 for a consumer;
 	// replicaEpoch its broker epoch, -1 when it sent none.
-	replicaID    int32
-	replicaEpoch int64
-	response     *kmsg.FetchResponse
-	timer        core.Timer
-	done         bool
+	replicaID int32
+	done      bool
 	// reading is set while read runs: a follower's read can move a high
 	// watermark, whose listeners wake waiting fetches, and this one must
 	// not be read again from inside its own read.
 	reading bool
+	// (The fields above pack into one word; the struct's size matters,
+	// see partitionFetchExchange.)
+	replicaEpoch int64
+	response     *kmsg.FetchResponse
+	timer        core.Timer
 
-	// Room for the answer and, for a fetch of one topic (nearly every
-	// fetch: a consumer's of its topic, a follower's of what it follows
-	// from one leader), for its topic lists, in the pendingFetch's own
-	// allocation rather than three more per fetch. Nothing outlives the
-	// pendingFetch: the answer is encoded when it is sent.
-	responseValue        kmsg.FetchResponse
-	topicsInline         [1]fetchTopic
-	responseTopicsInline [1]kmsg.FetchResponseTopic
+	// Room for the answer and, for a fetch of one topic (most fetches:
+	// a consumer's of its topic, a follower's of what it follows from
+	// one leader), for its topic lists, and for a fetch of one
+	// partition (over half of them) for its answer's partition, in the
+	// pendingFetch's own allocation rather than four more per fetch.
+	// Nothing outlives the pendingFetch: the answer is encoded when it
+	// is sent.
+	responseValue            kmsg.FetchResponse
+	topicsInline             [1]fetchTopic
+	responseTopicsInline     [1]kmsg.FetchResponseTopic
+	responsePartitionsInline [1]kmsg.FetchResponseTopicPartition
 }
 
 // fromFollower reports whether a broker's replica sent the fetch.
@@ -239,11 +251,23 @@ func (f *pendingFetch) emptyResponse() *kmsg.FetchResponse {
 	} else {
 		resp.Topics = make([]kmsg.FetchResponseTopic, len(f.topics))
 	}
+	// Every topic's partitions in one array.
+	partitionCount := 0
+	for _, t := range f.topics {
+		partitionCount += len(t.request.Partitions)
+	}
+	var partitions []kmsg.FetchResponseTopicPartition
+	if partitionCount <= len(f.responsePartitionsInline) {
+		partitions = f.responsePartitionsInline[:partitionCount]
+	} else {
+		partitions = make([]kmsg.FetchResponseTopicPartition, partitionCount)
+	}
 	for ti, t := range f.topics {
 		rt := &resp.Topics[ti]
 		*rt = kmsg.NewFetchResponseTopic()
 		rt.Topic, rt.TopicID = t.request.Topic, t.request.TopicID
-		rt.Partitions = make([]kmsg.FetchResponseTopicPartition, len(t.request.Partitions))
+		n := len(t.request.Partitions)
+		rt.Partitions, partitions = partitions[:n:n], partitions[n:]
 	}
 	return resp
 }

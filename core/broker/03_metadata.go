@@ -116,9 +116,10 @@ func (b *Broker) metadataAnswer(req *kmsg.MetadataRequest, allTopics bool) *kmsg
 // even before its registration has committed: a client talking to it must
 // find it in the answer.
 func (b *Broker) metadataBrokers() []kmsg.MetadataResponseBroker {
-	var brokers []kmsg.MetadataResponseBroker
+	ids := b.image.BrokerIDs()
+	brokers := make([]kmsg.MetadataResponseBroker, 0, len(ids)+1)
 	selfListed := false
-	for _, id := range b.image.BrokerIDs() {
+	for _, id := range ids {
 		mb := b.image.Brokers[id]
 		if mb.Fenced && id != b.config.NodeID {
 			continue
@@ -143,19 +144,23 @@ func (b *Broker) metadataBrokers() []kmsg.MetadataResponseBroker {
 	return brokers
 }
 
+// metadataTopic is a topic's answer. It lends the answer the image's
+// replica lists rather than copying them: an answer is encoded as soon as
+// it is built (handleMetadata), before the image can change.
 func (b *Broker) metadataTopic(t *metadata.Topic) kmsg.MetadataResponseTopic {
 	answer := kmsg.NewMetadataResponseTopic()
 	name := t.Name
 	answer.Topic = &name
 	answer.TopicID = t.ID
 	answer.IsInternal = metadata.IsInternalTopic(t.Name)
+	answer.Partitions = make([]kmsg.MetadataResponseTopicPartition, 0, len(t.Partitions))
 	for _, p := range t.Partitions {
 		rp := kmsg.NewMetadataResponseTopicPartition()
 		rp.Partition = p.Index
 		rp.Leader = p.Leader
 		rp.LeaderEpoch = p.LeaderEpoch
-		rp.Replicas = append([]int32(nil), p.Replicas...)
-		rp.ISR = append([]int32(nil), p.ISR...)
+		rp.Replicas = p.Replicas
+		rp.ISR = p.ISR
 		for _, r := range p.Replicas {
 			if broker, ok := b.image.Brokers[r]; (!ok || broker.Fenced) && r != b.config.NodeID {
 				rp.OfflineReplicas = append(rp.OfflineReplicas, r)

@@ -10,8 +10,6 @@ package broker
 // v3 carries the client's software name and version, which we only log.
 
 import (
-	"sort"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -27,7 +25,7 @@ func (b *Broker) handleAPIVersions(x *exchange) {
 		// KIP-511 requires both; Kafka answers INVALID_REQUEST.
 		resp.ErrorCode = kerr.InvalidRequest.Code
 	}
-	resp.ApiKeys = advertisedAPIs(x.client.controllerListener)
+	resp.ApiKeys = advertisedOn(x.client.controllerListener)
 	x.respond(resp)
 }
 
@@ -36,23 +34,33 @@ func (b *Broker) handleAPIVersions(x *exchange) {
 func apiVersionsUnsupported() *kmsg.ApiVersionsResponse {
 	resp := kmsg.NewPtrApiVersionsResponse()
 	resp.ErrorCode = kerr.UnsupportedVersion.Code
-	resp.ApiKeys = advertisedAPIs(false)
+	resp.ApiKeys = advertisedOn(false)
 	return resp
+}
+
+// advertised holds what ApiVersions answers on the client listener (0)
+// and on the controller listener (1). registerAPI keeps it up to date, so
+// it is complete once the package is initialised and never changes after:
+// every connection opens with ApiVersions, and answers share the lists
+// read-only (each answer is encoded as it is given) rather than sorting
+// the API table again for each.
+var advertised [2][]kmsg.ApiVersionsResponseApiKey
+
+// advertisedOn is what ApiVersions answers on a listener.
+func advertisedOn(controllerListener bool) []kmsg.ApiVersionsResponseApiKey {
+	if controllerListener {
+		return advertised[1]
+	}
+	return advertised[0]
 }
 
 // advertisedAPIs lists the APIs served on a listener: the node-to-node
 // ones only on the controller listener.
 func advertisedAPIs(controllerListener bool) []kmsg.ApiVersionsResponseApiKey {
-	keys := make([]int16, 0, len(apis))
-	for key := range apis {
-		keys = append(keys, key)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	list := make([]kmsg.ApiVersionsResponseApiKey, 0, len(keys))
-	for _, key := range keys {
-		a := apis[key]
-		if a.servedOn(controllerListener) {
-			list = append(list, kmsg.ApiVersionsResponseApiKey{ApiKey: key, MinVersion: a.advertisedMin, MaxVersion: a.maxOn(controllerListener)})
+	var list []kmsg.ApiVersionsResponseApiKey
+	for _, a := range apis { // in key order
+		if a != nil && a.servedOn(controllerListener) {
+			list = append(list, kmsg.ApiVersionsResponseApiKey{ApiKey: a.key, MinVersion: a.advertisedMin, MaxVersion: a.maxOn(controllerListener)})
 		}
 	}
 	return list

@@ -47,11 +47,28 @@ func (a *api) servedOn(controllerListener bool) bool {
 // apiVersionsKey is ApiVersions' key; its answers get special treatment.
 const apiVersionsKey = 18
 
-// apis lists every API the broker serves, by key. Handlers live in files
-// named after the key: 00_produce.go, 01_fetch.go, and so on.
-var apis = map[int16]*api{}
+// apiKeyLimit bounds the API keys the table can hold: above every key
+// Kafka has assigned.
+const apiKeyLimit = 128
+
+// apis lists every API the broker serves, indexed by key (nil where it
+// serves none): every request looks its API up, and an array needs no
+// hashing. Handlers live in files named after the key: 00_produce.go,
+// 01_fetch.go, and so on.
+var apis [apiKeyLimit]*api
+
+// apiFor returns the API a request names, or nil if it is not served.
+func apiFor(key int16) *api {
+	if key < 0 || int(key) >= len(apis) {
+		return nil
+	}
+	return apis[key]
+}
 
 func registerAPI(a *api) {
+	if a.key < 0 || int(a.key) >= len(apis) {
+		panic("broker: API key beyond apiKeyLimit: " + kmsg.NameForKey(a.key))
+	}
 	if a.honouredMin < a.advertisedMin || a.max < a.honouredMin {
 		panic("broker: inconsistent version range for " + kmsg.NameForKey(a.key))
 	}
@@ -62,6 +79,7 @@ func registerAPI(a *api) {
 		panic("broker: " + kmsg.NameForKey(a.key) + " advertises versions it cannot reject")
 	}
 	apis[a.key] = a
+	advertised = [2][]kmsg.ApiVersionsResponseApiKey{advertisedAPIs(false), advertisedAPIs(true)}
 }
 
 // dispatch routes a decoded request to its handler, after checking that this
@@ -69,11 +87,11 @@ func registerAPI(a *api) {
 func (b *Broker) dispatch(x *exchange) {
 	h := x.request.Header
 	onController := x.client.controllerListener
-	a, ok := apis[h.Key]
+	a := apiFor(h.Key)
 	switch {
 	case h.Key == apiVersionsKey && h.Version > a.max:
 		x.respondAPIVersionsUnsupported()
-	case !ok || !a.servedOn(onController) || h.Version < a.advertisedMin || h.Version > a.maxOn(onController):
+	case a == nil || !a.servedOn(onController) || h.Version < a.advertisedMin || h.Version > a.maxOn(onController):
 		// Clients only send what ApiVersions advertised; anything
 		// else is a broken or hostile client, and Kafka closes the
 		// connection.

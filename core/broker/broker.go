@@ -102,7 +102,8 @@ type partitionKey struct {
 func (k partitionKey) String() string { return fmt.Sprintf("%s-%d", k.topic, k.partition) }
 
 type metrics struct {
-	requests map[int16]int64
+	// requests counts the requests served, by API key.
+	requests [apiKeyLimit]int64
 }
 
 // Start recovers the broker from its disk: the metadata quorum replays the
@@ -123,7 +124,6 @@ func Start(w core.World, config Config) (*Broker, error) {
 		image:      metadata.NewImage(),
 		partitions: map[partitionKey]*replica.Partition{},
 		clients:    map[*client]struct{}{},
-		metrics:    metrics{requests: map[int16]int64{}},
 	}
 	b.fetches = newFetchWaiters(b)
 	b.imageWaiters = newImageWaiters(b)

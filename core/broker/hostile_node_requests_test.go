@@ -63,9 +63,9 @@ func TestRequestsNoNodeSendsAreAnsweredWithoutHarm(t *testing.T) {
 // Fetch, in key order.
 func nodeToNodeKeys() []int16 {
 	keys := []int16{1}
-	for key, a := range apis {
-		if a.nodeToNode {
-			keys = append(keys, key)
+	for _, a := range apis {
+		if a != nil && a.nodeToNode {
+			keys = append(keys, a.key)
 		}
 	}
 	slices.Sort(keys)

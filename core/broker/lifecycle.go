@@ -76,10 +76,12 @@ type lifecycle struct {
 	// requests abandoned; an answer from an older generation is ignored.
 	inFlight   bool
 	generation uint64
-	// next is the timer of the next attempt.
-	next    core.Timer
-	backoff time.Duration
-	fenced  bool
+	// next is the timer of the next attempt, which calls nextAttempt
+	// (made once: every heartbeat schedules one).
+	next        core.Timer
+	nextAttempt func()
+	backoff     time.Duration
+	fenced      bool
 	// leaseFrom is when the last heartbeat the controller answered
 	// unfenced was sent (monotonic), and leased whether there is one
 	// since the last fencing. See holdsLease.
@@ -92,6 +94,10 @@ type lifecycle struct {
 
 func newLifecycle(b *Broker) *lifecycle {
 	l := &lifecycle{b: b, backoff: registrationRetryMin, fenced: true}
+	l.nextAttempt = func() {
+		l.next = nil
+		l.attempt()
+	}
 	for i := 0; i < len(l.incarnation); i += 8 {
 		v := b.w.Entropy.Uint64()
 		for j := 0; j < 8; j++ {
@@ -127,10 +133,7 @@ func (l *lifecycle) schedule(d time.Duration) {
 	if l.next != nil {
 		l.next.Stop()
 	}
-	l.next = l.b.w.Clock.AfterFunc(d, func() {
-		l.next = nil
-		l.attempt()
-	})
+	l.next = l.b.w.Clock.AfterFunc(d, l.nextAttempt)
 }
 
 // attempt sends what the state calls for, unless a request is out.

@@ -17,8 +17,11 @@ import (
 // at once, and whatever a crash interrupts is finished at the next start.
 const deletedSuffix = "-delete"
 
+// partitionDir names a partition's directory: "<topic>-<partition>".
+// (Concatenation rather than fmt: every partition opened names its
+// directory.)
 func partitionDir(topic string, partition int32) string {
-	return fmt.Sprintf("%s-%d", topic, partition)
+	return topic + "-" + strconv.Itoa(int(partition))
 }
 
 // reconcileTopic makes the partitions this node hosts match the image: it

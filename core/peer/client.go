@@ -103,6 +103,7 @@ func (c *Client) dial(node int32, addr string, previous *connection) *connection
 		backoff = min(previous.backoff*2, reconnectBackoffMax)
 	}
 	conn := &connection{client: c, node: node, backoff: backoff}
+	conn.pending = conn.pendingInline[:0]
 	conn.conn = c.w.Net.Dial(addr, conn)
 	c.conns[node] = conn
 	return conn
@@ -120,12 +121,18 @@ func (c *Client) Close() {
 // connection is one peer connection and its pending requests, oldest
 // first.
 type connection struct {
-	client  *Client
-	node    int32
-	conn    core.Conn
-	pending []*pendingRequest
-	next    int32
-	broken  bool
+	client *Client
+	node   int32
+	conn   core.Conn
+	// pending holds the requests by value, in the queue's own array:
+	// a request is in it from send to its answer or failure, and is
+	// reached only through it, so it needs no allocation of its own.
+	pending []pendingRequest
+	// pendingInline is the queue's first array, in the connection's own
+	// allocation: most connections have one request out at a time.
+	pendingInline [1]pendingRequest
+	next          int32
+	broken        bool
 	// answered is set once an answer arrived: the link worked.
 	answered bool
 	// backoff is the wait before the next dial if this one breaks, and
@@ -134,12 +141,13 @@ type connection struct {
 	retryAt time.Duration
 }
 
+// pendingRequest is a request sent and not yet answered. It leaves the
+// connection's queue before it is finished, so it is finished once.
 type pendingRequest struct {
 	correlation int32
 	request     kmsg.Request
 	done        func(kmsg.Response, error)
 	timer       core.Timer
-	finished    bool
 }
 
 func (c *connection) send(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) {
@@ -147,7 +155,7 @@ func (c *connection) send(req kmsg.Request, timeout time.Duration, done func(kms
 		c.client.w.Clock.AfterFunc(0, func() { done(nil, ErrTooManyPending) })
 		return
 	}
-	p := &pendingRequest{correlation: c.next, request: req, done: done}
+	p := pendingRequest{correlation: c.next, request: req, done: done}
 	c.next++
 	p.timer = c.client.w.Clock.AfterFunc(timeout, func() {
 		// A request that timed out leaves its answer in flight and the
@@ -184,7 +192,7 @@ func (c *connection) Frame(frame []byte) {
 	// queue keeps its array: with one request in flight, the usual case,
 	// reslicing left no room and every request allocated a new one.
 	rest := copy(c.pending, c.pending[1:])
-	c.pending[rest] = nil
+	c.pending[rest] = pendingRequest{}
 	c.pending = c.pending[:rest]
 	c.answered = true
 	p.finish(resp, nil)
@@ -203,16 +211,12 @@ func (c *connection) fail(err error) {
 	c.conn.Close()
 	pending := c.pending
 	c.pending = nil
-	for _, p := range pending {
-		p.finish(nil, err)
+	for i := range pending {
+		pending[i].finish(nil, err)
 	}
 }
 
 func (p *pendingRequest) finish(resp kmsg.Response, err error) {
-	if p.finished {
-		return
-	}
-	p.finished = true
 	p.timer.Stop()
 	p.done(resp, err)
 }

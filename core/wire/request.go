@@ -73,9 +73,14 @@ func (d *RequestDecoder) Decode(frame []byte) (*Request, error) {
 
 // DecodeInto is Decode into a Request the caller provides, so that a
 // caller keeping per-request state of its own can hold the Request in the
-// same allocation. r must be zero. On ErrShortHeader r is left zero;
-// otherwise it is what Decode would have returned.
+// same allocation. r must be zero but for its Body, which may hold a new
+// request (as kmsg.RequestForKey makes it, defaults set) for the frame to
+// be decoded into if it is of that kind, so that the caller can provide
+// the body's memory too; it is dropped otherwise. On ErrShortHeader r is
+// left zero; otherwise it is what Decode would have returned.
 func (d *RequestDecoder) DecodeInto(r *Request, frame []byte) error {
+	body := r.Body
+	r.Body = nil // set again once the body has decoded
 	if len(frame) < headerFixedBytes {
 		return ErrShortHeader
 	}
@@ -85,7 +90,9 @@ func (d *RequestDecoder) DecodeInto(r *Request, frame []byte) error {
 	r.Header.Correlation = int32(binary.BigEndian.Uint32(frame[4:]))
 	rest := frame[headerFixedBytes:]
 
-	body := kmsg.RequestForKey(r.Header.Key)
+	if body == nil || body.Key() != r.Header.Key {
+		body = kmsg.RequestForKey(r.Header.Key)
+	}
 	if body == nil {
 		return fmt.Errorf("%w %d", ErrUnknownKey, r.Header.Key)
 	}
@@ -118,6 +125,15 @@ func (d *RequestDecoder) DecodeInto(r *Request, frame []byte) error {
 	}
 	r.Body = body
 	return nil
+}
+
+// PeekKey reads a request frame's API key, which tells the caller what
+// kind of request the rest of the frame is.
+func PeekKey(frame []byte) (int16, bool) {
+	if len(frame) < 2 {
+		return 0, false
+	}
+	return int16(binary.BigEndian.Uint16(frame)), true
 }
 
 // readNullableString reads a nullable string, returning previous when it

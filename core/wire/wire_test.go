@@ -2,6 +2,7 @@ package wire
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,6 +35,53 @@ func TestEveryRequestRoundTrips(t *testing.T) {
 				t.Fatalf("%s v%d: body differs: %s", kmsg.NameForKey(key), version, diff)
 			}
 		}
+	}
+}
+
+// TestDecodeIntoProvidedBody checks that a body the caller provides is
+// decoded into when the frame is of its kind, to the same request a new
+// one would hold, and dropped when it is not.
+func TestDecodeIntoProvidedBody(t *testing.T) {
+	sent := kmsg.NewPtrFetchRequest()
+	sent.Version = 12
+	sent.MaxWaitMillis = 500
+	topic := kmsg.NewFetchRequestTopic()
+	topic.Topic = "orders"
+	partition := kmsg.NewFetchRequestTopicPartition()
+	partition.Partition, partition.FetchOffset = 3, 42
+	topic.Partitions = append(topic.Partitions, partition)
+	sent.Topics = append(sent.Topics, topic)
+	frame := AppendRequest(nil, 5, "c", sent)
+	want, err := DecodeRequest(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var d RequestDecoder
+	provided := kmsg.NewFetchRequest()
+	got := Request{Body: &provided}
+	if err := d.DecodeInto(&got, frame); err != nil {
+		t.Fatal(err)
+	}
+	if got.Body != kmsg.Request(&provided) {
+		t.Fatalf("the provided body was not decoded into")
+	}
+	if !reflect.DeepEqual(want, &got) {
+		t.Fatalf("decoded into the provided body: %+v, want %+v", got, want)
+	}
+
+	other := kmsg.NewMetadataRequest()
+	got = Request{Body: &other}
+	if err := d.DecodeInto(&got, frame); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(want, &got) {
+		t.Fatalf("with a body of another kind provided: %+v, want %+v", got, want)
+	}
+
+	got = Request{Body: &other}
+	if err := d.DecodeInto(&got, frame[:3]); !errors.Is(err, ErrShortHeader) || got.Body != nil {
+		t.Fatalf("short frame: %v, body %v", err, got.Body)
 	}
 }
 
