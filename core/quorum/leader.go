@@ -65,8 +65,12 @@ type replicaProgress struct {
 	lastCaughtUpMillis int64
 	// sentHighWatermark is the high watermark the last answer told it.
 	sentHighWatermark int64
-	// held is its Fetch the leader holds for new data, nil if none.
-	held *heldFetch
+	// held is its Fetch the leader holds for new data, nil if none; it
+	// points at heldSlot. expireHeld answers it when its wait is over
+	// (made at the first hold, see HandleFetch).
+	held       *heldFetch
+	heldSlot   heldFetch
+	expireHeld func()
 }
 
 // proposal is one Propose call waiting for its records to commit.
