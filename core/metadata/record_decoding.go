@@ -1,6 +1,9 @@
 package metadata
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // Every node decodes every committed metadata record, and encoding/json
 // spends most of that time in reflection. Record.Encode writes exactly one
@@ -47,15 +50,23 @@ func decodeEncoded(b []byte) (r Record, ok bool) {
 	return r, true
 }
 
+// partitionChangeWithLeader holds a decoded change and its new leader in
+// one allocation: nearly every change names a leader.
+type partitionChangeWithLeader struct {
+	change PartitionChangeRecord
+	leader int32
+}
+
 func (d *encodedReader) partitionChange() *PartitionChangeRecord {
-	c := &PartitionChangeRecord{}
+	both := &partitionChangeWithLeader{}
+	c := &both.change
 	d.expect(`{"topic_id":`)
 	c.TopicID = d.id()
 	d.expect(`,"partition":`)
 	c.Partition = d.int32()
 	if d.skip(`,"leader":`) {
-		leader := d.int32()
-		c.Leader = &leader
+		both.leader = d.int32()
+		c.Leader = &both.leader
 	}
 	if d.skip(`,"isr":`) {
 		c.ISR = d.int32s()
@@ -278,7 +289,16 @@ func (d *encodedReader) int32s() []int32 {
 		return nil
 	}
 	d.expect("[")
-	values := []int32{}
+	if !d.ok {
+		return nil
+	}
+	// One allocation of the right size: count the values up to the
+	// closing bracket (a malformed list only makes the guess wrong).
+	n := 0
+	if end := bytes.IndexByte(d.rest, ']'); end > 0 {
+		n = bytes.Count(d.rest[:end], []byte{','}) + 1
+	}
+	values := make([]int32, 0, n)
 	for d.ok && !d.skip("]") {
 		if len(values) > 0 {
 			d.expect(",")
