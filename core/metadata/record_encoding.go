@@ -201,15 +201,24 @@ func (e *encodedWriter) integer(n int64) { e.b = strconv.AppendInt(e.b, n, 10) }
 func (e *encodedWriter) boolean(v bool) { e.b = strconv.AppendBool(e.b, v) }
 
 // id writes a [16]byte as encoding/json does: an array of sixteen numbers.
+// Nearly every record has one, so the digits are written here rather than
+// by strconv.
 func (e *encodedWriter) id(id [16]byte) {
-	e.b = append(e.b, '[')
+	b := append(e.b, '[')
 	for i, v := range id {
 		if i > 0 {
-			e.b = append(e.b, ',')
+			b = append(b, ',')
 		}
-		e.b = strconv.AppendUint(e.b, uint64(v), 10)
+		switch {
+		case v >= 100:
+			b = append(b, '0'+v/100, '0'+v/10%10, '0'+v%10)
+		case v >= 10:
+			b = append(b, '0'+v/10, '0'+v%10)
+		default:
+			b = append(b, '0'+v)
+		}
 	}
-	e.b = append(e.b, ']')
+	e.b = append(b, ']')
 }
 
 // int32s writes a []int32: nil is null, empty is [].
