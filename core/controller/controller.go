@@ -53,10 +53,12 @@ type Controller struct {
 
 	// queue holds the operations waiting their turn; running is set while
 	// one is between its start and its finish, draining while runNext's
-	// loop is starting operations.
+	// loop is starting operations. started counts the operations
+	// started, so that a finish can tell it is its operation's first.
 	queue    []func(finish func())
 	running  bool
 	draining bool
+	started  uint64
 
 	// The active/inactive switch (activation.go). Only the quorum
 	// leader's controller is active; it acts once ready, when everything
@@ -163,10 +165,14 @@ func (c *Controller) runNext() {
 			c.queue = c.queue[1:]
 		}
 		c.running = true
-		finished := false
+		c.started++
+		// An operation finishes once: while it is the one running.
+		// (The count rather than a flag of its own: the flag, captured
+		// and set by the closure, was one more allocation per
+		// operation.)
+		started := c.started
 		op(func() {
-			assert(!finished, "operation finished twice")
-			finished = true
+			assert(c.running && c.started == started, "operation finished twice")
 			c.running = false
 			c.runNext() // returns at once when called from the loop
 		})
@@ -230,6 +236,13 @@ func (c *Controller) submitWith(barrier bool, plan func() (records []metadata.Re
 			})
 			return
 		}
+		if len(records) == 0 {
+			// Nothing to commit (most heartbeats): answer at once,
+			// as propose would, without making its callback.
+			answer(nil)
+			finish()
+			return
+		}
 		c.propose(records, func(err error) {
 			var outcome *failure
 			if err != nil {
@@ -281,8 +294,16 @@ func (c *Controller) newTopicID() metadata.TopicID {
 
 func assert(condition bool, format string, args ...any) {
 	if !condition {
-		panic(fmt.Sprintf("controller: "+format, args...))
+		violated(format, args...)
 	}
+}
+
+// violated panics with the message of a broken invariant. Code that runs
+// on every request tests the condition itself and calls violated only
+// when it fails: assert's arguments are boxed before the test, an
+// allocation each for a string or a slice, even when the condition holds.
+func violated(format string, args ...any) {
+	panic(fmt.Sprintf("controller: "+format, args...))
 }
 
 // SetProposer connects the controller to its quorum. A node builds the
