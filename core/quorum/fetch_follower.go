@@ -42,6 +42,11 @@ type fetcherState struct {
 	onTimeout func()
 	onAnswer  func(kmsg.Response, error)
 	onRetry   func()
+	// request is the fetch sent last. The peer client keeps a request
+	// until its answer or failure reaches onAnswer, and encodes it when
+	// sent; one fetch is in flight at a time, so each fetch is written
+	// over the last one rather than allocated.
+	request metadataFetchRequest
 }
 
 // newFetcherState is the state of a node that starts fetching in the role
@@ -111,7 +116,7 @@ func (q *Quorum) maybeFetch() {
 		target = q.voters[f.discoveryNext%len(q.voters)]
 		f.discoveryNext++
 	}
-	req := q.fetchRequest()
+	req := q.writeFetchRequest(&f.request)
 	f.inFlight = true
 	f.target = target // one fetch is in flight at a time
 	q.peers.Request(target, req, q.config.RequestTimeout+q.config.fetchWait(), f.onAnswer)
@@ -138,7 +143,12 @@ type metadataFetchRequest struct {
 
 // fetchRequest asks the leader for the records after this log's end.
 func (q *Quorum) fetchRequest() *kmsg.FetchRequest {
-	m := &metadataFetchRequest{}
+	return q.writeFetchRequest(&metadataFetchRequest{})
+}
+
+// writeFetchRequest writes the fetch fetchRequest makes in m.
+func (q *Quorum) writeFetchRequest(m *metadataFetchRequest) *kmsg.FetchRequest {
+	*m = metadataFetchRequest{}
 	req := &m.request
 	req.Default()
 	req.Version = fetchVersion
