@@ -28,6 +28,14 @@ func TestEncodeAgreesWithJSON(t *testing.T) {
 		if got := r.Encode(); !bytes.Equal(got, want) {
 			t.Fatalf("Encode wrote %s, json.Marshal %s", got, want)
 		}
+		prefix := []byte("prefix")
+		if got := r.AppendEncode(prefix[:len(prefix):len(prefix)]); !bytes.Equal(got, append(prefix, want...)) {
+			t.Fatalf("AppendEncode wrote %s, want prefix then %s", got, want)
+		}
+		roomy := append(make([]byte, 0, 4096), prefix...) // a fallback overwrites what the fast path began
+		if got := r.AppendEncode(roomy); !bytes.Equal(got, append(prefix, want...)) {
+			t.Fatalf("AppendEncode with spare capacity wrote %s, want prefix then %s", got, want)
+		}
 		_, fast := appendEncoded(nil, r)
 		plain := !bytes.ContainsAny(want, `\<>&`) && !bytes.ContainsFunc(want, func(c rune) bool { return c < 0x20 || c >= 0x7f })
 		if fast != plain {

@@ -139,14 +139,20 @@ const (
 // them, in practice) are written by appendEncoded (record_encoding.go),
 // which writes the same bytes without reflection.
 func (r Record) Encode() []byte {
-	if b, ok := appendEncoded(make([]byte, 0, encodedBytesGuess), r); ok {
-		return b
+	return r.AppendEncode(make([]byte, 0, encodedBytesGuess))
+}
+
+// AppendEncode appends Encode's bytes to b, for a caller that encodes many
+// records into one buffer.
+func (r Record) AppendEncode(b []byte) []byte {
+	if encoded, ok := appendEncoded(b, r); ok {
+		return encoded
 	}
-	b, err := json.Marshal(r)
+	j, err := json.Marshal(r)
 	if err != nil {
 		panic(fmt.Sprintf("metadata: cannot encode record %+v: %v", r, err))
 	}
-	return b
+	return append(b, j...)
 }
 
 // encodedBytesGuess is room for most records' encoding in one allocation:

@@ -105,6 +105,9 @@ type Quorum struct {
 	// applying is set while records are being delivered, so that a
 	// CommitFunc that proposes does not deliver re-entrantly.
 	applying bool
+	// encoded is the buffer proposals encode their records in, reused
+	// from one proposal to the next (see encodeRecords).
+	encoded []byte
 
 	// snapshots are the snapshot files on disk, oldest first.
 	snapshots []snapshotID
