@@ -55,7 +55,7 @@ type Controller struct {
 	// one is between its start and its finish, draining while runNext's
 	// loop is starting operations. started counts the operations
 	// started, so that a finish can tell it is its operation's first.
-	queue    []func(finish func())
+	queue    []operation
 	running  bool
 	draining bool
 	started  uint64
@@ -125,10 +125,21 @@ func (c *Controller) Restore(img *metadata.Image) {
 	}
 }
 
-// enqueue runs an operation once every earlier one has finished; the
-// operation calls finish when its records are committed (or it gave up).
-// It reports false when the queue is full.
-func (c *Controller) enqueue(op func(finish func())) bool {
+// operation is a queued operation: either run, which calls finish when
+// its records are committed (or it gave up), or a request submitted with
+// its plan, refuse and barrier (see submitWith), which runSubmitted
+// carries out. It is queued as a value rather than as a closure over the
+// request: every broker heartbeat is an operation.
+type operation struct {
+	run     func(finish func())
+	barrier bool
+	plan    func() (records []metadata.Record, answer func(*failure))
+	refuse  func(*failure)
+}
+
+// enqueue runs an operation once every earlier one has finished. It
+// reports false when the queue is full.
+func (c *Controller) enqueue(op operation) bool {
 	if len(c.queue) >= operationsQueuedMax {
 		return false
 	}
@@ -139,8 +150,8 @@ func (c *Controller) enqueue(op func(finish func())) bool {
 
 // enqueueFirst runs an operation before every queued one (activation's
 // barrier). It ignores the queue's bound: there is at most one barrier.
-func (c *Controller) enqueueFirst(op func(finish func())) {
-	c.queue = append([]func(finish func()){op}, c.queue...)
+func (c *Controller) enqueueFirst(run func(finish func())) {
+	c.queue = append([]operation{{run: run}}, c.queue...)
 	c.runNext()
 }
 
@@ -155,7 +166,7 @@ func (c *Controller) runNext() {
 	c.draining = true
 	for !c.running && len(c.queue) > 0 {
 		op := c.queue[0]
-		c.queue[0] = nil
+		c.queue[0] = operation{}
 		if len(c.queue) == 1 {
 			// Emptied: the next operation goes back to the start of
 			// the array rather than into a new one (the queue is
@@ -166,18 +177,24 @@ func (c *Controller) runNext() {
 		}
 		c.running = true
 		c.started++
-		// An operation finishes once: while it is the one running.
-		// (The count rather than a flag of its own: the flag, captured
-		// and set by the closure, was one more allocation per
-		// operation.)
-		started := c.started
-		op(func() {
-			assert(c.running && c.started == started, "operation finished twice")
-			c.running = false
-			c.runNext() // returns at once when called from the loop
-		})
+		if op.run != nil {
+			started := c.started
+			op.run(func() { c.finish(started) })
+		} else {
+			c.runSubmitted(op)
+		}
 	}
 	c.draining = false
+}
+
+// finish ends the operation started as number started. An operation
+// finishes once, while it is the one running: the count of operations
+// started tells, where a flag of each operation's own, captured and set
+// by its finish closure, was one more allocation per operation.
+func (c *Controller) finish(started uint64) {
+	assert(c.running && c.started == started, "operation finished twice")
+	c.running = false
+	c.runNext() // returns at once when called from the loop
 }
 
 // submit queues an operation. When its turn comes, plan validates the
@@ -215,48 +232,52 @@ func (c *Controller) submitWith(barrier bool, plan func() (records []metadata.Re
 		refuse(notController())
 		return
 	}
-	accepted := c.enqueue(func(finish func()) {
-		// The controller may have lost its leadership while the
-		// operation waited, or be active but not yet caught up.
-		if !c.active || !c.ready {
-			refuse(notController())
-			finish()
-			return
-		}
-		records, answer := plan()
-		assert(len(records) <= recordsPerOperationMax, "operation planned %d records, more than %d", len(records), recordsPerOperationMax)
-		if barrier && len(records) == 0 {
-			c.propose([]metadata.Record{{NoOp: &metadata.NoOpRecord{}}}, func(err error) {
-				if err != nil {
-					refuse(proposalFailed(err))
-				} else {
-					answer(nil)
-				}
-				finish()
-			})
-			return
-		}
-		if len(records) == 0 {
-			// Nothing to commit (most heartbeats): answer at once,
-			// as propose would, without making its callback.
-			answer(nil)
-			finish()
-			return
-		}
-		c.propose(records, func(err error) {
-			var outcome *failure
-			if err != nil {
-				outcome = proposalFailed(err)
-			}
-			// Answer before the next operation starts, so answers
-			// leave in the order the operations ran.
-			answer(outcome)
-			finish()
-		})
-	})
-	if !accepted {
+	if !c.enqueue(operation{barrier: barrier, plan: plan, refuse: refuse}) {
 		refuse(queueFull())
 	}
+}
+
+// runSubmitted carries out a submitted operation when its turn comes.
+func (c *Controller) runSubmitted(op operation) {
+	started := c.started
+	// The controller may have lost its leadership while the operation
+	// waited, or be active but not yet caught up.
+	if !c.active || !c.ready {
+		op.refuse(notController())
+		c.finish(started)
+		return
+	}
+	records, answer := op.plan()
+	assert(len(records) <= recordsPerOperationMax, "operation planned %d records, more than %d", len(records), recordsPerOperationMax)
+	if op.barrier && len(records) == 0 {
+		refuse := op.refuse
+		c.propose([]metadata.Record{{NoOp: &metadata.NoOpRecord{}}}, func(err error) {
+			if err != nil {
+				refuse(proposalFailed(err))
+			} else {
+				answer(nil)
+			}
+			c.finish(started)
+		})
+		return
+	}
+	if len(records) == 0 {
+		// Nothing to commit (most heartbeats): answer at once, as
+		// propose would, without making its callback.
+		answer(nil)
+		c.finish(started)
+		return
+	}
+	c.propose(records, func(err error) {
+		var outcome *failure
+		if err != nil {
+			outcome = proposalFailed(err)
+		}
+		// Answer before the next operation starts, so answers leave in
+		// the order the operations ran.
+		answer(outcome)
+		c.finish(started)
+	})
 }
 
 // propose commits records and then calls done, inside an operation.
