@@ -53,10 +53,12 @@ type Controller struct {
 
 	// queue holds the operations waiting their turn; running is set while
 	// one is between its start and its finish, draining while runNext's
-	// loop is starting operations.
-	queue    []func(finish func())
+	// loop is starting operations. started counts the operations
+	// started, so that a finish can tell it is its operation's first.
+	queue    []operation
 	running  bool
 	draining bool
+	started  uint64
 
 	// The active/inactive switch (activation.go). Only the quorum
 	// leader's controller is active; it acts once ready, when everything
@@ -123,10 +125,21 @@ func (c *Controller) Restore(img *metadata.Image) {
 	}
 }
 
-// enqueue runs an operation once every earlier one has finished; the
-// operation calls finish when its records are committed (or it gave up).
-// It reports false when the queue is full.
-func (c *Controller) enqueue(op func(finish func())) bool {
+// operation is a queued operation: either run, which calls finish when
+// its records are committed (or it gave up), or a request submitted with
+// its plan, refuse and barrier (see submitWith), which runSubmitted
+// carries out. It is queued as a value rather than as a closure over the
+// request: every broker heartbeat is an operation.
+type operation struct {
+	run     func(finish func())
+	barrier bool
+	plan    func() (records []metadata.Record, answer func(*failure))
+	refuse  func(*failure)
+}
+
+// enqueue runs an operation once every earlier one has finished. It
+// reports false when the queue is full.
+func (c *Controller) enqueue(op operation) bool {
 	if len(c.queue) >= operationsQueuedMax {
 		return false
 	}
@@ -137,8 +150,8 @@ func (c *Controller) enqueue(op func(finish func())) bool {
 
 // enqueueFirst runs an operation before every queued one (activation's
 // barrier). It ignores the queue's bound: there is at most one barrier.
-func (c *Controller) enqueueFirst(op func(finish func())) {
-	c.queue = append([]func(finish func()){op}, c.queue...)
+func (c *Controller) enqueueFirst(run func(finish func())) {
+	c.queue = append([]operation{{run: run}}, c.queue...)
 	c.runNext()
 }
 
@@ -153,7 +166,7 @@ func (c *Controller) runNext() {
 	c.draining = true
 	for !c.running && len(c.queue) > 0 {
 		op := c.queue[0]
-		c.queue[0] = nil
+		c.queue[0] = operation{}
 		if len(c.queue) == 1 {
 			// Emptied: the next operation goes back to the start of
 			// the array rather than into a new one (the queue is
@@ -163,15 +176,25 @@ func (c *Controller) runNext() {
 			c.queue = c.queue[1:]
 		}
 		c.running = true
-		finished := false
-		op(func() {
-			assert(!finished, "operation finished twice")
-			finished = true
-			c.running = false
-			c.runNext() // returns at once when called from the loop
-		})
+		c.started++
+		if op.run != nil {
+			started := c.started
+			op.run(func() { c.finish(started) })
+		} else {
+			c.runSubmitted(op)
+		}
 	}
 	c.draining = false
+}
+
+// finish ends the operation started as number started. An operation
+// finishes once, while it is the one running: the count of operations
+// started tells, where a flag of each operation's own, captured and set
+// by its finish closure, was one more allocation per operation.
+func (c *Controller) finish(started uint64) {
+	assert(c.running && c.started == started, "operation finished twice")
+	c.running = false
+	c.runNext() // returns at once when called from the loop
 }
 
 // submit queues an operation. When its turn comes, plan validates the
@@ -209,41 +232,52 @@ func (c *Controller) submitWith(barrier bool, plan func() (records []metadata.Re
 		refuse(notController())
 		return
 	}
-	accepted := c.enqueue(func(finish func()) {
-		// The controller may have lost its leadership while the
-		// operation waited, or be active but not yet caught up.
-		if !c.active || !c.ready {
-			refuse(notController())
-			finish()
-			return
-		}
-		records, answer := plan()
-		assert(len(records) <= recordsPerOperationMax, "operation planned %d records, more than %d", len(records), recordsPerOperationMax)
-		if barrier && len(records) == 0 {
-			c.propose([]metadata.Record{{NoOp: &metadata.NoOpRecord{}}}, func(err error) {
-				if err != nil {
-					refuse(proposalFailed(err))
-				} else {
-					answer(nil)
-				}
-				finish()
-			})
-			return
-		}
-		c.propose(records, func(err error) {
-			var outcome *failure
-			if err != nil {
-				outcome = proposalFailed(err)
-			}
-			// Answer before the next operation starts, so answers
-			// leave in the order the operations ran.
-			answer(outcome)
-			finish()
-		})
-	})
-	if !accepted {
+	if !c.enqueue(operation{barrier: barrier, plan: plan, refuse: refuse}) {
 		refuse(queueFull())
 	}
+}
+
+// runSubmitted carries out a submitted operation when its turn comes.
+func (c *Controller) runSubmitted(op operation) {
+	started := c.started
+	// The controller may have lost its leadership while the operation
+	// waited, or be active but not yet caught up.
+	if !c.active || !c.ready {
+		op.refuse(notController())
+		c.finish(started)
+		return
+	}
+	records, answer := op.plan()
+	assert(len(records) <= recordsPerOperationMax, "operation planned %d records, more than %d", len(records), recordsPerOperationMax)
+	if op.barrier && len(records) == 0 {
+		refuse := op.refuse
+		c.propose([]metadata.Record{{NoOp: &metadata.NoOpRecord{}}}, func(err error) {
+			if err != nil {
+				refuse(proposalFailed(err))
+			} else {
+				answer(nil)
+			}
+			c.finish(started)
+		})
+		return
+	}
+	if len(records) == 0 {
+		// Nothing to commit (most heartbeats): answer at once, as
+		// propose would, without making its callback.
+		answer(nil)
+		c.finish(started)
+		return
+	}
+	c.propose(records, func(err error) {
+		var outcome *failure
+		if err != nil {
+			outcome = proposalFailed(err)
+		}
+		// Answer before the next operation starts, so answers leave in
+		// the order the operations ran.
+		answer(outcome)
+		c.finish(started)
+	})
 }
 
 // propose commits records and then calls done, inside an operation.
@@ -281,8 +315,16 @@ func (c *Controller) newTopicID() metadata.TopicID {
 
 func assert(condition bool, format string, args ...any) {
 	if !condition {
-		panic(fmt.Sprintf("controller: "+format, args...))
+		violated(format, args...)
 	}
+}
+
+// violated panics with the message of a broken invariant. Code that runs
+// on every request tests the condition itself and calls violated only
+// when it fails: assert's arguments are boxed before the test, an
+// allocation each for a string or a slice, even when the condition holds.
+func violated(format string, args ...any) {
+	panic(fmt.Sprintf("controller: "+format, args...))
 }
 
 // SetProposer connects the controller to its quorum. A node builds the

@@ -228,10 +228,16 @@ func (c *Controller) changeTo(p *metadata.Partition, s partitionTarget, view can
 	unclean := s.leader >= 0 && s.leader != p.Leader && !slices.Contains(p.ISR, s.leader)
 	elected := s.leader
 	s = c.completeReassignment(p, s, view)
-	assert(!unclean || s.leader == elected, "%s-%d: a reassignment completed on an unclean election", p.Topic.Name, p.Index)
-	assert(len(s.isr) > 0, "%s-%d: an ISR may never become empty", p.Topic.Name, p.Index)
-	assert(s.leader < 0 || slices.Contains(s.isr, s.leader), "%s-%d: leader %d is not in the ISR %v", p.Topic.Name, p.Index, s.leader, s.isr)
-	assert(s.leader < 0 || slices.Contains(s.replicas, s.leader), "%s-%d: leader %d is not a replica %v", p.Topic.Name, p.Index, s.leader, s.replicas)
+	switch {
+	case unclean && s.leader != elected:
+		violated("%s-%d: a reassignment completed on an unclean election", p.Topic.Name, p.Index)
+	case len(s.isr) == 0:
+		violated("%s-%d: an ISR may never become empty", p.Topic.Name, p.Index)
+	case s.leader >= 0 && !slices.Contains(s.isr, s.leader):
+		violated("%s-%d: leader %d is not in the ISR %v", p.Topic.Name, p.Index, s.leader, s.isr)
+	case s.leader >= 0 && !slices.Contains(s.replicas, s.leader):
+		violated("%s-%d: leader %d is not a replica %v", p.Topic.Name, p.Index, s.leader, s.replicas)
+	}
 	change := &metadata.PartitionChangeRecord{TopicID: p.Topic.ID, Partition: p.Index}
 	changed := false
 	// A change that takes replicas away bumps the leader epoch even if

@@ -41,6 +41,20 @@ type session struct {
 	// shutdownOffset is the metadata offset the broker must reach
 	// before it may stop: the last record that moved its leaderships.
 	shutdownOffset int64
+	// term is the controller term of the last renewal, which armed
+	// timer; expire is timer's function, made once per session rather
+	// than per heartbeat.
+	term   uint64
+	expire func()
+}
+
+// newSession starts broker id's session at epoch.
+func (c *Controller) newSession(id int32, epoch int64) *session {
+	s := &session{epoch: epoch, metadataOffset: -1}
+	// Every renewal stops the timer before arming the next and sets
+	// term first, so the timer that fires reads its own renewal's term.
+	s.expire = func() { c.sessionExpired(id, epoch, s.term) }
+	return s
 }
 
 // startSessions gives every registered broker a fresh session; called when
@@ -81,7 +95,7 @@ func (c *Controller) renewSession(id int32, epoch int64, heard bool) *session {
 		if s != nil && s.timer != nil {
 			s.timer.Stop()
 		}
-		s = &session{epoch: epoch, metadataOffset: -1}
+		s = c.newSession(id, epoch)
 		c.sessions[id] = s
 	}
 	s.heardFrom = s.heardFrom || heard
@@ -89,8 +103,8 @@ func (c *Controller) renewSession(id int32, epoch int64, heard bool) *session {
 	if s.timer != nil {
 		s.timer.Stop()
 	}
-	term := c.term
-	s.timer = c.w.Clock.AfterFunc(c.config.SessionTimeout, func() { c.sessionExpired(id, epoch, term) })
+	s.term = c.term
+	s.timer = c.w.Clock.AfterFunc(c.config.SessionTimeout, s.expire)
 	return s
 }
 

@@ -49,7 +49,9 @@ func effectiveTopicConfig(name string, explicit, brokerDefaults map[string]strin
 		return v
 	}
 	definition, known := metadata.LookupTopicConfig(name)
-	assert(known, "no definition for topic config %q", name)
+	if !known {
+		violated("no definition for topic config %q", name)
+	}
 	return definition.Default
 }
 

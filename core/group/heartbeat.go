@@ -78,17 +78,25 @@ func (c *Coordinator) sessionCheckTimeout(m *member) time.Duration {
 // scheduleSession (re)starts m's expiry timer: unless something
 // reschedules it first, m is removed after timeout.
 func (c *Coordinator) scheduleSession(g *group, m *member, timeout time.Duration) {
-	m.stopSessionTimer()
-	m.sessionTimer = c.w.Clock.AfterFunc(timeout, func() {
-		m.sessionTimer = nil
-		if !c.live(g) || g.byID[m.id] != m {
-			return
-		}
-		if !m.isNew && (m.awaitingJoin() || m.syncDone != nil) {
-			// A member waiting in JoinGroup or SyncGroup cannot
-			// heartbeat; its session restarts when it is answered.
-			return
-		}
-		c.removeMemberAndUpdateGroup(g, m, "session timeout expired")
-	})
+	m.stopSessionTimer() // so the timer that fires is the latest one
+	if m.sessionExpiry == nil {
+		m.sessionExpiry = func() { c.sessionExpired(m) }
+	}
+	m.sessionGroup = g
+	m.sessionTimer = c.w.Clock.AfterFunc(timeout, m.sessionExpiry)
+}
+
+// sessionExpired removes m when its session timer fires.
+func (c *Coordinator) sessionExpired(m *member) {
+	g := m.sessionGroup
+	m.sessionTimer = nil
+	if !c.live(g) || g.byID[m.id] != m {
+		return
+	}
+	if !m.isNew && (m.awaitingJoin() || m.syncDone != nil) {
+		// A member waiting in JoinGroup or SyncGroup cannot
+		// heartbeat; its session restarts when it is answered.
+		return
+	}
+	c.removeMemberAndUpdateGroup(g, m, "session timeout expired")
 }

@@ -46,8 +46,13 @@ type member struct {
 	syncDone func(*kmsg.SyncGroupResponse)
 
 	// sessionTimer expires the member unless something (a heartbeat, a
-	// completed join or sync, a commit) reschedules it first.
-	sessionTimer core.Timer
+	// completed join or sync, a commit) reschedules it first. It calls
+	// sessionExpiry, made at the first schedule and kept (a member
+	// heartbeats every few seconds), for sessionGroup, the group of the
+	// latest schedule.
+	sessionTimer  core.Timer
+	sessionExpiry func()
+	sessionGroup  *group
 }
 
 // protocol is one protocol a member supports: a name (an assignor such as

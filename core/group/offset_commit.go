@@ -25,24 +25,36 @@ import (
 // offsets.retention.minutes applies, as in Kafka since 2.1.
 func (c *Coordinator) OffsetCommit(req *kmsg.OffsetCommitRequest, done func(*kmsg.OffsetCommitResponse)) {
 	resp := req.ResponseKind().(*kmsg.OffsetCommitResponse)
-	var commits []*pendingCommit
+	// Every slice is made at its size, and the pending commits in one
+	// array: a consumer commits every few hundred milliseconds.
+	partitions := 0
+	if len(req.Topics) > 0 {
+		resp.Topics = make([]kmsg.OffsetCommitResponseTopic, 0, len(req.Topics))
+	}
 	for _, rt := range req.Topics {
 		answerTopic := kmsg.NewOffsetCommitResponseTopic()
 		answerTopic.Topic = rt.Topic
+		if len(rt.Partitions) > 0 {
+			answerTopic.Partitions = make([]kmsg.OffsetCommitResponseTopicPartition, 0, len(rt.Partitions))
+		}
 		for _, rp := range rt.Partitions {
 			answer := kmsg.NewOffsetCommitResponseTopicPartition()
 			answer.Partition = rp.Partition
 			answerTopic.Partitions = append(answerTopic.Partitions, answer)
 		}
 		resp.Topics = append(resp.Topics, answerTopic)
+		partitions += len(rt.Partitions)
 	}
+	pending := make([]pendingCommit, 0, partitions)
+	commits := make([]*pendingCommit, 0, partitions)
 	for ti, rt := range req.Topics {
 		for pi := range rt.Partitions {
-			commits = append(commits, &pendingCommit{
+			pending = append(pending, pendingCommit{
 				tp:      topicPartition{topic: rt.Topic, partition: rt.Partitions[pi].Partition},
 				request: &req.Topics[ti].Partitions[pi],
 				answer:  &resp.Topics[ti].Partitions[pi],
 			})
+			commits = append(commits, &pending[len(pending)-1])
 		}
 	}
 	if len(commits) > offsetsPerCommitMax {
@@ -52,7 +64,7 @@ func (c *Coordinator) OffsetCommit(req *kmsg.OffsetCommitRequest, done func(*kms
 	}
 	// As Kafka's broker does before the coordinator sees the request:
 	// partitions that do not exist are refused one by one.
-	valid := commits[:0:0]
+	valid := make([]*pendingCommit, 0, len(commits))
 	for _, commit := range commits {
 		if c.partitionExists(commit.tp.topic, commit.tp.partition) {
 			valid = append(valid, commit)
@@ -157,8 +169,8 @@ func (c *Coordinator) validateOffsetCommit(g *group, generation int32, memberID 
 // when it commits, in log order; answer runs then (or at the timeout).
 func (c *Coordinator) storeOffsets(g *group, version int16, commits []*pendingCommit, answer func()) {
 	now := c.now()
-	var stored []*pendingCommit
-	var records []batch.Record
+	stored := make([]*pendingCommit, 0, len(commits))
+	records := make([]batch.Record, 0, len(commits))
 	for _, commit := range commits {
 		metadata := ""
 		if commit.request.Metadata != nil {
@@ -186,39 +198,61 @@ func (c *Coordinator) storeOffsets(g *group, version int16, commits []*pendingCo
 	for _, commit := range stored {
 		g.pendingCommits[commit.tp]++
 	}
-	answered := false
-	finish := func(err error) {
-		if answered {
-			return
-		}
-		answered = true
-		setCommitErrors(stored, commitError(err))
-		answer()
-	}
-	apply := func() {
-		for _, commit := range stored {
-			g.offsets[commit.tp] = commit.offset
-		}
-	}
-	appliedEarly := false
-	appended := c.write(g.partition, records, func(err error) {
-		for _, commit := range stored {
-			g.pendingCommits[commit.tp]--
-			if g.pendingCommits[commit.tp] == 0 {
-				delete(g.pendingCommits, commit.tp)
-			}
-		}
-		// A group being deleted is still in its partition until its
-		// tombstones commit, which follow this record in the log:
-		// apply, and the tombstones remove it.
-		if err == nil && !appliedEarly && !g.partition.unloaded && g.partition.groups[g.id] == g {
-			apply()
-		}
-		finish(err)
-	}, func() { finish(kerr.RequestTimedOut) })
+	s := &offsetStore{g: g, stored: stored, answer: answer}
+	appended := c.write(g.partition, records, s.committed, s.timedOut)
 	if appended && c.canaryOn(CanaryCommitBeforeDurable) {
-		appliedEarly = true
-		apply() // planted bug: acknowledged before it is durable
-		finish(nil)
+		s.appliedEarly = true
+		s.apply() // planted bug: acknowledged before it is durable
+		s.finish(nil)
+	}
+}
+
+// offsetStore is one storeOffsets write waiting for its outcome. (One
+// struct rather than closures over its flags: a consumer commits every
+// few hundred milliseconds.)
+type offsetStore struct {
+	g      *group
+	stored []*pendingCommit
+	answer func()
+	// answered is set once the client has its answer; appliedEarly by
+	// the planted bug that applies before the write is durable.
+	answered, appliedEarly bool
+}
+
+// committed is the write's outcome.
+func (s *offsetStore) committed(err error) {
+	g := s.g
+	for _, commit := range s.stored {
+		g.pendingCommits[commit.tp]--
+		if g.pendingCommits[commit.tp] == 0 {
+			delete(g.pendingCommits, commit.tp)
+		}
+	}
+	// A group being deleted is still in its partition until its
+	// tombstones commit, which follow this record in the log:
+	// apply, and the tombstones remove it.
+	if err == nil && !s.appliedEarly && !g.partition.unloaded && g.partition.groups[g.id] == g {
+		s.apply()
+	}
+	s.finish(err)
+}
+
+// timedOut answers the client before the outcome is known.
+func (s *offsetStore) timedOut() { s.finish(kerr.RequestTimedOut) }
+
+// finish answers the client, once.
+func (s *offsetStore) finish(err error) {
+	if s.answered {
+		return
+	}
+	s.answered = true
+	setCommitErrors(s.stored, commitError(err))
+	s.answer()
+}
+
+// apply makes the offsets visible to OffsetFetch.
+func (s *offsetStore) apply() {
+	for _, commit := range s.stored {
+		s.g.offsets[commit.tp] = commit.offset
 	}
 }

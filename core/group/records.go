@@ -30,10 +30,19 @@ const (
 // offsetRecord is the record of one committed offset; nil offset makes
 // the tombstone that deletes it.
 func offsetRecord(groupID string, tp topicPartition, offset *committedOffset) batch.Record {
+	// The key and the value share one buffer of their size (key v1:
+	// version, group, topic, partition; value v3: version, offset,
+	// leader epoch, metadata, timestamp): appended to nil, each grew
+	// several times, and every commit writes one per partition.
+	size := offsetKeyBytes + len(groupID) + len(tp.topic)
+	if offset != nil {
+		size += offsetValueBytes + len(offset.metadata)
+	}
 	key := kmsg.NewOffsetCommitKey()
 	key.Version = offsetCommitKeyVersion
 	key.Group, key.Topic, key.Partition = groupID, tp.topic, tp.partition
-	record := batch.Record{Key: key.AppendTo(nil)}
+	encodedKey := key.AppendTo(make([]byte, 0, size))
+	record := batch.Record{Key: encodedKey[:len(encodedKey):len(encodedKey)]}
 	if offset != nil {
 		value := kmsg.NewOffsetCommitValue()
 		value.Version = offsetCommitValueVersion
@@ -41,10 +50,17 @@ func offsetRecord(groupID string, tp topicPartition, offset *committedOffset) ba
 		value.LeaderEpoch = offset.leaderEpoch
 		value.Metadata = offset.metadata
 		value.CommitTimestamp = offset.commitTimestamp
-		record.Value = value.AppendTo(nil)
+		record.Value = value.AppendTo(encodedKey[len(encodedKey):])
 	}
 	return record
 }
+
+// offsetKeyBytes and offsetValueBytes are an offset record's key and
+// value sizes without their strings.
+const (
+	offsetKeyBytes   = 2 + 2 + 2 + 4
+	offsetValueBytes = 2 + 8 + 4 + 2 + 8
+)
 
 // groupRecord is the record of a group's current generation: its
 // protocol, leader, and every member with its subscription (its metadata

@@ -1,6 +1,9 @@
 package metadata
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // Every node decodes every committed metadata record, and encoding/json
 // spends most of that time in reflection. Record.Encode writes exactly one
@@ -14,7 +17,7 @@ import "unicode/utf8"
 // decodeEncoded decodes b if it is exactly what Record.Encode writes for
 // some record; ok is false otherwise.
 func decodeEncoded(b []byte) (r Record, ok bool) {
-	d := encodedReader{rest: b, ok: true}
+	d := encodedReader{input: b, ok: true}
 	switch {
 	case d.skip(`{"partition_change":`):
 		r.PartitionChange = d.partitionChange()
@@ -38,7 +41,7 @@ func decodeEncoded(b []byte) (r Record, ok bool) {
 		return Record{}, false
 	}
 	d.expect(`}`)
-	if !d.ok || len(d.rest) > 0 {
+	if !d.ok || len(d.rest()) > 0 {
 		return Record{}, false
 	}
 	if r.count() != 1 {
@@ -47,15 +50,23 @@ func decodeEncoded(b []byte) (r Record, ok bool) {
 	return r, true
 }
 
+// partitionChangeWithLeader holds a decoded change and its new leader in
+// one allocation: nearly every change names a leader.
+type partitionChangeWithLeader struct {
+	change PartitionChangeRecord
+	leader int32
+}
+
 func (d *encodedReader) partitionChange() *PartitionChangeRecord {
-	c := &PartitionChangeRecord{}
+	both := &partitionChangeWithLeader{}
+	c := &both.change
 	d.expect(`{"topic_id":`)
 	c.TopicID = d.id()
 	d.expect(`,"partition":`)
 	c.Partition = d.int32()
 	if d.skip(`,"leader":`) {
-		leader := d.int32()
-		c.Leader = &leader
+		both.leader = d.int32()
+		c.Leader = &both.leader
 	}
 	if d.skip(`,"isr":`) {
 		c.ISR = d.int32s()
@@ -185,17 +196,26 @@ func (d *encodedReader) removeTopic() *RemoveTopicRecord {
 // form it writes them. ok turns false at the first unexpected byte; from
 // then on every read is a no-op returning a zero value, so a record
 // decoder reads straight through and checks ok once at the end.
+//
+// It keeps a position in the input rather than re-slicing it: the reader
+// lives on the stack, yet its methods write through a pointer, and every
+// slice stored that way costs a write barrier while the GC runs.
 type encodedReader struct {
-	rest []byte
-	ok   bool
+	input    []byte
+	position int
+	ok       bool
 }
+
+// rest is the input not yet read.
+func (d *encodedReader) rest() []byte { return d.input[d.position:] }
 
 // skip consumes literal if the input goes on with it.
 func (d *encodedReader) skip(literal string) bool {
-	if !d.ok || len(d.rest) < len(literal) || string(d.rest[:len(literal)]) != literal {
+	rest := d.rest()
+	if !d.ok || len(rest) < len(literal) || string(rest[:len(literal)]) != literal {
 		return false
 	}
-	d.rest = d.rest[len(literal):]
+	d.position += len(literal)
 	return true
 }
 
@@ -218,23 +238,24 @@ func (d *encodedReader) integer(bits int) int64 {
 		return 0
 	}
 	negative := d.skip("-")
+	rest := d.rest()
 	digits := 0
 	var magnitude uint64
-	for digits < len(d.rest) && digits <= integerDigitsMax && '0' <= d.rest[digits] && d.rest[digits] <= '9' {
-		magnitude = magnitude*10 + uint64(d.rest[digits]-'0')
+	for digits < len(rest) && digits <= integerDigitsMax && '0' <= rest[digits] && rest[digits] <= '9' {
+		magnitude = magnitude*10 + uint64(rest[digits]-'0')
 		digits++
 	}
 	limit := uint64(1) << (bits - 1) // the magnitude of the most negative value
 	switch {
 	case digits == 0 || digits > integerDigitsMax,
-		digits > 1 && d.rest[0] == '0',
+		digits > 1 && rest[0] == '0',
 		negative && magnitude == 0,
 		negative && magnitude > limit,
 		!negative && magnitude >= limit:
 		d.ok = false
 		return 0
 	}
-	d.rest = d.rest[digits:]
+	d.position += digits
 	if negative {
 		return -int64(magnitude-1) - 1 // no overflow at the most negative value
 	}
@@ -261,14 +282,30 @@ func (d *encodedReader) id() [16]byte {
 		if i > 0 {
 			d.expect(",")
 		}
-		value := d.integer(16)
-		if value < 0 || value > 255 {
-			d.ok = false
-		}
-		id[i] = byte(value)
+		id[i] = d.byteValue()
 	}
 	d.expect("]")
 	return id
+}
+
+// byteValue reads a number from 0 to 255 as strconv writes it: one to
+// three digits, no leading zero. Nearly every record holds sixteen.
+func (d *encodedReader) byteValue() byte {
+	if !d.ok {
+		return 0
+	}
+	rest := d.rest()
+	value, digits := 0, 0
+	for digits < len(rest) && digits < 4 && '0' <= rest[digits] && rest[digits] <= '9' {
+		value = value*10 + int(rest[digits]-'0')
+		digits++
+	}
+	if digits == 0 || digits > 3 || (digits > 1 && rest[0] == '0') || value > 255 {
+		d.ok = false
+		return 0
+	}
+	d.position += digits
+	return byte(value)
 }
 
 // int32s reads a []int32: null is nil and [] is an empty slice, as
@@ -278,7 +315,17 @@ func (d *encodedReader) int32s() []int32 {
 		return nil
 	}
 	d.expect("[")
-	values := []int32{}
+	if !d.ok {
+		return nil
+	}
+	// One allocation of the right size: count the values up to the
+	// closing bracket (a malformed list only makes the guess wrong).
+	n := 0
+	rest := d.rest()
+	if end := bytes.IndexByte(rest, ']'); end > 0 {
+		n = bytes.Count(rest[:end], []byte{','}) + 1
+	}
+	values := make([]int32, 0, n)
 	for d.ok && !d.skip("]") {
 		if len(values) > 0 {
 			d.expect(",")
@@ -299,15 +346,16 @@ func (d *encodedReader) string() string {
 		d.ok = false
 		return ""
 	}
-	for i, c := range d.rest {
+	rest := d.rest()
+	for i, c := range rest {
 		switch {
 		case c == '"':
-			s := d.rest[:i]
+			s := rest[:i]
 			if !utf8.Valid(s) {
 				d.ok = false
 				return ""
 			}
-			d.rest = d.rest[i+1:]
+			d.position += i + 1
 			return string(s)
 		case c == '\\' || c < 0x20:
 			d.ok = false

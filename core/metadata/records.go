@@ -134,14 +134,30 @@ const (
 	ResourceBroker int8 = 4
 )
 
-// Encode turns a record into the bytes stored as a record value.
+// Encode turns a record into the bytes stored as a record value: JSON, as
+// json.Marshal writes it. Records whose strings need no escaping (all of
+// them, in practice) are written by appendEncoded (record_encoding.go),
+// which writes the same bytes without reflection.
 func (r Record) Encode() []byte {
-	b, err := json.Marshal(r)
+	return r.AppendEncode(make([]byte, 0, encodedBytesGuess))
+}
+
+// AppendEncode appends Encode's bytes to b, for a caller that encodes many
+// records into one buffer.
+func (r Record) AppendEncode(b []byte) []byte {
+	if encoded, ok := appendEncoded(b, r); ok {
+		return encoded
+	}
+	j, err := json.Marshal(r)
 	if err != nil {
 		panic(fmt.Sprintf("metadata: cannot encode record %+v: %v", r, err))
 	}
-	return b
+	return append(b, j...)
 }
+
+// encodedBytesGuess is room for most records' encoding in one allocation:
+// a partition record, the longest common one, takes about 200 bytes.
+const encodedBytesGuess = 256
 
 // DecodeRecord reads a stored record. Bytes in the exact form Encode
 // writes take a fast path (record_decoding.go); anything else, and every

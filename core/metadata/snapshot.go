@@ -20,7 +20,19 @@ import (
 // block. Replaying them with ImageFromRecords gives an image equal to this
 // one. Nothing here depends on map order.
 func (img *Image) Records() []Record {
-	var records []Record
+	// Every node snapshots its image every so often: the list is made at
+	// its size, and the partitions, most of the records, are allocated
+	// together.
+	size, partitions := 2*len(img.Brokers)+1, 0
+	for _, values := range img.Configs { // order-independent: a sum
+		size += len(values)
+	}
+	for _, t := range img.Topics { // order-independent: sums
+		size += 1 + len(t.Partitions)
+		partitions += len(t.Partitions)
+	}
+	records := make([]Record, 0, size)
+	partitionRecords := make([]PartitionRecord, 0, partitions)
 	for _, id := range img.BrokerIDs() {
 		b := img.Brokers[id]
 		records = append(records, Record{RegisterBroker: &RegisterBrokerRecord{
@@ -38,7 +50,7 @@ func (img *Image) Records() []Record {
 		records = append(records, Record{Topic: &TopicRecord{Name: t.Name, ID: t.ID}})
 		records = append(records, configRecords(ConfigResource{Type: ResourceTopic, Name: t.Name}, img.Configs)...)
 		for _, p := range t.Partitions {
-			records = append(records, Record{Partition: &PartitionRecord{
+			partitionRecords = append(partitionRecords, PartitionRecord{
 				TopicID:          t.ID,
 				Partition:        p.Index,
 				Replicas:         slices.Clone(p.Replicas),
@@ -49,7 +61,8 @@ func (img *Image) Records() []Record {
 				UncleanEpoch:     p.UncleanEpoch,
 				AddingReplicas:   slices.Clone(p.AddingReplicas),
 				RemovingReplicas: slices.Clone(p.RemovingReplicas),
-			}})
+			})
+			records = append(records, Record{Partition: &partitionRecords[len(partitionRecords)-1]})
 		}
 	}
 	for _, resource := range sortedConfigResources(img.Configs) {

@@ -98,10 +98,17 @@ var topicConfigDefinitions = []TopicConfigDefinition{
 // TopicConfigDefinitions lists the topic configs Sluice honours, sorted by
 // name.
 func TopicConfigDefinitions() []TopicConfigDefinition {
+	return append([]TopicConfigDefinition(nil), sortedTopicConfigDefinitions...)
+}
+
+// sortedTopicConfigDefinitions is topicConfigDefinitions sorted by name,
+// once: a topic's effective configs are listed on every CreateTopics
+// answer.
+var sortedTopicConfigDefinitions = func() []TopicConfigDefinition {
 	defs := append([]TopicConfigDefinition(nil), topicConfigDefinitions...)
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	return defs
-}
+}()
 
 // LookupTopicConfig finds a topic config's definition.
 func LookupTopicConfig(name string) (TopicConfigDefinition, bool) {

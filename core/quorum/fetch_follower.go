@@ -33,6 +33,44 @@ type fetcherState struct {
 	discoveryNext int
 	// download is the snapshot being fetched, nil if none.
 	download *snapshotDownload
+	// target is the node the fetch in flight went to.
+	target int32
+	// The role's callbacks, made once by newFetcherState (see
+	// inThisRole): the fetch timeout, the answer to a fetch, and the
+	// retry after a failed one. A follower arms the first and gets the
+	// second for every answer from the leader.
+	onTimeout func()
+	onAnswer  func(kmsg.Response, error)
+	onRetry   func()
+	// request is the fetch sent last. The peer client keeps a request
+	// until its answer or failure reaches onAnswer, and encodes it when
+	// sent; one fetch is in flight at a time, so each fetch is written
+	// over the last one rather than allocated.
+	request metadataFetchRequest
+}
+
+// newFetcherState is the state of a node that starts fetching in the role
+// it has just taken.
+func (q *Quorum) newFetcherState() *fetcherState {
+	f := &fetcherState{}
+	f.onTimeout = q.inThisRole(q.electionTimeout)
+	generation := q.generation
+	f.onAnswer = func(resp kmsg.Response, err error) {
+		if q.closed || q.generation != generation {
+			return
+		}
+		f.inFlight = false
+		if err != nil {
+			q.retryFetch()
+			return
+		}
+		q.handleFetchResponse(f.target, resp.(*kmsg.FetchResponse))
+	}
+	f.onRetry = q.inThisRole(func() {
+		f.retryPending = false
+		q.maybeFetch()
+	})
+	return f
 }
 
 // heardWithin reports whether the leader answered within d of now.
@@ -53,7 +91,7 @@ func (q *Quorum) resetFetchTimer() {
 	if f.timer != nil {
 		f.timer.Stop()
 	}
-	f.timer = q.after(q.config.FetchTimeout, q.electionTimeout)
+	f.timer = q.world.Clock.AfterFunc(q.config.FetchTimeout, f.onTimeout)
 }
 
 // maybeFetch sends the next fetch if nothing stands in the way.
@@ -78,20 +116,10 @@ func (q *Quorum) maybeFetch() {
 		target = q.voters[f.discoveryNext%len(q.voters)]
 		f.discoveryNext++
 	}
-	req := q.fetchRequest()
+	req := q.writeFetchRequest(&f.request)
 	f.inFlight = true
-	generation := q.generation
-	q.peers.Request(target, req, q.config.RequestTimeout+q.config.fetchWait(), func(resp kmsg.Response, err error) {
-		if q.closed || q.generation != generation {
-			return
-		}
-		f.inFlight = false
-		if err != nil {
-			q.retryFetch()
-			return
-		}
-		q.handleFetchResponse(target, resp.(*kmsg.FetchResponse))
-	})
+	f.target = target // one fetch is in flight at a time
+	q.peers.Request(target, req, q.config.RequestTimeout+q.config.fetchWait(), f.onAnswer)
 }
 
 // retryFetch fetches again after retryBackoff.
@@ -101,10 +129,7 @@ func (q *Quorum) retryFetch() {
 		return
 	}
 	f.retryPending = true
-	f.retryTimer = q.after(retryBackoff, func() {
-		f.retryPending = false
-		q.maybeFetch()
-	})
+	f.retryTimer = q.world.Clock.AfterFunc(retryBackoff, f.onRetry)
 }
 
 // metadataFetchRequest is a fetch of the metadata partition with its one
@@ -118,7 +143,12 @@ type metadataFetchRequest struct {
 
 // fetchRequest asks the leader for the records after this log's end.
 func (q *Quorum) fetchRequest() *kmsg.FetchRequest {
-	m := &metadataFetchRequest{}
+	return q.writeFetchRequest(&metadataFetchRequest{})
+}
+
+// writeFetchRequest writes the fetch fetchRequest makes in m.
+func (q *Quorum) writeFetchRequest(m *metadataFetchRequest) *kmsg.FetchRequest {
+	*m = metadataFetchRequest{}
 	req := &m.request
 	req.Default()
 	req.Version = fetchVersion

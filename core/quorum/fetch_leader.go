@@ -35,7 +35,8 @@ const highWatermarkNotSent = 1<<63 - 1
 // notLeaderCode answers a fetch sent to a node that does not lead.
 var notLeaderCode = kerr.NotLeaderForPartition.Code
 
-// heldFetch is a follower's Fetch the leader holds for new data.
+// heldFetch is a follower's Fetch the leader holds for new data. It lives
+// in the follower's replicaProgress (heldSlot), which holds one at a time.
 type heldFetch struct {
 	request *kmsg.FetchRequest
 	offset  int64
@@ -95,7 +96,7 @@ func (q *Quorum) HandleFetch(req *kmsg.FetchRequest, done func(*kmsg.FetchRespon
 		// it and reconnected): answer the old one first.
 		progress.held = nil
 		held.timer.Stop()
-		q.answerFetch(progress, held)
+		q.answerFetch(progress, held.request, held.offset, held.done)
 	}
 
 	position := q.checkFetchPosition(p.FetchOffset, p.LastFetchedEpoch)
@@ -120,7 +121,6 @@ func (q *Quorum) HandleFetch(req *kmsg.FetchRequest, done func(*kmsg.FetchRespon
 		q.answerFetchError(req, done, notLeaderCode)
 		return
 	}
-	h := &heldFetch{request: req, offset: p.FetchOffset, done: done}
 	wait := min(time.Duration(req.MaxWaitMillis)*time.Millisecond, q.config.fetchWait())
 	// The follower says what high watermark it knows (KIP-1166); without
 	// that, what the last answer told it.
@@ -129,16 +129,30 @@ func (q *Quorum) HandleFetch(req *kmsg.FetchRequest, done func(*kmsg.FetchRespon
 		followerHighWatermark = progress.sentHighWatermark
 	}
 	if p.FetchOffset < q.metadataLog.EndOffset() || q.advertisedHighWatermark() > followerHighWatermark || wait <= 0 {
-		q.answerFetch(progress, h)
+		q.answerFetch(progress, req, p.FetchOffset, done)
 		return
 	}
-	progress.held = h
-	h.timer = q.after(wait, func() {
-		if progress.held == h {
-			progress.held = nil
-			q.answerFetch(progress, h)
-		}
-	})
+	// Most fetches are held and answered empty (idle long polls): the
+	// held fetch goes in the replica's slot and its expiry is made once
+	// per replica and leadership, so holding one allocates nothing here.
+	if progress.expireHeld == nil {
+		replica := progress // captured by value: progress is assigned twice
+		progress.expireHeld = q.inThisRole(func() { q.expireHeldFetch(replica) })
+	}
+	progress.heldSlot = heldFetch{request: req, offset: p.FetchOffset, done: done}
+	progress.held = &progress.heldSlot
+	progress.held.timer = q.world.Clock.AfterFunc(wait, progress.expireHeld)
+}
+
+// expireHeldFetch answers p's held fetch when its wait is over. Whatever
+// takes a held fetch out of its slot first (an answer, a newer fetch, the
+// end of the leadership) stops its timer, so a timer that fires finds its
+// own fetch still held.
+func (q *Quorum) expireHeldFetch(p *replicaProgress) {
+	if h := p.held; h != nil {
+		p.held = nil
+		q.answerFetch(p, h.request, h.offset, h.done)
+	}
 }
 
 // recordFetch takes a valid fetch offset as the replica's acknowledgement:
@@ -195,22 +209,22 @@ func (q *Quorum) checkFetchPosition(offset int64, lastEpoch int32) fetchPosition
 	return fetchPosition{valid: true}
 }
 
-// answerFetch answers a valid fetch with the records from its offset, the
-// high watermark and the log start.
-func (q *Quorum) answerFetch(p *replicaProgress, h *heldFetch) {
-	resp, part := q.fetchAnswer(h.request)
-	records, err := q.metadataLog.Read(h.offset, q.metadataLog.EndOffset(), q.fetchBytes(h.request), true)
+// answerFetch answers a valid fetch of req from offset with the records
+// from there, the high watermark and the log start.
+func (q *Quorum) answerFetch(p *replicaProgress, req *kmsg.FetchRequest, offset int64, done func(*kmsg.FetchResponse)) {
+	resp, part := q.fetchAnswer(req)
+	records, err := q.metadataLog.Read(offset, q.metadataLog.EndOffset(), q.fetchBytes(req), true)
 	switch {
 	case errors.Is(err, corelog.ErrOffsetOutOfRange):
 		part.ErrorCode = kerr.OffsetOutOfRange.Code
 	case err != nil:
-		q.logger.Warn("metadata fetch failed", "replica", p.id, "offset", h.offset, "error", err)
+		q.logger.Warn("metadata fetch failed", "replica", p.id, "offset", offset, "error", err)
 		part.ErrorCode = kerr.KafkaStorageError.Code
 	default:
 		part.RecordBatches = records
 		p.sentHighWatermark = q.advertisedHighWatermark()
 	}
-	h.done(resp)
+	done(resp)
 }
 
 // fetchBytes bounds one answer by the request's limits and fetchBytesMax.
@@ -290,7 +304,7 @@ func (q *Quorum) answerHeldFetches() {
 		if h := p.held; h != nil {
 			p.held = nil
 			h.timer.Stop()
-			q.answerFetch(p, h)
+			q.answerFetch(p, h.request, h.offset, h.done)
 		}
 	}
 }

@@ -1,10 +1,15 @@
 package quorum
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"sluice/core/batch"
 	"sluice/core/metadata"
@@ -21,6 +26,26 @@ func TestElectionStateRoundTrip(t *testing.T) {
 			t.Fatalf("%+v came back as %+v, %v", s, got, err)
 		}
 	}
+}
+
+// The state file is the JSON json.Marshal writes, then its CRC line, as
+// the file has always been: encode writes it without reflection.
+func TestElectionStateEncodesAsJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := electionState{Epoch: rapid.Int32().Draw(t, "epoch"), LeaderID: rapid.Int32().Draw(t, "leader"), VotedFor: rapid.Int32().Draw(t, "vote")}
+		body, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = append(body, '\n')
+		want := fmt.Appendf(body, "crc32c %08x\n", crc32.Checksum(body, castagnoli))
+		if got := s.encode(); !bytes.Equal(got, want) {
+			t.Fatalf("encode wrote %q, want %q", got, want)
+		}
+		if got := s.encode(); len(got) > stateEncodedBytesMax {
+			t.Fatalf("encode wrote %d bytes, more than stateEncodedBytesMax %d", len(got), stateEncodedBytesMax)
+		}
+	})
 }
 
 // A flipped bit anywhere in the file is caught (and the read repeated), so

@@ -65,8 +65,12 @@ type replicaProgress struct {
 	lastCaughtUpMillis int64
 	// sentHighWatermark is the high watermark the last answer told it.
 	sentHighWatermark int64
-	// held is its Fetch the leader holds for new data, nil if none.
-	held *heldFetch
+	// held is its Fetch the leader holds for new data, nil if none; it
+	// points at heldSlot. expireHeld answers it when its wait is over
+	// (made at the first hold, see HandleFetch).
+	held       *heldFetch
+	heldSlot   heldFetch
+	expireHeld func()
 }
 
 // proposal is one Propose call waiting for its records to commit.
@@ -202,11 +206,8 @@ func (q *Quorum) Propose(records []metadata.Record, done func(lastOffset int64, 
 		done(-1, ErrTooManyProposals)
 		return
 	}
-	spec := batch.Spec{BaseTimestamp: q.world.Clock.Now().UnixMilli(), ProducerID: batch.NoProducerID,
-		Records: make([]batch.Record, 0, len(records))}
-	for _, r := range records {
-		spec.Records = append(spec.Records, batch.Record{Value: r.Encode()})
-	}
+	spec := batch.Spec{BaseTimestamp: q.world.Clock.Now().UnixMilli(), ProducerID: batch.NoProducerID}
+	spec.Records, q.encoded = encodeRecords(records, q.encoded[:0])
 	info, err := q.metadataLog.Append(batch.Build(spec), q.epoch)
 	if err != nil {
 		done(-1, fmt.Errorf("quorum: appending to the metadata log: %w", err))
@@ -218,6 +219,28 @@ func (q *Quorum) Propose(records []metadata.Record, done func(lastOffset int64, 
 	q.leader.proposals = append(q.leader.proposals, proposal{lastOffset: info.LastOffset, done: done})
 	q.metadataLog.Sync()
 	q.answerHeldFetches() // followers waiting for data get it now
+}
+
+// encodeRecords encodes records as batch records whose values share one
+// buffer, values (grown if need be, and returned to be used again). The
+// values hold only until values is reused, which is long enough for
+// batch.Build: it copies them into the batch.
+func encodeRecords(records []metadata.Record, values []byte) ([]batch.Record, []byte) {
+	encoded := make([]batch.Record, len(records))
+	for i, r := range records {
+		start := len(values)
+		values = r.AppendEncode(values)
+		// The right length; where it starts is set below, once values
+		// has stopped moving as it grows.
+		encoded[i].Value = values[start:]
+	}
+	start := 0
+	for i := range encoded {
+		end := start + len(encoded[i].Value)
+		encoded[i].Value = values[start:end:end]
+		start = end
+	}
+	return encoded, values
 }
 
 // completeProposals calls done for every proposal whose records have been

@@ -105,6 +105,9 @@ type Quorum struct {
 	// applying is set while records are being delivered, so that a
 	// CommitFunc that proposes does not deliver re-entrantly.
 	applying bool
+	// encoded is the buffer proposals encode their records in, reused
+	// from one proposal to the next (see encodeRecords).
+	encoded []byte
 
 	// snapshots are the snapshot files on disk, oldest first.
 	snapshots []snapshotID
@@ -349,12 +352,21 @@ func (q *Quorum) afterStateDurable(f func()) {
 
 // after calls f once d has elapsed, unless the role changed meanwhile.
 func (q *Quorum) after(d time.Duration, f func()) core.Timer {
+	return q.world.Clock.AfterFunc(d, q.inThisRole(f))
+}
+
+// inThisRole wraps f so that it does nothing once the role has changed or
+// the quorum closed. A callback a role arms again and again (a follower's
+// fetch timeout and fetch answers, a leader's held fetches) is wrapped
+// once, when the role starts using it, and kept in the role's state: one
+// allocation per role rather than one or two per fetch.
+func (q *Quorum) inThisRole(f func()) func() {
 	generation := q.generation
-	return q.world.Clock.AfterFunc(d, func() {
+	return func() {
 		if q.generation == generation && !q.closed {
 			f()
 		}
-	})
+	}
 }
 
 // randomElectionTimeout draws an election timeout in [T, 2T] from the

@@ -41,18 +41,20 @@ func IsMetadataFetch(req *kmsg.FetchRequest) bool {
 }
 
 // metadataFetchPartition returns the one partition a metadata Fetch asks
-// for, reporting false if the request asks for anything else too.
-func metadataFetchPartition(req *kmsg.FetchRequest) (kmsg.FetchRequestTopicPartition, bool) {
+// for, reporting false if the request asks for anything else too. It
+// points into req rather than copying the partition: every fetch the
+// leader answers goes through here twice.
+func metadataFetchPartition(req *kmsg.FetchRequest) (*kmsg.FetchRequestTopicPartition, bool) {
 	if len(req.Topics) != 1 || len(req.Topics[0].Partitions) != 1 {
-		return kmsg.FetchRequestTopicPartition{}, false
+		return nil, false
 	}
-	t := req.Topics[0]
+	t := &req.Topics[0]
 	byName := req.Version < 13 && t.Topic == MetadataTopic
 	byID := req.Version >= 13 && t.TopicID == MetadataTopicID
 	if (!byName && !byID) || t.Partitions[0].Partition != 0 {
-		return kmsg.FetchRequestTopicPartition{}, false
+		return nil, false
 	}
-	return t.Partitions[0], true
+	return &t.Partitions[0], true
 }
 
 // fetchReplicaID is who sent a Fetch: ReplicaState.ID from v15, ReplicaID

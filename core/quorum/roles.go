@@ -137,7 +137,7 @@ func (q *Quorum) becomeUnattached(epoch int32, electionDelay time.Duration) {
 			q.restartElectionTimer(electionDelay)
 		}
 	} else {
-		q.fetcher = &fetcherState{}
+		q.fetcher = q.newFetcherState()
 		q.afterStateDurable(q.maybeFetch)
 	}
 	q.finishTransition()
@@ -160,7 +160,7 @@ func (q *Quorum) becomeFollower(epoch, leaderID int32) {
 	q.role = roleFollower
 	q.saveState()
 	q.logger.Info("became follower", "epoch", q.epoch, "leader", leaderID)
-	q.fetcher = &fetcherState{}
+	q.fetcher = q.newFetcherState()
 	q.resetFetchTimer()
 	// Fetching appends batches of this epoch: the epoch must be durable
 	// first.

@@ -88,11 +88,10 @@ func encodeSnapshot(c snapshotContent, timestamp int64) []byte {
 		out = append(out, b...)
 	}
 	appendBatch(controlBatch(controlTypeSnapshotHeader, header, timestamp, c.id.epoch))
+	var values []byte // every batch's records are encoded in it in turn
 	for start := 0; start < len(c.records); start += snapshotRecordsPerBatch {
 		spec := batch.Spec{BaseTimestamp: timestamp, ProducerID: batch.NoProducerID}
-		for _, r := range c.records[start:min(start+snapshotRecordsPerBatch, len(c.records))] {
-			spec.Records = append(spec.Records, batch.Record{Value: r.Encode()})
-		}
+		spec.Records, values = encodeRecords(c.records[start:min(start+snapshotRecordsPerBatch, len(c.records))], values[:0])
 		appendBatch(batch.Build(spec))
 	}
 	appendBatch(controlBatch(controlTypeSnapshotFooter, binary.BigEndian.AppendUint64(nil, uint64(len(c.records))), timestamp, c.id.epoch))
