@@ -32,7 +32,11 @@ func Operations(ops []Op) ([]Operation, error) {
 	sentBy := map[string]int{}
 	for i := range ops {
 		op := &ops[i]
-		if err := checkOp(ops, i); err != nil {
+		var previous *Op
+		if i > 0 {
+			previous = &ops[i-1]
+		}
+		if err := checkOp(op, i, previous); err != nil {
 			return nil, err
 		}
 		if op.Type == Invoke {
