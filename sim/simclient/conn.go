@@ -35,9 +35,11 @@ type Conn struct {
 	// (or will be) written. Invariant: the written ones come first.
 	calls           []*call
 	correlationNext int32
-	// served maps API key to the highest version the broker serves, from
-	// its ApiVersions answer; lookups only.
-	served map[int16]int16
+	// served is, by API key, the highest version the broker serves, from
+	// its ApiVersions answer, -1 where it serves none. Only the keys this
+	// client sends are kept (see apiKeysPinnedMax): an array in the
+	// struct, where a map cost every connection a handful of allocations.
+	served [apiKeysPinnedMax]int16
 
 	cancelDial func() bool
 }
@@ -57,6 +59,9 @@ type call struct {
 	request     kmsg.Request
 	done        func(kmsg.Response, error)
 	written     bool
+	// counted is set for a request sent through the Client, whose
+	// outcome the client counts in its stats (see countOutcome).
+	counted bool
 	// timeout is the call's timeout event; its Stop cancels it. The event
 	// itself, not a cancel function, so a call costs one allocation less.
 	timeout *kernel.Event
@@ -82,9 +87,9 @@ func (conn *Conn) dial() {
 	req.SetVersion(pinnedVersions[req.Key()])
 	handshake := conn.enqueue(req, conn.client.config.RequestTimeout, conn.handshakeAnswered)
 	// It goes first: requests queued while waiting to dial are written
-	// after it, once it is answered.
-	waiting := conn.calls[:len(conn.calls)-1]
-	conn.calls = append([]*call{handshake}, waiting...)
+	// after it, once it is answered. (Moved to the front in place.)
+	copy(conn.calls[1:], conn.calls[:len(conn.calls)-1])
+	conn.calls[0] = handshake
 	conn.write(handshake)
 }
 
@@ -99,15 +104,21 @@ func (conn *Conn) handshakeAnswered(resp kmsg.Response, err error) {
 		conn.fail(fmt.Errorf("%w: ApiVersions answered %v", ErrProtocol, kerr.ErrorForCode(answer.ErrorCode)))
 		return
 	}
-	conn.served = map[int16]int16{}
+	for key := range conn.served {
+		conn.served[key] = -1
+	}
 	for _, key := range answer.ApiKeys {
-		conn.served[key.ApiKey] = key.MaxVersion
+		if key.ApiKey >= 0 && key.ApiKey < apiKeysPinnedMax {
+			conn.served[key.ApiKey] = key.MaxVersion
+		}
 	}
 	conn.state = connReady
 	conn.client.connectionWorked(conn)
 	// Write what the broker serves, in order; then refuse the rest (last,
-	// since a refused caller may send again on this connection).
-	var kept, refused []*call
+	// since a refused caller may send again on this connection). The
+	// calls kept are filtered in place.
+	var refused []*call
+	kept := conn.calls[:0]
 	for _, x := range conn.calls {
 		if conn.serves(x.request) {
 			kept = append(kept, x)
@@ -115,6 +126,7 @@ func (conn *Conn) handshakeAnswered(resp kmsg.Response, err error) {
 			refused = append(refused, x)
 		}
 	}
+	clear(conn.calls[len(kept):])
 	conn.calls = kept
 	for _, x := range kept {
 		conn.write(x)
@@ -127,8 +139,12 @@ func (conn *Conn) handshakeAnswered(resp kmsg.Response, err error) {
 
 // serves reports whether the broker serves req at the version it carries.
 func (conn *Conn) serves(req kmsg.Request) bool {
-	highest, ok := conn.served[req.Key()]
-	return ok && req.GetVersion() <= highest
+	key := req.Key()
+	if key < 0 || key >= apiKeysPinnedMax {
+		return false
+	}
+	highest := conn.served[key]
+	return highest >= 0 && req.GetVersion() <= highest
 }
 
 // Send queues req, at this client's pinned version, and calls done with the
@@ -142,32 +158,47 @@ func (conn *Conn) Send(req kmsg.Request, done func(kmsg.Response, error)) {
 // parks until the rebalance completes, so Kafka's consumer waits for it up
 // to the rebalance timeout plus a margin.
 func (conn *Conn) SendWithTimeout(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) {
+	conn.send(req, timeout, false, done)
+}
+
+// send is SendWithTimeout; counted says whether the client counts the
+// outcome in its stats (a request sent through the Client).
+func (conn *Conn) send(req kmsg.Request, timeout time.Duration, counted bool, done func(kmsg.Response, error)) {
 	if timeout <= 0 {
 		panic(fmt.Sprintf("simclient: %s request with timeout %v", kmsg.NameForKey(req.Key()), timeout))
 	}
 	version, pinned := pinnedVersion(req)
 	switch {
 	case !pinned:
-		conn.client.later(func() {
-			done(nil, fmt.Errorf("%w: no pinned version for %s", ErrUnsupportedVersion, kmsg.NameForKey(req.Key())))
-		})
+		conn.refuse(counted, done, fmt.Errorf("%w: no pinned version for %s", ErrUnsupportedVersion, kmsg.NameForKey(req.Key())))
 		return
 	case conn.state == connClosed:
-		conn.client.later(func() { done(nil, ErrNotDelivered) })
+		conn.refuse(counted, done, ErrNotDelivered)
 		return
 	case len(conn.calls) >= pendingRequestsMax:
-		conn.client.later(func() { done(nil, ErrTooManyPending) })
+		conn.refuse(counted, done, ErrTooManyPending)
 		return
 	}
 	req.SetVersion(version)
 	if conn.state == connReady && !conn.serves(req) {
-		conn.client.later(func() { done(nil, ErrUnsupportedVersion) })
+		conn.refuse(counted, done, ErrUnsupportedVersion)
 		return
 	}
 	x := conn.enqueue(req, timeout, done)
+	x.counted = counted
 	if conn.state == connReady {
 		conn.write(x)
 	}
+}
+
+// refuse fails a request that was never queued, from a later event.
+func (conn *Conn) refuse(counted bool, done func(kmsg.Response, error), err error) {
+	conn.client.later(func() {
+		if counted {
+			conn.client.countOutcome(err)
+		}
+		done(nil, err)
+	})
 }
 
 // enqueue adds a call and starts its timeout.
@@ -306,5 +337,8 @@ func (conn *Conn) abandon() {
 }
 
 func (conn *Conn) complete(x *call, resp kmsg.Response, err error) {
+	if x.counted {
+		conn.client.countOutcome(err)
+	}
 	x.done(resp, err)
 }
