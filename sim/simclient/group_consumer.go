@@ -136,6 +136,7 @@ type GroupConsumer struct {
 	// fetch-committed to succeed.
 	readBack   []func([]history.Commit)
 	leaderNext int
+	leaders    leaderGroups
 	stats      GroupConsumerStats
 	// joinedOnce says some incarnation of this consumer has joined the
 	// group; it outlives crashes, for StaticRejoins only.

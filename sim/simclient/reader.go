@@ -60,6 +60,7 @@ type Reader struct {
 	stepScheduled   bool
 	stopped         bool
 	leaderNext      int // round robin among leaders to fetch from
+	leaders         leaderGroups
 	poll            *history.Pending
 	drain           *drain
 	stats           ReaderStats
@@ -230,7 +231,7 @@ func (r *Reader) unknown(match func(*position) bool) []history.TopicPartition {
 // byLeader groups partitions by their leader, leaders in ascending order,
 // and reports whether some partition's leader is unknown.
 func (r *Reader) byLeader(tps []history.TopicPartition) (groups []leaderPartitions, missing bool) {
-	return partitionsByLeader(r.client, tps)
+	return r.leaders.group(r.client, tps)
 }
 
 // backOff waits, refreshing metadata first when refresh is set, then steps.
