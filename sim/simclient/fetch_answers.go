@@ -3,6 +3,7 @@ package simclient
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -48,7 +49,7 @@ type fetchRead struct {
 // every log start offset the answer shows.
 func readFetchAnswer(c *Client, asked []fetched, resp *kmsg.FetchResponse, positionOf func(history.TopicPartition) *readPosition, sawLogStart func(history.TopicPartition, int64)) fetchRead {
 	var read fetchRead
-	for _, a := range asked {
+	for i, a := range asked {
 		answer := findFetchPartition(resp, a.partition)
 		if answer == nil {
 			read.troubled = true // the broker left it out; ask again
@@ -80,16 +81,22 @@ func readFetchAnswer(c *Client, asked []fetched, resp *kmsg.FetchResponse, posit
 		switch {
 		case len(records) > 0:
 			read.records += int64(len(records))
-			read.polls = append(read.polls, history.Poll{Partition: a.partition, From: a.from, Records: records})
+			read.addPoll(history.Poll{Partition: a.partition, From: a.from, Records: records}, len(asked)-i)
 		case answer.HighWatermark == a.from:
 			read.pollsEmpty++
-			read.polls = append(read.polls, history.Poll{Partition: a.partition, From: a.from, Records: []history.Record{}})
+			read.addPoll(history.Poll{Partition: a.partition, From: a.from, Records: []history.Record{}}, len(asked)-i)
 		}
 		if next > a.from {
 			p.offset = next
 		}
 	}
 	return read
+}
+
+// addPoll adds a partition's poll, one of at most left still to come: the
+// first makes room for them all, so the list is allocated once.
+func (read *fetchRead) addPoll(poll history.Poll, left int) {
+	read.polls = append(slices.Grow(read.polls, left), poll)
 }
 
 func findFetchPartition(resp *kmsg.FetchResponse, tp history.TopicPartition) *kmsg.FetchResponseTopicPartition {

@@ -61,9 +61,12 @@ type Reader struct {
 	stopped         bool
 	leaderNext      int // round robin among leaders to fetch from
 	leaders         leaderGroups
-	poll            *history.Pending
-	drain           *drain
-	stats           ReaderStats
+	// fetchable is step's list of the partitions to fetch, kept for the
+	// next step: fetch reads it and keeps nothing of it.
+	fetchable []history.TopicPartition
+	poll      *history.Pending
+	drain     *drain
+	stats     ReaderStats
 	// logStarts are the highest log start offsets answers showed (see
 	// LogStart).
 	logStarts logStarts
@@ -198,12 +201,13 @@ func (r *Reader) step() {
 			return
 		}
 	}
-	var fetchable []history.TopicPartition
+	fetchable := r.fetchable[:0]
 	for _, tp := range r.assigned {
 		if p := r.positions[tp]; r.drain == nil || p.offset < p.target {
 			fetchable = append(fetchable, tp)
 		}
 	}
+	r.fetchable = fetchable
 	if len(fetchable) == 0 {
 		// Only a drain leaves nothing to fetch: it is complete.
 		d := r.drain
