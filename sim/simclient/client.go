@@ -69,6 +69,25 @@ type Client struct {
 	crashHooks   []func()
 	restartHooks []func()
 	stats        ClientStats
+
+	// spareCalls are allocated calls not yet handed out (see newCall).
+	spareCalls []call
+}
+
+// callsPerBlock is how many calls newCall allocates at once.
+const callsPerBlock = 32
+
+// newCall returns a fresh call. Calls are allocated callsPerBlock at a
+// time, as every request takes one, and one allocation each was a share
+// of the client's cost. None is reused: each is handed out once, so a
+// stale reference (a timeout that fired) can never see another request.
+func (c *Client) newCall() *call {
+	if len(c.spareCalls) == 0 {
+		c.spareCalls = make([]call, callsPerBlock)
+	}
+	x := &c.spareCalls[0]
+	c.spareCalls = c.spareCalls[1:]
+	return x
 }
 
 // randomSource is the part of a kernel.NewRand stream the client draws

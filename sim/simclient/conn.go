@@ -203,7 +203,8 @@ func (conn *Conn) refuse(counted bool, done func(kmsg.Response, error), err erro
 
 // enqueue adds a call and starts its timeout.
 func (conn *Conn) enqueue(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) *call {
-	x := &call{request: req, done: done}
+	x := conn.client.newCall()
+	x.request, x.done = req, done
 	x.timeout = conn.client.kernel.ScheduleEvent(int64(timeout), conn.client.process,
 		"simclient.request-timeout", func() { conn.timedOut(x) })
 	conn.calls = append(conn.calls, x)
@@ -340,5 +341,9 @@ func (conn *Conn) complete(x *call, resp kmsg.Response, err error) {
 	if x.counted {
 		conn.client.countOutcome(err)
 	}
-	x.done(resp, err)
+	done := x.done
+	// The call is finished: let go of what it holds, as its block of
+	// calls (see newCall) may outlive it.
+	x.request, x.done, x.timeout = nil, nil, nil
+	done(resp, err)
 }
