@@ -60,7 +60,10 @@ type Producer struct {
 	recorder  *history.Recorder
 	processes *Processes
 
-	lanes    map[history.TopicPartition]*lane // lookups only
+	lanes map[history.TopicPartition]*lane // lookups only
+	// inFlight counts the lanes with a send in flight (see InFlight),
+	// kept as they change: a workload asks after every event.
+	inFlight int
 	identity producerIdentity
 	stats    ProducerStats
 	// lingering holds, by broker, the attempts waiting to go out
@@ -140,6 +143,7 @@ func NewProducer(c *Client, config ProducerConfig, recorder *history.Recorder, p
 // forget drops the producer's in-memory state, as a new process starts.
 func (p *Producer) forget() {
 	p.lanes = map[history.TopicPartition]*lane{}
+	p.inFlight = 0
 	p.identity = producerIdentity{id: batch.NoProducerID}
 }
 
@@ -156,15 +160,7 @@ func (p *Producer) Idle(tp history.TopicPartition) bool {
 }
 
 // InFlight counts the sends not yet finished.
-func (p *Producer) InFlight() int {
-	count := 0
-	for _, l := range p.lanes { // order-independent: a count
-		if l.inFlight != nil {
-			count++
-		}
-	}
-	return count
-}
+func (p *Producer) InFlight() int { return p.inFlight }
 
 // Send produces one record with the given key and value to tp: it records
 // the invoke now and calls done once the send is recorded as finished, from
@@ -199,6 +195,7 @@ func (p *Producer) Send(tp history.TopicPartition, key, value string, done func(
 		backoff:  p.config.RetryBackoff,
 	}
 	l.inFlight = s
+	p.inFlight++
 	p.stats.Sends++
 	p.client.later(func() { p.attempt(s) })
 	p.client.After(p.config.DeliveryTimeout, "simclient.delivery-timeout", func() {
@@ -402,6 +399,10 @@ func (p *Producer) finish(s *produce, result SendResult) {
 	s.finished = true
 	l := s.lane
 	l.inFlight = nil
+	p.inFlight--
+	if p.inFlight < 0 {
+		panic(fmt.Sprintf("simclient: send of %q finished with no send counted in flight", s.value))
+	}
 	switch result.Type {
 	case history.OK:
 		p.stats.OK++
