@@ -63,7 +63,8 @@ func NewRecorder(now func() int64) *Recorder {
 	}
 }
 
-// at is the recorded op at index (0 <= index < r.length).
+// at is the recorded op at index (0 <= index < r.length). An index out of
+// range panics: every chunk's length is what it holds.
 func (r *Recorder) at(index int) *Op {
 	return &r.chunks[index/opsPerChunk][index%opsPerChunk]
 }
@@ -194,9 +195,4 @@ func (r *Recorder) Len() int { return r.length }
 // reads the history op by op and would waste a copy of the whole of it.
 // Like History, it copies the op but shares its payload's slices, which
 // nobody may modify.
-func (r *Recorder) Op(index int) Op {
-	if index < 0 || index >= r.length {
-		panic(fmt.Sprintf("history: op %d of a history of %d", index, r.length))
-	}
-	return *r.at(index)
-}
+func (r *Recorder) Op(index int) Op { return *r.at(index) }

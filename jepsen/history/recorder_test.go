@@ -237,4 +237,14 @@ func TestRecorderHoldsManyChunks(t *testing.T) {
 	if err := Validate(history); err != nil {
 		t.Fatal(err)
 	}
+	for _, index := range []int{-1, recorder.Len(), 8 * opsPerChunk} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Op(%d) of %d ops did not panic", index, recorder.Len())
+				}
+			}()
+			recorder.Op(index)
+		}()
+	}
 }
