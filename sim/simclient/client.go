@@ -332,5 +332,5 @@ func (c *Client) connectionClosed(conn *Conn, cause error) {
 	delay = time.Duration(float64(delay) * (0.8 + 0.4*c.rng.Float64()))
 	backoff.failures++
 	backoff.nextDialAt = c.kernel.Now() + int64(delay)
-	c.note(fmt.Sprintf("connection to %s closed: %v", conn.address, cause))
+	c.note("connection to " + conn.address + " closed: " + cause.Error())
 }
