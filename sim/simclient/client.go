@@ -72,6 +72,9 @@ type Client struct {
 
 	// spareCalls are allocated calls not yet handed out (see newCall).
 	spareCalls []call
+	// startRefreshEvent is startRefresh as a func value, made once
+	// rather than for every refresh scheduled.
+	startRefreshEvent func()
 }
 
 // callsPerBlock is how many calls newCall allocates at once.
@@ -126,6 +129,7 @@ func New(k *kernel.Kernel, network *simnet.Network, config Config) *Client {
 		rng:      kernel.NewRand(k.Seed(), "simclient/"+config.Name),
 		config:   config,
 	}
+	c.startRefreshEvent = c.startRefresh
 	c.reset()
 	return c
 }

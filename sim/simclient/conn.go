@@ -41,7 +41,9 @@ type Conn struct {
 	// struct, where a map cost every connection a handful of allocations.
 	served [apiKeysPinnedMax]int16
 
-	cancelDial func() bool
+	// dialEvent is the dial's event while it waits (its Stop cancels
+	// it), nil once it ran or was stopped.
+	dialEvent *kernel.Event
 }
 
 type connState uint8
@@ -70,7 +72,7 @@ type call struct {
 // newConn starts a connection that dials after delay.
 func newConn(c *Client, address string, delay int64) *Conn {
 	conn := &Conn{client: c, address: address, state: connWaiting}
-	conn.cancelDial = c.kernel.Schedule(delay, c.process, "simclient.dial", conn.dial)
+	conn.dialEvent = c.kernel.ScheduleEvent(delay, c.process, "simclient.dial", conn.dial)
 	return conn
 }
 
@@ -78,7 +80,7 @@ func newConn(c *Client, address string, delay int64) *Conn {
 func (conn *Conn) Address() string { return conn.address }
 
 func (conn *Conn) dial() {
-	conn.cancelDial = nil
+	conn.dialEvent = nil
 	conn.state = connHandshaking
 	conn.network = conn.client.endpoint.Dial(conn.address, conn)
 	req := kmsg.NewPtrApiVersionsRequest()
@@ -321,9 +323,9 @@ func (conn *Conn) fail(cause error) {
 // shut closes the network side without completing anything.
 func (conn *Conn) shut() {
 	conn.state = connClosed
-	if conn.cancelDial != nil {
-		conn.cancelDial()
-		conn.cancelDial = nil
+	if conn.dialEvent != nil {
+		conn.dialEvent.Stop()
+		conn.dialEvent = nil
 	}
 	if conn.network != nil {
 		conn.network.Close()

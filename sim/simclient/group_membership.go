@@ -375,10 +375,7 @@ func (g *GroupConsumer) scheduleHeartbeat(delay time.Duration) {
 		return
 	}
 	g.heartbeatScheduled = true
-	g.client.After(delay, "simclient.heartbeat", func() {
-		g.heartbeatScheduled = false
-		g.heartbeat()
-	})
+	g.client.After(delay, "simclient.heartbeat", g.heartbeatEvent)
 }
 
 // heartbeat keeps the member's session alive while it holds a generation,

@@ -84,7 +84,7 @@ func (c *Client) RefreshMetadata(done func(error)) {
 	if m.refreshed {
 		delay = max(0, m.lastRefreshAt+int64(c.config.MetadataRefreshBackoff)-c.kernel.Now())
 	}
-	c.kernel.ScheduleEvent(delay, c.process, "simclient.metadata", c.startRefresh)
+	c.kernel.ScheduleEvent(delay, c.process, "simclient.metadata", c.startRefreshEvent)
 }
 
 func (c *Client) startRefresh() {

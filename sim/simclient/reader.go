@@ -58,9 +58,13 @@ type Reader struct {
 
 	requestInFlight bool
 	stepScheduled   bool
-	stopped         bool
-	leaderNext      int // round robin among leaders to fetch from
-	leaders         leaderGroups
+	// stepEvent is what a step event runs, made once: the loop schedules
+	// it after every request, and a closure made for each was an
+	// allocation.
+	stepEvent  func()
+	stopped    bool
+	leaderNext int // round robin among leaders to fetch from
+	leaders    leaderGroups
 	// fetchable is step's list of the partitions to fetch, kept for the
 	// next step: fetch reads it and keeps nothing of it.
 	fetchable []history.TopicPartition
@@ -100,6 +104,10 @@ type ReaderStats struct {
 // NewReader builds a reader on a client. It reads nothing until Assign.
 func NewReader(c *Client, config ReaderConfig, recorder *history.Recorder, processes *Processes) *Reader {
 	r := &Reader{client: c, config: config.withDefaults(), recorder: recorder, processes: processes}
+	r.stepEvent = func() {
+		r.stepScheduled = false
+		r.step()
+	}
 	r.process = processes.Next()
 	r.positions = map[history.TopicPartition]*position{}
 	r.logStarts = logStarts{}
@@ -179,10 +187,7 @@ func (r *Reader) schedule(delay time.Duration) {
 		return
 	}
 	r.stepScheduled = true
-	r.client.After(delay, "simclient.reader-step", func() {
-		r.stepScheduled = false
-		r.step()
-	})
+	r.client.After(delay, "simclient.reader-step", r.stepEvent)
 }
 
 // step sends the next request: ListOffsets where a position or a drain
