@@ -39,7 +39,7 @@ var committedOffsetModel = porcupine.Model{
 		if operation.write {
 			return true, operation.offset
 		}
-		return output.(int64) == offset, offset
+		return output.(int64) == offset, state // unchanged: no new box
 	},
 	Hash: func(state any) uint64 { return uint64(state.(int64)) },
 	DescribeOperation: func(input, output any) string {
@@ -126,7 +126,8 @@ func sortedGroupPartitions(registers map[groupPartition][]int) []groupPartition 
 // commits as writes, ok fetches as reads. Failed commits never happened.
 // positions are those registerOperations lists for key.
 func (a *analysis) committedOffsetSearch(key groupPartition, positions []int) *search {
-	s := &search{model: committedOffsetModel}
+	// About an operation per position: room for them from the start.
+	s := &search{model: committedOffsetModel, operations: make([]porcupine.Operation, 0, len(positions))}
 	for _, at := range positions {
 		operation := a.operations[at]
 		if operation.Type == history.Fail {

@@ -97,13 +97,19 @@ func logModel(deletedBelow int64) porcupine.Model {
 
 // logModelSteps is the log model but for its initial state.
 var logModelSteps = porcupine.Model{
+	// A step that changes nothing, or fails (porcupine drops the state
+	// of a failed step), returns the state it was given: boxing a copy
+	// in an interface would allocate, on the search's hottest path.
 	Step: func(state, input, output any) (bool, any) {
 		current := state.(partitionState)
 		operation := input.(*logInput)
 		switch operation.kind {
 		case appendValue:
 			next, ok := current.appendAt(operation.value, output.(int64))
-			return ok, next
+			if !ok {
+				return false, state
+			}
+			return true, next
 		case appendUnobserved:
 			current.unplaced++
 			return true, current
@@ -111,9 +117,9 @@ var logModelSteps = porcupine.Model{
 			current.deletedCopies++
 			return true, current
 		case readRecords:
-			return current.log.holds(operation.records), current
+			return current.log.holds(operation.records), state
 		case readNothing:
-			return current.log.length <= operation.from, current
+			return current.log.length <= operation.from, state
 		}
 		panic(fmt.Sprintf("checker: unknown log operation kind %d", operation.kind))
 	},

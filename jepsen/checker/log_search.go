@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/anishathalye/porcupine"
+
 	"sluice/jepsen/history"
 )
 
@@ -38,9 +40,10 @@ type gapFillers struct {
 }
 
 func (a *analysis) newLogSearch(tp history.TopicPartition, deletedBelow int64) *search {
-	s := &search{model: logModel(deletedBelow)}
-	pinned := a.polledOffsets(tp)
 	log := a.logs[tp]
+	// About an operation per send or poll: room for them from the start.
+	s := &search{model: logModel(deletedBelow), operations: make([]porcupine.Operation, 0, len(log.operations))}
+	pinned := a.polledOffsets(tp)
 	needed := gapFillers{unobserved: log.unknownBelowHighest(), copies: log.unknownBelow(deletedBelow)}
 	for _, at := range log.operations {
 		operation := a.operations[at]
@@ -90,7 +93,7 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 		if operation.Complete != history.NoCompletion {
 			op = operation.Complete
 		}
-		if !a.polled(send.Value) {
+		if !a.wasPolled(send.Value) {
 			// Unobserved: it only makes one more unplaced append available,
 			// and the sooner the better, so it takes effect the instant it
 			// is invoked.
