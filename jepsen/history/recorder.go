@@ -196,3 +196,17 @@ func (r *Recorder) Len() int { return r.length }
 // Like History, it copies the op but shares its payload's slices, which
 // nobody may modify.
 func (r *Recorder) Op(index int) Op { return *r.at(index) }
+
+// Each calls visit with the index of every op recorded so far, in order,
+// and the op itself: for a caller that scans the history for a field or
+// two, which through Op would copy every op whole. visit must neither
+// modify the op nor keep the pointer.
+func (r *Recorder) Each(visit func(index int, op *Op)) {
+	index := 0
+	for _, chunk := range r.chunks {
+		for i := range chunk {
+			visit(index, &chunk[i])
+			index++
+		}
+	}
+}

@@ -248,3 +248,24 @@ func TestRecorderHoldsManyChunks(t *testing.T) {
 		}()
 	}
 }
+
+func TestRecorderEachVisitsEveryOpInOrder(t *testing.T) {
+	recorder := NewRecorder(tickingClock())
+	for process := range opsPerChunk + 3 {
+		op, err := recorder.Invoke(process, FuncPoll, Payload{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		op.Fail("refused")
+	}
+	visited := 0
+	recorder.Each(func(index int, op *Op) {
+		if index != visited || op.Index != index || op.Time != recorder.Op(index).Time {
+			t.Fatalf("visit %d: index %d, op %+v", visited, index, *op)
+		}
+		visited++
+	})
+	if visited != recorder.Len() {
+		t.Fatalf("visited %d of %d ops", visited, recorder.Len())
+	}
+}
