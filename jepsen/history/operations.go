@@ -29,7 +29,14 @@ func Operations(ops []Op) ([]Operation, error) {
 	operations := make([]Operation, 0, len(ops)/2+1)
 	running := map[int]int{} // process → position in operations of its running operation
 	retired := map[int]int{} // process → index of the info that retired it
-	sentBy := map[string]int{}
+	// Sized for every value sent, so that filling it never grows it.
+	values := 0
+	for i := range ops {
+		if ops[i].Type == Invoke {
+			values += len(ops[i].Sends)
+		}
+	}
+	sentBy := make(map[string]int, values)
 	for i := range ops {
 		op := &ops[i]
 		var previous *Op
