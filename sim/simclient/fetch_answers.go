@@ -120,6 +120,12 @@ func findFetchPartition(resp *kmsg.FetchResponse, tp history.TopicPartition) *km
 // Kafka's consumers do; anything else wrong refuses the whole answer.
 func decodeRecords(data []byte, from int64) (records []history.Record, next int64, err error) {
 	next = from
+	// Room for every record the batches hold, counted from their headers
+	// alone (no CRC), rather than growing batch by batch: the final
+	// drain's answers carry hundreds of one-record batches.
+	if count := recordsIn(data); count > 0 {
+		records = make([]history.Record, 0, count)
+	}
 	s := batch.Scanner{Buf: data, VerifyCRC: true}
 	for s.Next() {
 		h := s.Header()
@@ -144,3 +150,22 @@ func decodeRecords(data []byte, from int64) (records []history.Record, next int6
 	}
 	return records, next, nil
 }
+
+// recordsIn counts the records of the data batches at the start of data
+// by their headers: at most how many decodeRecords returns. A header is
+// not checked against its CRC here, so a count is believed only as far as
+// the batch's bytes could hold that many records.
+func recordsIn(data []byte) int {
+	count := 0
+	for s := (batch.Scanner{Buf: data}); s.Next(); {
+		if h := s.Header(); !h.IsControl() {
+			count += max(0, min(int(h.RecordCount), len(s.Batch())/recordBytesMin))
+		}
+	}
+	return count
+}
+
+// recordBytesMin is the fewest bytes a record takes in a batch: a length,
+// attributes, timestamp and offset deltas, key and value lengths and a
+// header count, a byte each at least.
+const recordBytesMin = 7
