@@ -240,7 +240,10 @@ func (p *Producer) attempt(s *produce) {
 		p.stats.Retries++
 	}
 	if p.config.Linger <= 0 {
-		p.send(leader, []*produce{s})
+		// One send, one Produce: the answer goes to it alone.
+		p.client.Request(leader, p.produceRequest(s), func(resp kmsg.Response, err error) {
+			p.answered(s, resp, err)
+		})
 		return
 	}
 	if p.lingering == nil {
@@ -261,10 +264,19 @@ func (p *Producer) flush(leader int32) {
 	}
 }
 
-// send asks the broker to append every send's batch, one partition each
-// (a lane has one send in flight), topics in the order they come, and
-// gives each send the answer.
+// send asks the broker to append every send's batch and gives each send
+// the answer.
 func (p *Producer) send(leader int32, sends []*produce) {
+	p.client.Request(leader, p.produceRequest(sends...), func(resp kmsg.Response, err error) {
+		for _, s := range sends {
+			p.answered(s, resp, err)
+		}
+	})
+}
+
+// produceRequest asks to append every send's batch, one partition each (a
+// lane has one send in flight), topics in the order they come.
+func (p *Producer) produceRequest(sends ...*produce) *kmsg.ProduceRequest {
 	req := kmsg.NewPtrProduceRequest()
 	req.Acks = p.config.Acks
 	req.TimeoutMillis = int32(p.config.ProduceTimeout / time.Millisecond)
@@ -281,11 +293,7 @@ func (p *Producer) send(leader int32, sends []*produce) {
 		partition.Records = s.batch
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, partition)
 	}
-	p.client.Request(leader, req, func(resp kmsg.Response, err error) {
-		for _, s := range sends {
-			p.answered(s, resp, err)
-		}
-	})
+	return req
 }
 
 // build encodes the send's one-record batch, stamping the producer's
