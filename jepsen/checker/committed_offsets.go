@@ -27,7 +27,11 @@ func (g groupPartition) compare(other groupPartition) int {
 type registerInput struct {
 	write  bool
 	offset int64
+	// op is the history index of the op that names the operation.
+	op int
 }
+
+func (input *registerInput) historyOp() int { return input.op }
 
 // committedOffsetModel is the sequential specification of one committed
 // offset: a register holding history.OffsetUnknown until the first commit.
@@ -145,7 +149,7 @@ func (a *analysis) committedOffsetSearch(key groupPartition, positions []int) *s
 			for _, commit := range invoke.Commits {
 				if (groupPartition{commit.Group, commit.Partition}) == key {
 					s.addOperation(operation.Process, invoke.Time, ret,
-						&registerInput{write: true, offset: commit.Offset}, int64(0), op)
+						&registerInput{write: true, offset: commit.Offset, op: op}, int64(0))
 				}
 			}
 		case operation.F == history.FuncFetchCommitted && operation.Type == history.OK:
@@ -153,7 +157,7 @@ func (a *analysis) committedOffsetSearch(key groupPartition, positions []int) *s
 			for _, commit := range completion.Commits {
 				if (groupPartition{commit.Group, commit.Partition}) == key {
 					s.addOperation(operation.Process, invoke.Time, completion.Time,
-						&registerInput{}, commit.Offset, completion.Index)
+						&registerInput{op: completion.Index}, commit.Offset)
 				}
 			}
 		}
