@@ -11,10 +11,10 @@ import (
 func (a *analysis) abortedReads() []Finding {
 	var findings []Finding
 	for _, sent := range a.sends {
-		if sent.operation.Type != history.Fail || !a.polled(sent.value) {
+		if sent.operation.Type != history.Fail || !a.wasPolled(sent.value) {
 			continue
 		}
-		readers := a.polledBy[sent.value]
+		readers := a.pollsOf(sent.value)
 		findings = append(findings, Finding{
 			Anomaly:   AbortedRead,
 			Status:    Failure,

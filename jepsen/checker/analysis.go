@@ -29,9 +29,10 @@ type analysis struct {
 	// (history.Operations checks it).
 	sends []sentValue
 
-	// polledBy lists, per value, the ok polls that received it, as
-	// completion indexes in history order.
-	polledBy map[string][]int
+	// polled is every value an ok poll received. Which polls did is
+	// asked only for a finding, and found then (pollsOf): a list per
+	// value cost an allocation per record polled.
+	polled map[string]bool
 
 	// byProcess is opsByProcess's answer, computed on first use: two
 	// checks walk it, and grouping every operation costs a sort.
@@ -91,7 +92,7 @@ func newAnalysis(ops []history.Op, options Options) (*analysis, error) {
 		lossPermitted: map[history.TopicPartition]bool{},
 		logStart:      map[history.TopicPartition]int64{},
 		logs:          map[history.TopicPartition]*partitionLog{},
-		polledBy:      map[string][]int{},
+		polled:        map[string]bool{},
 	}
 	for _, tp := range options.LossPermitted {
 		a.lossPermitted[tp] = true
@@ -146,10 +147,7 @@ func (a *analysis) addPoll(at int, completion *history.Op) {
 				log.maxPolledOffset = record.Offset
 				log.maxPolledOp = completion.Index
 			}
-			readers := a.polledBy[record.Value]
-			if len(readers) == 0 || readers[len(readers)-1] != completion.Index {
-				a.polledBy[record.Value] = append(readers, completion.Index)
-			}
+			a.polled[record.Value] = true
 		}
 	}
 }
@@ -185,6 +183,7 @@ func (l *partitionLog) finish() {
 		}
 		return cmp.Or(strings.Compare(x.value, y.value), cmp.Compare(x.op, y.op))
 	})
+	l.knownOffsets = make([]int64, 0, len(l.observations)) // an offset per observation at most
 	for _, seen := range l.observations {
 		if n := len(l.knownOffsets); n == 0 || l.knownOffsets[n-1] != seen.offset {
 			l.knownOffsets = append(l.knownOffsets, seen.offset)
@@ -244,8 +243,28 @@ func (a *analysis) status(anomaly Anomaly, tp history.TopicPartition) Status {
 	return Failure
 }
 
-// polled reports whether any ok poll received value.
-func (a *analysis) polled(value string) bool { return len(a.polledBy[value]) > 0 }
+// wasPolled reports whether any ok poll received value.
+func (a *analysis) wasPolled(value string) bool { return a.polled[value] }
+
+// pollsOf lists the ok polls that received value, as completion indexes,
+// in the order of their invokes.
+func (a *analysis) pollsOf(value string) []int {
+	var readers []int
+	for _, operation := range a.operations {
+		if operation.F != history.FuncPoll || operation.Type != history.OK {
+			continue
+		}
+		completion := &a.ops[operation.Complete]
+		for _, poll := range completion.Polls {
+			for _, record := range poll.Records {
+				if record.Value == value && (len(readers) == 0 || readers[len(readers)-1] != completion.Index) {
+					readers = append(readers, completion.Index)
+				}
+			}
+		}
+	}
+	return readers
+}
 
 // opsByProcess groups operations by process, in invoke order within each,
 // processes ascending: each process's operations are sequential, so this
@@ -259,8 +278,20 @@ func (a *analysis) opsByProcess() [][]history.Operation {
 		processes = append(processes, operation.Process)
 	}
 	slices.Sort(processes)
+	// Every process's run of the sorted list is its count of operations:
+	// the groups share one array, each capped at its own end, rather
+	// than each growing on its own.
+	all := make([]history.Operation, len(a.operations))
+	groups := make([][]history.Operation, 0, len(processes))
+	for start := 0; start < len(processes); {
+		end := start + 1
+		for end < len(processes) && processes[end] == processes[start] {
+			end++
+		}
+		groups = append(groups, all[start:start:end])
+		start = end
+	}
 	processes = slices.Compact(processes)
-	groups := make([][]history.Operation, len(processes))
 	for _, operation := range a.operations {
 		at, _ := slices.BinarySearch(processes, operation.Process)
 		groups[at] = append(groups[at], operation)

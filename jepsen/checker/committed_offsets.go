@@ -27,7 +27,11 @@ func (g groupPartition) compare(other groupPartition) int {
 type registerInput struct {
 	write  bool
 	offset int64
+	// op is the history index of the op that names the operation.
+	op int
 }
+
+func (input *registerInput) historyOp() int { return input.op }
 
 // committedOffsetModel is the sequential specification of one committed
 // offset: a register holding history.OffsetUnknown until the first commit.
@@ -39,7 +43,7 @@ var committedOffsetModel = porcupine.Model{
 		if operation.write {
 			return true, operation.offset
 		}
-		return output.(int64) == offset, offset
+		return output.(int64) == offset, state // unchanged: no new box
 	},
 	Hash: func(state any) uint64 { return uint64(state.(int64)) },
 	DescribeOperation: func(input, output any) string {
@@ -126,7 +130,8 @@ func sortedGroupPartitions(registers map[groupPartition][]int) []groupPartition 
 // commits as writes, ok fetches as reads. Failed commits never happened.
 // positions are those registerOperations lists for key.
 func (a *analysis) committedOffsetSearch(key groupPartition, positions []int) *search {
-	s := &search{model: committedOffsetModel}
+	// About an operation per position: room for them from the start.
+	s := &search{model: committedOffsetModel, operations: make([]porcupine.Operation, 0, len(positions))}
 	for _, at := range positions {
 		operation := a.operations[at]
 		if operation.Type == history.Fail {
@@ -144,7 +149,7 @@ func (a *analysis) committedOffsetSearch(key groupPartition, positions []int) *s
 			for _, commit := range invoke.Commits {
 				if (groupPartition{commit.Group, commit.Partition}) == key {
 					s.addOperation(operation.Process, invoke.Time, ret,
-						&registerInput{write: true, offset: commit.Offset}, int64(0), op)
+						&registerInput{write: true, offset: commit.Offset, op: op}, int64(0))
 				}
 			}
 		case operation.F == history.FuncFetchCommitted && operation.Type == history.OK:
@@ -152,7 +157,7 @@ func (a *analysis) committedOffsetSearch(key groupPartition, positions []int) *s
 			for _, commit := range completion.Commits {
 				if (groupPartition{commit.Group, commit.Partition}) == key {
 					s.addOperation(operation.Process, invoke.Time, completion.Time,
-						&registerInput{}, commit.Offset, completion.Index)
+						&registerInput{op: completion.Index}, commit.Offset)
 				}
 			}
 		}

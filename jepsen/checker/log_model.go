@@ -18,8 +18,8 @@ const describedRecordsMax = 6
 type logOperationKind uint8
 
 const (
-	// appendValue appends value. Its output is the offset it must land
-	// at, or history.OffsetUnknown when any offset will do.
+	// appendValue appends value at offset, or wherever when offset is
+	// history.OffsetUnknown.
 	appendValue logOperationKind = iota + 1
 	// appendUnobserved is a send of unknown outcome whose value nobody
 	// observed: it may have appended at any moment after its invoke, or
@@ -39,15 +39,23 @@ const (
 	appendDeletedCopy
 )
 
-// logInput is one operation on the log model.
+// logInput is one operation on the log model. It carries all the
+// operation says: the operations' outputs are nil.
 type logInput struct {
 	kind  logOperationKind
 	value string
+	// offset, for appendValue, is the offset it must land at, or
+	// history.OffsetUnknown when any offset will do.
+	offset int64
 	// records, for readRecords, sorted by descending offset so a read walks
 	// the log backwards once.
 	records []history.Record
 	from    int64
+	// op is the history index of the op that names the operation.
+	op int
 }
+
+func (input *logInput) historyOp() int { return input.op }
 
 // partitionState is the log model's state: the log, and how many
 // unobserved appends have been invoked whose value is not yet in it.
@@ -97,13 +105,19 @@ func logModel(deletedBelow int64) porcupine.Model {
 
 // logModelSteps is the log model but for its initial state.
 var logModelSteps = porcupine.Model{
+	// A step that changes nothing, or fails (porcupine drops the state
+	// of a failed step), returns the state it was given: boxing a copy
+	// in an interface would allocate, on the search's hottest path.
 	Step: func(state, input, output any) (bool, any) {
 		current := state.(partitionState)
 		operation := input.(*logInput)
 		switch operation.kind {
 		case appendValue:
-			next, ok := current.appendAt(operation.value, output.(int64))
-			return ok, next
+			next, ok := current.appendAt(operation.value, operation.offset)
+			if !ok {
+				return false, state
+			}
+			return true, next
 		case appendUnobserved:
 			current.unplaced++
 			return true, current
@@ -111,9 +125,9 @@ var logModelSteps = porcupine.Model{
 			current.deletedCopies++
 			return true, current
 		case readRecords:
-			return current.log.holds(operation.records), current
+			return current.log.holds(operation.records), state
 		case readNothing:
-			return current.log.length <= operation.from, current
+			return current.log.length <= operation.from, state
 		}
 		panic(fmt.Sprintf("checker: unknown log operation kind %d", operation.kind))
 	},
@@ -129,8 +143,8 @@ var logModelSteps = porcupine.Model{
 		operation := input.(*logInput)
 		switch operation.kind {
 		case appendValue:
-			if offset := output.(int64); offset != history.OffsetUnknown {
-				return fmt.Sprintf("append %q at %d", operation.value, offset)
+			if operation.offset != history.OffsetUnknown {
+				return fmt.Sprintf("append %q at %d", operation.value, operation.offset)
 			}
 			return fmt.Sprintf("append %q", operation.value)
 		case appendUnobserved:

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/anishathalye/porcupine"
+
 	"sluice/jepsen/history"
 )
 
@@ -38,9 +40,10 @@ type gapFillers struct {
 }
 
 func (a *analysis) newLogSearch(tp history.TopicPartition, deletedBelow int64) *search {
-	s := &search{model: logModel(deletedBelow)}
-	pinned := a.polledOffsets(tp)
 	log := a.logs[tp]
+	// About an operation per send or poll: room for them from the start.
+	s := &search{model: logModel(deletedBelow), operations: make([]porcupine.Operation, 0, len(log.operations))}
+	pinned := a.polledOffsets(tp)
 	needed := gapFillers{unobserved: log.unknownBelowHighest(), copies: log.unknownBelow(deletedBelow)}
 	for _, at := range log.operations {
 		operation := a.operations[at]
@@ -80,7 +83,8 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 			if acknowledged := completion.Sends[i].Offset; acknowledged != history.OffsetUnknown {
 				offset = acknowledged
 			}
-			s.addOperation(operation.Process, invoke.Time, completion.Time, input, offset, completion.Index)
+			input.offset, input.op = offset, completion.Index
+			s.addOperation(operation.Process, invoke.Time, completion.Time, input, nil)
 			addDeletedCopy(s, operation, invoke, send.Value, needed)
 			continue
 		}
@@ -90,20 +94,21 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 		if operation.Complete != history.NoCompletion {
 			op = operation.Complete
 		}
-		if !a.polled(send.Value) {
+		if !a.wasPolled(send.Value) {
 			// Unobserved: it only makes one more unplaced append available,
 			// and the sooner the better, so it takes effect the instant it
 			// is invoked.
 			if needed.unobserved > 0 {
 				needed.unobserved--
-				input.kind = appendUnobserved
-				s.addOperation(operation.Process, invoke.Time, invoke.Time, input, history.OffsetUnknown, op)
+				input.kind, input.offset, input.op = appendUnobserved, history.OffsetUnknown, op
+				s.addOperation(operation.Process, invoke.Time, invoke.Time, input, nil)
 			}
 			continue
 		}
 		// Polled once (pinned), or at several offsets: a duplicate,
 		// reported as such, free to land anywhere here.
-		s.addOperation(operation.Process, invoke.Time, returnTimeUnknown, input, offset, op)
+		input.offset, input.op = offset, op
+		s.addOperation(operation.Process, invoke.Time, returnTimeUnknown, input, nil)
 		addDeletedCopy(s, operation, invoke, send.Value, needed)
 	}
 }
@@ -118,7 +123,7 @@ func addDeletedCopy(s *search, operation history.Operation, invoke *history.Op, 
 	}
 	needed.copies--
 	s.addOperation(operation.Process, invoke.Time, invoke.Time,
-		&logInput{kind: appendDeletedCopy, value: value}, history.OffsetUnknown, operation.Invoke)
+		&logInput{kind: appendDeletedCopy, value: value, offset: history.OffsetUnknown, op: operation.Invoke}, nil)
 }
 
 func (a *analysis) addReads(s *search, tp history.TopicPartition, operation history.Operation) {
@@ -130,10 +135,10 @@ func (a *analysis) addReads(s *search, tp history.TopicPartition, operation hist
 		switch {
 		case len(poll.Records) > 0:
 			s.addOperation(operation.Process, invoke.Time, completion.Time,
-				&logInput{kind: readRecords, records: descending(poll.Records)}, int64(0), completion.Index)
+				&logInput{kind: readRecords, records: descending(poll.Records), op: completion.Index}, nil)
 		case poll.From != history.OffsetUnknown:
 			s.addOperation(operation.Process, invoke.Time, completion.Time,
-				&logInput{kind: readNothing, from: poll.From}, int64(0), completion.Index)
+				&logInput{kind: readNothing, from: poll.From, op: completion.Index}, nil)
 		}
 	}
 }

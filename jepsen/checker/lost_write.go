@@ -12,7 +12,7 @@ import (
 func (a *analysis) lostWrites() []Finding {
 	var findings []Finding
 	for _, sent := range a.sends {
-		if sent.operation.Type != history.OK || a.polled(sent.value) {
+		if sent.operation.Type != history.OK || a.wasPolled(sent.value) {
 			continue
 		}
 		log := a.logs[sent.partition]

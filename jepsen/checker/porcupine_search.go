@@ -23,11 +23,22 @@ const returnTimeUnknown = math.MaxInt64
 const leftOutReportedMax = 3
 
 // search is one porcupine check: a model and the operations of one
-// partition (or one group's partition). Each operation's Metadata is the
-// history index of the op that names it.
+// partition (or one group's partition). Each operation's input names the
+// history op the operation stands for (searchInput); its Metadata is set
+// to that op's index only for a visualization, as boxing an index in an
+// interface for every operation of every search was an allocation each.
 type search struct {
 	model      porcupine.Model
 	operations []porcupine.Operation
+}
+
+// searchInput is an operation's input, in either model: it knows the
+// history index of the op that names the operation.
+type searchInput interface{ historyOp() int }
+
+// historyOp is the history index of the op that names operation.
+func historyOp(operation porcupine.Operation) int {
+	return operation.Input.(searchInput).historyOp()
 }
 
 // searchOutcome is what a search found.
@@ -43,9 +54,9 @@ type searchOutcome struct {
 }
 
 // addOperation appends an operation, numbering its process densely later.
-func (s *search) addOperation(process int, call, ret int64, input, output any, op int) {
+func (s *search) addOperation(process int, call, ret int64, input searchInput, output any) {
 	s.operations = append(s.operations, porcupine.Operation{
-		ClientId: process, Input: input, Output: output, Call: call, Return: ret, Metadata: op,
+		ClientId: process, Input: input, Output: output, Call: call, Return: ret,
 	})
 }
 
@@ -104,7 +115,7 @@ func (s *search) leftOut(info porcupine.LinearizationInfo) (int, []int) {
 	})
 	var ops []int
 	for _, id := range missing[:min(len(missing), leftOutReportedMax)] {
-		ops = append(ops, s.operations[id].Metadata.(int))
+		ops = append(ops, historyOp(s.operations[id]))
 	}
 	return len(longest), ops
 }
@@ -114,7 +125,7 @@ func (s *search) describeIllegal(outcome searchOutcome) string {
 	var leftOut []string
 	for _, op := range outcome.leftOut {
 		for _, operation := range s.operations {
-			if operation.Metadata.(int) == op {
+			if historyOp(operation) == op {
 				leftOut = append(leftOut, fmt.Sprintf("op %d %s", op, s.model.DescribeOperation(operation.Input, operation.Output)))
 				break
 			}

@@ -39,6 +39,9 @@ func VisualizeCommittedOffset(ops []history.Op, group string, tp history.TopicPa
 }
 
 func visualize(s *search, options Options, w io.Writer) error {
+	for i := range s.operations {
+		s.operations[i].Metadata = historyOp(s.operations[i]) // names the op on the page
+	}
 	outcome := s.run(options.linearizabilityTimeout())
 	if outcome.result == porcupine.Unknown {
 		return fmt.Errorf("checker: porcupine ran out of its %s budget; nothing to visualize", options.linearizabilityTimeout())

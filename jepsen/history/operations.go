@@ -29,10 +29,21 @@ func Operations(ops []Op) ([]Operation, error) {
 	operations := make([]Operation, 0, len(ops)/2+1)
 	running := map[int]int{} // process → position in operations of its running operation
 	retired := map[int]int{} // process → index of the info that retired it
-	sentBy := map[string]int{}
+	// Sized for every value sent, so that filling it never grows it.
+	values := 0
+	for i := range ops {
+		if ops[i].Type == Invoke {
+			values += len(ops[i].Sends)
+		}
+	}
+	sentBy := make(map[string]int, values)
 	for i := range ops {
 		op := &ops[i]
-		if err := checkOp(ops, i); err != nil {
+		var previous *Op
+		if i > 0 {
+			previous = &ops[i-1]
+		}
+		if err := checkOp(op, i, previous); err != nil {
 			return nil, err
 		}
 		if op.Type == Invoke {

@@ -3,7 +3,6 @@ package history
 import (
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // historyOpsMax bounds one history: 5 million ops (2.5 million operations)
@@ -15,11 +14,12 @@ const historyOpsMax = 5_000_000
 // ops, counting a completion slot reserved for every running operation.
 var ErrHistoryFull = errors.New("history: full")
 
-// opsCapacityInitial is the room a new history starts with, about what one
-// simulated seed records: an op is a few hundred bytes with pointers, so
-// growing the slice from nothing (copying it with write barriers each
-// time) showed up in the simulator's profile.
-const opsCapacityInitial = 2048
+// opsPerChunk is how many ops one chunk of a history holds. The history
+// grows a chunk at a time, so it never copies what it holds and wastes at
+// most one chunk's tail: a seed records a few hundred to a few thousand
+// ops, and one slice sized for the largest of them cost every seed half
+// a megabyte. 128 ops of 232 bytes fit the 32 KiB allocation size class.
+const opsPerChunk = 128
 
 // Recorder builds a history as clients run. It stamps each op with its index
 // and the time from the clock it was given, and keeps Jepsen's process
@@ -29,12 +29,25 @@ const opsCapacityInitial = 2048
 // Recorder is not safe for concurrent use; the simulator is single-threaded
 // and the black-box harness serializes its clients' calls.
 type Recorder struct {
-	now     func() int64
-	opsMax  int // historyOpsMax; tests lower it
-	ops     []Op
+	now    func() int64
+	opsMax int // historyOpsMax; tests lower it
+	// chunks hold the ops in order, opsPerChunk each (the last may hold
+	// fewer); op i is chunks[i/opsPerChunk][i%opsPerChunk].
+	chunks  [][]Op
+	length  int         // how many ops the chunks hold
 	running map[int]int // process → index of its running operation's invoke
 	retired map[int]bool
+
+	// payloads is where recorded payloads are copied to.
+	payloads payloadStore
+	// sparePendings are allocated Pendings not yet handed out: Invoke
+	// hands out one per operation, and allocating them a block at a time
+	// saves an allocation per operation. None is ever reused.
+	sparePendings []Pending
 }
+
+// pendingsPerBlock is how many Pendings Invoke allocates at once.
+const pendingsPerBlock = 64
 
 // NewRecorder starts an empty history. now returns nanoseconds since the
 // start of the run and must never go backwards.
@@ -45,10 +58,15 @@ func NewRecorder(now func() int64) *Recorder {
 	return &Recorder{
 		now:     now,
 		opsMax:  historyOpsMax,
-		ops:     make([]Op, 0, opsCapacityInitial),
 		running: map[int]int{},
 		retired: map[int]bool{},
 	}
+}
+
+// at is the recorded op at index (0 <= index < r.length). An index out of
+// range panics: every chunk's length is what it holds.
+func (r *Recorder) at(index int) *Op {
+	return &r.chunks[index/opsPerChunk][index%opsPerChunk]
 }
 
 // Pending is a running operation, returned by Invoke; exactly one of OK,
@@ -73,19 +91,25 @@ func (r *Recorder) Invoke(process int, f Func, payload Payload) (*Pending, error
 		return nil, fmt.Errorf("history: process %d was retired by an info completion; use a new process", process)
 	}
 	if running, busy := r.running[process]; busy {
-		return nil, fmt.Errorf("history: process %d is still running op %d (%s)", process, running, r.ops[running].F)
+		return nil, fmt.Errorf("history: process %d is still running op %d (%s)", process, running, r.at(running).F)
 	}
 	// Reserve a slot for the completion of every running operation, this
 	// one included, so that completing never fails.
-	if len(r.ops)+len(r.running)+2 > r.opsMax {
+	if r.length+len(r.running)+2 > r.opsMax {
 		return nil, ErrHistoryFull
 	}
-	index, err := r.append(Op{Process: process, Type: Invoke, F: f, Payload: payload.clone()})
+	index, err := r.append(Op{Process: process, Type: Invoke, F: f, Payload: r.payloads.clone(payload)})
 	if err != nil {
 		return nil, err
 	}
 	r.running[process] = index
-	return &Pending{recorder: r, invoke: index}, nil
+	if len(r.sparePendings) == 0 {
+		r.sparePendings = make([]Pending, pendingsPerBlock)
+	}
+	pending := &r.sparePendings[0]
+	r.sparePendings = r.sparePendings[1:]
+	pending.recorder, pending.invoke = r, index
+	return pending, nil
 }
 
 // OK completes the operation as done, with its results. Results that do
@@ -101,78 +125,88 @@ func (p *Pending) Info(reason string) { p.complete(Info, Payload{}, reason) }
 
 // Invocation is the invoke op, for clients building their completion from
 // what they asked.
-func (p *Pending) Invocation() Op { return p.recorder.ops[p.invoke] }
+func (p *Pending) Invocation() Op { return *p.recorder.at(p.invoke) }
 
 func (p *Pending) complete(t Type, payload Payload, reason string) {
 	if p.done {
-		panic(fmt.Sprintf("history: op %d (%s) completed twice", p.invoke, p.recorder.ops[p.invoke].F))
+		panic(fmt.Sprintf("history: op %d (%s) completed twice", p.invoke, p.recorder.at(p.invoke).F))
 	}
 	p.done = true
 	r := p.recorder
-	invoke := r.ops[p.invoke]
+	invoke := r.at(p.invoke)
 	if r.running[invoke.Process] != p.invoke {
 		panic(fmt.Sprintf("history: process %d is not running op %d", invoke.Process, p.invoke))
 	}
-	completion := Op{Process: invoke.Process, Type: t, F: invoke.F, Payload: payload.clone(), Error: reason}
+	completion := Op{Process: invoke.Process, Type: t, F: invoke.F, Payload: r.payloads.clone(payload), Error: reason}
 	if _, err := r.append(completion); err != nil {
 		// The client that recorded this is wrong about its own results;
 		// better to stop it here than to judge a garbled history later.
 		panic(err.Error())
 	}
-	delete(r.running, invoke.Process)
+	process := invoke.Process
+	delete(r.running, process)
 	if t == Info {
-		r.retired[invoke.Process] = true
+		r.retired[process] = true
 	}
 }
 
 // append stamps op and adds it, if it is well formed (see checkOp, and
 // checkCompletion for an ok completion).
 func (r *Recorder) append(op Op) (int, error) {
-	op.Index = len(r.ops)
+	op.Index = r.length
 	op.Time = r.now()
-	if op.Index > 0 && op.Time < r.ops[op.Index-1].Time {
-		panic(fmt.Sprintf("history: clock went back from %d to %d ns", r.ops[op.Index-1].Time, op.Time))
+	var previous *Op
+	if op.Index > 0 {
+		previous = r.at(op.Index - 1)
+		if op.Time < previous.Time {
+			panic(fmt.Sprintf("history: clock went back from %d to %d ns", previous.Time, op.Time))
+		}
 	}
-	r.ops = append(r.ops, op)
-	err := checkOp(r.ops, op.Index)
+	err := checkOp(&op, op.Index, previous)
 	if err == nil && op.Type != Invoke {
-		err = checkCompletion(&r.ops[r.running[op.Process]], &op)
+		err = checkCompletion(r.at(r.running[op.Process]), &op)
 	}
 	if err != nil {
-		r.ops = r.ops[:op.Index]
 		return 0, err
 	}
+	if r.length%opsPerChunk == 0 {
+		r.chunks = append(r.chunks, make([]Op, 0, opsPerChunk))
+	}
+	last := len(r.chunks) - 1
+	r.chunks[last] = append(r.chunks[last], op)
+	r.length++
 	return op.Index, nil
 }
 
 // History is a copy of the ops recorded so far. Operations still running
 // have an invoke and no completion; checkers treat them as info.
-func (r *Recorder) History() []Op { return slices.Clone(r.ops) }
+func (r *Recorder) History() []Op {
+	ops := make([]Op, 0, r.length)
+	for _, chunk := range r.chunks {
+		ops = append(ops, chunk...)
+	}
+	return ops
+}
 
 // Len is the number of ops recorded so far.
-func (r *Recorder) Len() int { return len(r.ops) }
+func (r *Recorder) Len() int { return r.length }
 
 // Op is the op recorded at index (0 <= index < Len()), for a caller that
 // reads the history op by op and would waste a copy of the whole of it.
 // Like History, it copies the op but shares its payload's slices, which
 // nobody may modify.
-func (r *Recorder) Op(index int) Op { return r.ops[index] }
+func (r *Recorder) Op(index int) Op { return *r.at(index) }
 
-// clone copies every slice, so a caller reusing its buffers cannot rewrite
-// recorded history.
-func (p Payload) clone() Payload {
-	p.Sends = slices.Clone(p.Sends)
-	p.Seeks = slices.Clone(p.Seeks)
-	p.Commits = slices.Clone(p.Commits)
-	p.Topics = slices.Clone(p.Topics)
-	p.Assigned = slices.Clone(p.Assigned)
-	if p.Polls != nil {
-		polls := make([]Poll, len(p.Polls))
-		for i, poll := range p.Polls {
-			poll.Records = slices.Clone(poll.Records)
-			polls[i] = poll
+// Each calls visit with the index of every op recorded so far, in order,
+// and the op itself: for a caller that scans the history for a field or
+// two, which through Op would copy every op whole. visit must neither
+// modify the op nor keep the pointer.
+func (r *Recorder) Each(visit func(index int, op *Op)) {
+	index := 0
+	for _, chunk := range r.chunks {
+		for i := range chunk {
+			visit(index, &chunk[i])
+			index++
 		}
-		p.Polls = polls
 	}
-	return p
 }

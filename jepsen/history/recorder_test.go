@@ -172,3 +172,100 @@ func TestRecorderRefusesMalformedPayloads(t *testing.T) {
 	}()
 	send.OK(Payload{Sends: []Send{{Partition: topic0, Value: "b", Offset: 0}}})
 }
+
+func TestRecorderCopiesPayloadsIntoBlocks(t *testing.T) {
+	recorder := NewRecorder(tickingClock())
+	sends := []Send{{Partition: topic0, Value: "a", Offset: OffsetUnknown}}
+	first, err := recorder.Invoke(1, FuncSend, Payload{Sends: sends})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sends[0].Value = "b" // the caller reuses its buffer
+	if _, err := recorder.Invoke(2, FuncSend, Payload{Sends: sends}); err != nil {
+		t.Fatal(err)
+	}
+	records := []Record{{Offset: 0, Value: "a"}}
+	poll, err := recorder.Invoke(3, FuncPoll, Payload{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll.OK(Payload{Polls: []Poll{{Partition: topic0, From: 0, Records: records}, {Partition: topic0, From: 1, Records: []Record{}}}})
+	records[0].Value = "c"
+
+	// Appending to a recorded slice must not write over the payload
+	// recorded after it in the same block.
+	recorded := first.Invocation().Sends
+	_ = append(recorded, Send{Partition: topic0, Value: "x"})
+
+	history := recorder.History()
+	if got := history[0].Sends[0].Value; got != "a" {
+		t.Errorf("first send's value is %q, want a", got)
+	}
+	if got := history[1].Sends[0].Value; got != "b" {
+		t.Errorf("second send's value is %q, want b", got)
+	}
+	polls := history[3].Polls
+	if got := polls[0].Records[0].Value; got != "a" {
+		t.Errorf("polled value is %q, want a", got)
+	}
+	if polls[1].Records == nil || len(polls[1].Records) != 0 {
+		t.Errorf("an empty poll's records are %#v, want empty and not nil", polls[1].Records)
+	}
+	if history[2].Sends != nil {
+		t.Errorf("a poll invoke has sends %#v, want nil", history[2].Sends)
+	}
+}
+
+func TestRecorderHoldsManyChunks(t *testing.T) {
+	recorder := NewRecorder(tickingClock())
+	for process := range 3*opsPerChunk + 5 {
+		op, err := recorder.Invoke(process, FuncSend, Payload{Sends: []Send{{Partition: topic0, Value: strings.Repeat("v", process+1), Offset: OffsetUnknown}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		op.Fail("refused")
+	}
+	history := recorder.History()
+	if len(history) != recorder.Len() || len(history) != 2*(3*opsPerChunk+5) {
+		t.Fatalf("history has %d ops, Len says %d", len(history), recorder.Len())
+	}
+	for i, op := range history {
+		if op.Index != i || recorder.Op(i).Index != i {
+			t.Fatalf("op %d has index %d, Op(%d) index %d", i, op.Index, i, recorder.Op(i).Index)
+		}
+	}
+	if err := Validate(history); err != nil {
+		t.Fatal(err)
+	}
+	for _, index := range []int{-1, recorder.Len(), 8 * opsPerChunk} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Op(%d) of %d ops did not panic", index, recorder.Len())
+				}
+			}()
+			recorder.Op(index)
+		}()
+	}
+}
+
+func TestRecorderEachVisitsEveryOpInOrder(t *testing.T) {
+	recorder := NewRecorder(tickingClock())
+	for process := range opsPerChunk + 3 {
+		op, err := recorder.Invoke(process, FuncPoll, Payload{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		op.Fail("refused")
+	}
+	visited := 0
+	recorder.Each(func(index int, op *Op) {
+		if index != visited || op.Index != index || op.Time != recorder.Op(index).Time {
+			t.Fatalf("visit %d: index %d, op %+v", visited, index, *op)
+		}
+		visited++
+	})
+	if visited != recorder.Len() {
+		t.Fatalf("visited %d of %d ops", visited, recorder.Len())
+	}
+}

@@ -2,9 +2,10 @@ package history
 
 import "fmt"
 
-// checkOp checks one op on its own: bookkeeping fields and payload shape.
-func checkOp(ops []Op, i int) error {
-	op := &ops[i]
+// checkOp checks one op, at position i of its history, on its own:
+// bookkeeping fields and payload shape. previous is the op before it, nil
+// for the first.
+func checkOp(op *Op, i int, previous *Op) error {
 	fail := func(format string, arguments ...any) error {
 		return fmt.Errorf("history: op %d (%s %s by process %d): %s",
 			i, op.Type, op.F, op.Process, fmt.Sprintf(format, arguments...))
@@ -20,8 +21,8 @@ func checkOp(ops []Op, i int) error {
 		return fail("negative process")
 	case op.Time < 0:
 		return fail("negative time %d", op.Time)
-	case i > 0 && op.Time < ops[i-1].Time:
-		return fail("time %d is before the previous op's %d", op.Time, ops[i-1].Time)
+	case previous != nil && op.Time < previous.Time:
+		return fail("time %d is before the previous op's %d", op.Time, previous.Time)
 	}
 	if op.Type == Fail || op.Type == Info {
 		if !op.Payload.empty() {

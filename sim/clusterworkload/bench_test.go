@@ -12,6 +12,7 @@ import (
 // built in the same run (benchstat), never against a fixed figure.
 func BenchmarkRun(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(800))
+	b.ReportAllocs()
 	w := New()
 	seed := uint64(1)
 	for b.Loop() {

@@ -185,19 +185,19 @@ func settleUnreadUnknownCommits(ops []history.Op) []history.Op {
 // is one the group skipped: "group-unseen", or "group-lost-write" when a
 // member polled past it.
 func (r *run) checkGroupSawEverything() {
-	// The history is read op by op (Recorder.Op), not copied whole:
-	// each group keeps only its own ops, in a history of their own.
+	// The history is scanned in place (Recorder.Each), not copied
+	// whole: each group keeps only its own ops, in a history of their
+	// own.
 	//
 	// A send's completion may carry no payload (an info, say), so sends
 	// are told apart by the process that invoked them: a producer lane's
 	// process writes one partition all its life.
 	topicOf := map[int]string{}
-	for index := range r.recorder.Len() {
-		op := r.recorder.Op(index)
+	r.recorder.Each(func(_ int, op *history.Op) {
 		if op.F == history.FuncSend && op.Type == history.Invoke && len(op.Sends) > 0 {
 			topicOf[op.Process] = op.Sends[0].Partition.Topic
 		}
-	}
+	})
 	for _, g := range r.groups {
 		members := map[int]bool{}
 		for _, m := range g.members {
@@ -206,12 +206,11 @@ func (r *run) checkGroupSawEverything() {
 			}
 		}
 		var original []int // the whole history's index of each op kept
-		for index := range r.recorder.Len() {
-			op := r.recorder.Op(index)
+		r.recorder.Each(func(index int, op *history.Op) {
 			if (op.F == history.FuncSend && topicOf[op.Process] == g.settings.Topic) || members[op.Process] {
 				original = append(original, index)
 			}
-		}
+		})
 		ops := make([]history.Op, len(original))
 		for i, index := range original {
 			ops[i] = r.recorder.Op(index)

@@ -2,6 +2,7 @@ package clusterworkload
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"sluice/jepsen/history"
@@ -56,6 +57,14 @@ const (
 	// this.
 	consumerRetryBackoff = 250 * time.Millisecond
 )
+
+// producerKeys are the keys values cycle over: "k0" to "k7".
+var producerKeys = func() (keys [keysPerProducer]string) {
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%d", i)
+	}
+	return keys
+}()
 
 // groupMetadataMaxAge is the group consumers' metadata.max.age.ms when
 // their topic grows during the run: how soon the group's leader notices.
@@ -178,8 +187,10 @@ func (r *run) sendNext(d *producerDriver, tp history.TopicPartition) {
 	if r.stopSending || !d.client.Alive() || !d.producer.Idle(tp) {
 		return
 	}
-	value := fmt.Sprintf("%s-%d", d.settings.Name, d.next)
-	key := fmt.Sprintf("k%d", d.next%keysPerProducer)
+	// Concatenated, not formatted (Sprintf boxes the number): a value per
+	// send.
+	value := d.settings.Name + "-" + strconv.Itoa(d.next)
+	key := producerKeys[d.next%keysPerProducer]
 	d.next++
 	err := d.producer.Send(tp, key, value, func(simclient.SendResult) {
 		think := kernel.Between(r.rng, thinkMin, max(thinkMin, r.scenario.Timeouts.Think))

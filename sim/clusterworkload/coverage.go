@@ -19,8 +19,9 @@ func (r *run) coverage() *sim.Coverage {
 		return nil
 	}
 	var kinds []string
+	drawn := scenario.DrawnKinds()
 	for _, kind := range scenario.Kinds() {
-		if slices.Contains(scenario.DrawnKinds(), kind) || r.scenario.Has(kind) {
+		if slices.Contains(drawn, kind) || r.scenario.Has(kind) {
 			kinds = append(kinds, string(kind))
 		}
 	}

@@ -59,9 +59,35 @@ const (
 // one seed, which changes the trace hash.
 const traceLogLevel = slog.LevelWarn
 
-func clientAddress(id int) string { return fmt.Sprintf("%s:%d", scenario.NodeName(id), clientPort) }
+func clientAddress(id int) string {
+	if id >= 0 && id < len(clientAddresses) {
+		return clientAddresses[id]
+	}
+	return nodeAddress(id, clientPort)
+}
+
 func controllerAddress(id int) string {
-	return fmt.Sprintf("%s:%d", scenario.NodeName(id), controllerPort)
+	if id >= 0 && id < len(controllerAddresses) {
+		return controllerAddresses[id]
+	}
+	return nodeAddress(id, controllerPort)
+}
+
+func nodeAddress(id, port int) string { return fmt.Sprintf("%s:%d", scenario.NodeName(id), port) }
+
+// addressesMade is how many node ids' addresses are made once, more than
+// a scenario has nodes: the workload asks for an address on every admin
+// request. A larger id's is formatted each time.
+const addressesMade = 8
+
+var clientAddresses, controllerAddresses = nodeAddresses(clientPort), nodeAddresses(controllerPort)
+
+// nodeAddresses are the addresses at port of node ids 0 to addressesMade-1.
+func nodeAddresses(port int) (addresses [addressesMade]string) {
+	for id := range addresses {
+		addresses[id] = nodeAddress(id, port)
+	}
+	return addresses
 }
 
 func newNode(r *run, id int, canaries *core.Canaries) *node {
@@ -184,7 +210,9 @@ func (n *node) start() {
 	}
 	n.startFailures = 0
 	n.broker, n.up = b, true
-	n.run.record(sim.EventStart, "", []string{n.name}, "start "+n.name)
+	if n.run.recording != nil { // spares a sweep the strings
+		n.run.record(sim.EventStart, "", []string{n.name}, "start "+n.name)
+	}
 	incarnation := n.machine.Process.Incarnation()
 	b.WhenReady(func() {
 		if n.machine.Process.Incarnation() != incarnation || !n.up {
@@ -205,7 +233,9 @@ func (n *node) crash(delay time.Duration) {
 	}
 	n.crashes++
 	n.run.note("crash " + n.name)
-	n.run.record(sim.EventCrash, "", []string{n.name}, "crash "+n.name)
+	if n.run.recording != nil {
+		n.run.record(sim.EventCrash, "", []string{n.name}, "crash "+n.name)
+	}
 	n.machine.Crash()
 	n.down()
 	if delay >= 0 {
@@ -216,7 +246,9 @@ func (n *node) crash(delay time.Duration) {
 // halted follows core halting the node (the machine already crashed).
 func (n *node) halted(reason error) {
 	n.halts++
-	n.run.record(sim.EventHalt, "", []string{n.name}, fmt.Sprintf("%s halted: %v", n.name, reason))
+	if n.run.recording != nil {
+		n.run.record(sim.EventHalt, "", []string{n.name}, fmt.Sprintf("%s halted: %v", n.name, reason))
+	}
 	n.down()
 	n.run.nemesis.nodeHalted(n)
 	n.scheduleRestart(n.run.scenario.Timeouts.Restart)

@@ -47,18 +47,24 @@ type leadership struct {
 	topicID string
 }
 
+// topicIncarnation names a partition of one topic of its name: the
+// partition ("orders-0") and the topic's id.
+type topicIncarnation struct {
+	partition, topicID string
+}
+
 type observer struct {
 	run *run
 	// quorumLeaders is the leader of each metadata quorum epoch seen.
 	quorumLeaders map[int32]int
 	controller    leadership
 	// partitionLeaders is the leader of each leader epoch of each
-	// partition seen, keyed by partition and topic id ("orders-0/<id>"):
+	// partition seen, keyed by partition and topic id:
 	// a topic deleted and created again under the same name is a new
 	// topic, whose leader epochs start again at 0. partitionLeader is
 	// the latest leadership of each partition name ("orders-0"), of
 	// the newest topic of that name seen.
-	partitionLeaders map[string]map[int32]int
+	partitionLeaders map[topicIncarnation]map[int32]int
 	partitionLeader  map[string]leadership
 	topicIDsSeen     map[string]bool
 	// uncleanElected are the partitions a controller elected a leader of
@@ -71,7 +77,7 @@ func newObserver(r *run) *observer {
 		run:              r,
 		quorumLeaders:    map[int32]int{},
 		controller:       leadership{node: -1, epoch: -1},
-		partitionLeaders: map[string]map[int32]int{},
+		partitionLeaders: map[topicIncarnation]map[int32]int{},
 		partitionLeader:  map[string]leadership{},
 		topicIDsSeen:     map[string]bool{},
 		uncleanElected:   map[history.TopicPartition]bool{},
@@ -86,7 +92,9 @@ func (o *observer) quorumLeader(node int, epoch int32) {
 	}
 	o.quorumLeaders[epoch] = node
 	o.run.counts.quorumLeaderships++
-	o.run.record(sim.EventController, "", []string{fmt.Sprintf("n%d", node)}, fmt.Sprintf("n%d leads the metadata quorum in epoch %d", node, epoch))
+	if o.run.recording != nil { // spares a sweep the formatting
+		o.run.record(sim.EventController, "", []string{fmt.Sprintf("n%d", node)}, fmt.Sprintf("n%d leads the metadata quorum in epoch %d", node, epoch))
+	}
 	if epoch >= o.controller.epoch {
 		o.controller = leadership{node: node, epoch: epoch}
 	}
@@ -95,7 +103,7 @@ func (o *observer) quorumLeader(node int, epoch int32) {
 // partitionLeaderElected takes node's report that it leads partition, of
 // the topic with topicID, in a leader epoch.
 func (o *observer) partitionLeaderElected(node int, partition, topicID string, epoch int32) {
-	key := partition + "/" + topicID
+	key := topicIncarnation{partition: partition, topicID: topicID}
 	leaders := o.partitionLeaders[key]
 	if leaders == nil {
 		leaders = map[int32]int{}
@@ -107,7 +115,9 @@ func (o *observer) partitionLeaderElected(node int, partition, topicID string, e
 	}
 	leaders[epoch] = node
 	o.run.counts.partitionLeaderships++
-	o.run.record(sim.EventLeader, partition, []string{fmt.Sprintf("n%d", node)}, fmt.Sprintf("n%d leads %s in leader epoch %d", node, partition, epoch))
+	if o.run.recording != nil {
+		o.run.record(sim.EventLeader, partition, []string{fmt.Sprintf("n%d", node)}, fmt.Sprintf("n%d leads %s in leader epoch %d", node, partition, epoch))
+	}
 	// A topic id not seen before is a newer topic of the name (ids are
 	// never reused); a node that has not yet applied a deletion can still
 	// report an old one, which only misleads the nemesis's aim for a

@@ -17,6 +17,9 @@ import (
 
 // newRecording starts the recording of a run, when asked for.
 func newRecording(r *run, options sim.RunOptions) *sim.Recording {
+	if !options.Record {
+		return nil // spares a sweep the names
+	}
 	var nodes []string
 	for id := 1; id <= r.scenario.Cluster.Nodes; id++ {
 		nodes = append(nodes, fmt.Sprintf("n%d", id))

@@ -399,7 +399,21 @@ type Expect struct {
 }
 
 // NodeName is the host name of node id (from 1): n1, n2, ...
-func NodeName(id int) string { return fmt.Sprintf("n%d", id) }
+func NodeName(id int) string {
+	if id >= 0 && id <= nodesMax {
+		return nodeNames[id]
+	}
+	return fmt.Sprintf("n%d", id)
+}
+
+// nodeNames are NodeName's answers for the ids a scenario may have, made
+// once: a run asks for a node's name on every admin request and fault.
+var nodeNames = func() (names [nodesMax + 1]string) {
+	for id := range names {
+		names[id] = fmt.Sprintf("n%d", id)
+	}
+	return names
+}()
 
 // Topic finds a topic by name.
 func (s Scenario) Topic(name string) (Topic, bool) {

@@ -69,6 +69,28 @@ type Client struct {
 	crashHooks   []func()
 	restartHooks []func()
 	stats        ClientStats
+
+	// spareCalls are allocated calls not yet handed out (see newCall).
+	spareCalls []call
+	// startRefreshEvent is startRefresh as a func value, made once
+	// rather than for every refresh scheduled.
+	startRefreshEvent func()
+}
+
+// callsPerBlock is how many calls newCall allocates at once.
+const callsPerBlock = 32
+
+// newCall returns a fresh call. Calls are allocated callsPerBlock at a
+// time, as every request takes one, and one allocation each was a share
+// of the client's cost. None is reused: each is handed out once, so a
+// stale reference (a timeout that fired) can never see another request.
+func (c *Client) newCall() *call {
+	if len(c.spareCalls) == 0 {
+		c.spareCalls = make([]call, callsPerBlock)
+	}
+	x := &c.spareCalls[0]
+	c.spareCalls = c.spareCalls[1:]
+	return x
 }
 
 // randomSource is the part of a kernel.NewRand stream the client draws
@@ -107,6 +129,7 @@ func New(k *kernel.Kernel, network *simnet.Network, config Config) *Client {
 		rng:      kernel.NewRand(k.Seed(), "simclient/"+config.Name),
 		config:   config,
 	}
+	c.startRefreshEvent = c.startRefresh
 	c.reset()
 	return c
 }
@@ -272,15 +295,20 @@ func (c *Client) RequestAddressWithTimeout(address string, req kmsg.Request, tim
 		conn = newConn(c, address, delay)
 		c.conns[address] = conn
 	}
-	conn.SendWithTimeout(req, timeout, func(resp kmsg.Response, err error) {
-		switch {
-		case IsUnknownOutcome(err):
-			c.stats.UnknownOutcomes++
-		case err != nil:
-			c.stats.NotDeliveredErrors++
-		}
-		done(resp, err)
-	})
+	// The connection counts the outcome (countOutcome) before it calls
+	// done: a flag on the call rather than a closure around done, one
+	// allocation less per request.
+	conn.send(req, timeout, true, done)
+}
+
+// countOutcome counts a request's failure, if it failed, in the stats.
+func (c *Client) countOutcome(err error) {
+	switch {
+	case IsUnknownOutcome(err):
+		c.stats.UnknownOutcomes++
+	case err != nil:
+		c.stats.NotDeliveredErrors++
+	}
 }
 
 // connectionWorked resets an address's backoff once its handshake is done.
@@ -308,5 +336,5 @@ func (c *Client) connectionClosed(conn *Conn, cause error) {
 	delay = time.Duration(float64(delay) * (0.8 + 0.4*c.rng.Float64()))
 	backoff.failures++
 	backoff.nextDialAt = c.kernel.Now() + int64(delay)
-	c.note(fmt.Sprintf("connection to %s closed: %v", conn.address, cause))
+	c.note("connection to " + conn.address + " closed: " + cause.Error())
 }

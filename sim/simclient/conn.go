@@ -35,11 +35,15 @@ type Conn struct {
 	// (or will be) written. Invariant: the written ones come first.
 	calls           []*call
 	correlationNext int32
-	// served maps API key to the highest version the broker serves, from
-	// its ApiVersions answer; lookups only.
-	served map[int16]int16
+	// served is, by API key, the highest version the broker serves, from
+	// its ApiVersions answer, -1 where it serves none. Only the keys this
+	// client sends are kept (see apiKeysPinnedMax): an array in the
+	// struct, where a map cost every connection a handful of allocations.
+	served [apiKeysPinnedMax]int16
 
-	cancelDial func() bool
+	// dialEvent is the dial's event while it waits (its Stop cancels
+	// it), nil once it ran or was stopped.
+	dialEvent *kernel.Event
 }
 
 type connState uint8
@@ -57,6 +61,9 @@ type call struct {
 	request     kmsg.Request
 	done        func(kmsg.Response, error)
 	written     bool
+	// counted is set for a request sent through the Client, whose
+	// outcome the client counts in its stats (see countOutcome).
+	counted bool
 	// timeout is the call's timeout event; its Stop cancels it. The event
 	// itself, not a cancel function, so a call costs one allocation less.
 	timeout *kernel.Event
@@ -65,7 +72,7 @@ type call struct {
 // newConn starts a connection that dials after delay.
 func newConn(c *Client, address string, delay int64) *Conn {
 	conn := &Conn{client: c, address: address, state: connWaiting}
-	conn.cancelDial = c.kernel.Schedule(delay, c.process, "simclient.dial", conn.dial)
+	conn.dialEvent = c.kernel.ScheduleEvent(delay, c.process, "simclient.dial", conn.dial)
 	return conn
 }
 
@@ -73,7 +80,7 @@ func newConn(c *Client, address string, delay int64) *Conn {
 func (conn *Conn) Address() string { return conn.address }
 
 func (conn *Conn) dial() {
-	conn.cancelDial = nil
+	conn.dialEvent = nil
 	conn.state = connHandshaking
 	conn.network = conn.client.endpoint.Dial(conn.address, conn)
 	req := kmsg.NewPtrApiVersionsRequest()
@@ -82,9 +89,9 @@ func (conn *Conn) dial() {
 	req.SetVersion(pinnedVersions[req.Key()])
 	handshake := conn.enqueue(req, conn.client.config.RequestTimeout, conn.handshakeAnswered)
 	// It goes first: requests queued while waiting to dial are written
-	// after it, once it is answered.
-	waiting := conn.calls[:len(conn.calls)-1]
-	conn.calls = append([]*call{handshake}, waiting...)
+	// after it, once it is answered. (Moved to the front in place.)
+	copy(conn.calls[1:], conn.calls[:len(conn.calls)-1])
+	conn.calls[0] = handshake
 	conn.write(handshake)
 }
 
@@ -99,15 +106,21 @@ func (conn *Conn) handshakeAnswered(resp kmsg.Response, err error) {
 		conn.fail(fmt.Errorf("%w: ApiVersions answered %v", ErrProtocol, kerr.ErrorForCode(answer.ErrorCode)))
 		return
 	}
-	conn.served = map[int16]int16{}
+	for key := range conn.served {
+		conn.served[key] = -1
+	}
 	for _, key := range answer.ApiKeys {
-		conn.served[key.ApiKey] = key.MaxVersion
+		if key.ApiKey >= 0 && key.ApiKey < apiKeysPinnedMax {
+			conn.served[key.ApiKey] = key.MaxVersion
+		}
 	}
 	conn.state = connReady
 	conn.client.connectionWorked(conn)
 	// Write what the broker serves, in order; then refuse the rest (last,
-	// since a refused caller may send again on this connection).
-	var kept, refused []*call
+	// since a refused caller may send again on this connection). The
+	// calls kept are filtered in place.
+	var refused []*call
+	kept := conn.calls[:0]
 	for _, x := range conn.calls {
 		if conn.serves(x.request) {
 			kept = append(kept, x)
@@ -115,6 +128,7 @@ func (conn *Conn) handshakeAnswered(resp kmsg.Response, err error) {
 			refused = append(refused, x)
 		}
 	}
+	clear(conn.calls[len(kept):])
 	conn.calls = kept
 	for _, x := range kept {
 		conn.write(x)
@@ -127,8 +141,12 @@ func (conn *Conn) handshakeAnswered(resp kmsg.Response, err error) {
 
 // serves reports whether the broker serves req at the version it carries.
 func (conn *Conn) serves(req kmsg.Request) bool {
-	highest, ok := conn.served[req.Key()]
-	return ok && req.GetVersion() <= highest
+	key := req.Key()
+	if key < 0 || key >= apiKeysPinnedMax {
+		return false
+	}
+	highest := conn.served[key]
+	return highest >= 0 && req.GetVersion() <= highest
 }
 
 // Send queues req, at this client's pinned version, and calls done with the
@@ -142,37 +160,53 @@ func (conn *Conn) Send(req kmsg.Request, done func(kmsg.Response, error)) {
 // parks until the rebalance completes, so Kafka's consumer waits for it up
 // to the rebalance timeout plus a margin.
 func (conn *Conn) SendWithTimeout(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) {
+	conn.send(req, timeout, false, done)
+}
+
+// send is SendWithTimeout; counted says whether the client counts the
+// outcome in its stats (a request sent through the Client).
+func (conn *Conn) send(req kmsg.Request, timeout time.Duration, counted bool, done func(kmsg.Response, error)) {
 	if timeout <= 0 {
 		panic(fmt.Sprintf("simclient: %s request with timeout %v", kmsg.NameForKey(req.Key()), timeout))
 	}
 	version, pinned := pinnedVersion(req)
 	switch {
 	case !pinned:
-		conn.client.later(func() {
-			done(nil, fmt.Errorf("%w: no pinned version for %s", ErrUnsupportedVersion, kmsg.NameForKey(req.Key())))
-		})
+		conn.refuse(counted, done, fmt.Errorf("%w: no pinned version for %s", ErrUnsupportedVersion, kmsg.NameForKey(req.Key())))
 		return
 	case conn.state == connClosed:
-		conn.client.later(func() { done(nil, ErrNotDelivered) })
+		conn.refuse(counted, done, ErrNotDelivered)
 		return
 	case len(conn.calls) >= pendingRequestsMax:
-		conn.client.later(func() { done(nil, ErrTooManyPending) })
+		conn.refuse(counted, done, ErrTooManyPending)
 		return
 	}
 	req.SetVersion(version)
 	if conn.state == connReady && !conn.serves(req) {
-		conn.client.later(func() { done(nil, ErrUnsupportedVersion) })
+		conn.refuse(counted, done, ErrUnsupportedVersion)
 		return
 	}
 	x := conn.enqueue(req, timeout, done)
+	x.counted = counted
 	if conn.state == connReady {
 		conn.write(x)
 	}
 }
 
+// refuse fails a request that was never queued, from a later event.
+func (conn *Conn) refuse(counted bool, done func(kmsg.Response, error), err error) {
+	conn.client.later(func() {
+		if counted {
+			conn.client.countOutcome(err)
+		}
+		done(nil, err)
+	})
+}
+
 // enqueue adds a call and starts its timeout.
 func (conn *Conn) enqueue(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) *call {
-	x := &call{request: req, done: done}
+	x := conn.client.newCall()
+	x.request, x.done = req, done
 	x.timeout = conn.client.kernel.ScheduleEvent(int64(timeout), conn.client.process,
 		"simclient.request-timeout", func() { conn.timedOut(x) })
 	conn.calls = append(conn.calls, x)
@@ -289,9 +323,9 @@ func (conn *Conn) fail(cause error) {
 // shut closes the network side without completing anything.
 func (conn *Conn) shut() {
 	conn.state = connClosed
-	if conn.cancelDial != nil {
-		conn.cancelDial()
-		conn.cancelDial = nil
+	if conn.dialEvent != nil {
+		conn.dialEvent.Stop()
+		conn.dialEvent = nil
 	}
 	if conn.network != nil {
 		conn.network.Close()
@@ -306,5 +340,12 @@ func (conn *Conn) abandon() {
 }
 
 func (conn *Conn) complete(x *call, resp kmsg.Response, err error) {
-	x.done(resp, err)
+	if x.counted {
+		conn.client.countOutcome(err)
+	}
+	done := x.done
+	// The call is finished: let go of what it holds, as its block of
+	// calls (see newCall) may outlive it.
+	x.request, x.done, x.timeout = nil, nil, nil
+	done(resp, err)
 }

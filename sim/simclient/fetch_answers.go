@@ -3,6 +3,7 @@ package simclient
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -48,7 +49,7 @@ type fetchRead struct {
 // every log start offset the answer shows.
 func readFetchAnswer(c *Client, asked []fetched, resp *kmsg.FetchResponse, positionOf func(history.TopicPartition) *readPosition, sawLogStart func(history.TopicPartition, int64)) fetchRead {
 	var read fetchRead
-	for _, a := range asked {
+	for i, a := range asked {
 		answer := findFetchPartition(resp, a.partition)
 		if answer == nil {
 			read.troubled = true // the broker left it out; ask again
@@ -80,16 +81,22 @@ func readFetchAnswer(c *Client, asked []fetched, resp *kmsg.FetchResponse, posit
 		switch {
 		case len(records) > 0:
 			read.records += int64(len(records))
-			read.polls = append(read.polls, history.Poll{Partition: a.partition, From: a.from, Records: records})
+			read.addPoll(history.Poll{Partition: a.partition, From: a.from, Records: records}, len(asked)-i)
 		case answer.HighWatermark == a.from:
 			read.pollsEmpty++
-			read.polls = append(read.polls, history.Poll{Partition: a.partition, From: a.from, Records: []history.Record{}})
+			read.addPoll(history.Poll{Partition: a.partition, From: a.from, Records: []history.Record{}}, len(asked)-i)
 		}
 		if next > a.from {
 			p.offset = next
 		}
 	}
 	return read
+}
+
+// addPoll adds a partition's poll, one of at most left still to come: the
+// first makes room for them all, so the list is allocated once.
+func (read *fetchRead) addPoll(poll history.Poll, left int) {
+	read.polls = append(slices.Grow(read.polls, left), poll)
 }
 
 func findFetchPartition(resp *kmsg.FetchResponse, tp history.TopicPartition) *kmsg.FetchResponseTopicPartition {
@@ -113,6 +120,12 @@ func findFetchPartition(resp *kmsg.FetchResponse, tp history.TopicPartition) *km
 // Kafka's consumers do; anything else wrong refuses the whole answer.
 func decodeRecords(data []byte, from int64) (records []history.Record, next int64, err error) {
 	next = from
+	// Room for every record the batches hold, counted from their headers
+	// alone (no CRC), rather than growing batch by batch: the final
+	// drain's answers carry hundreds of one-record batches.
+	if count := recordsIn(data); count > 0 {
+		records = make([]history.Record, 0, count)
+	}
 	s := batch.Scanner{Buf: data, VerifyCRC: true}
 	for s.Next() {
 		h := s.Header()
@@ -137,3 +150,22 @@ func decodeRecords(data []byte, from int64) (records []history.Record, next int6
 	}
 	return records, next, nil
 }
+
+// recordsIn counts the records of the data batches at the start of data
+// by their headers: at most how many decodeRecords returns. A header is
+// not checked against its CRC here, so a count is believed only as far as
+// the batch's bytes could hold that many records.
+func recordsIn(data []byte) int {
+	count := 0
+	for s := (batch.Scanner{Buf: data}); s.Next(); {
+		if h := s.Header(); !h.IsControl() {
+			count += max(0, min(int(h.RecordCount), len(s.Batch())/recordBytesMin))
+		}
+	}
+	return count
+}
+
+// recordBytesMin is the fewest bytes a record takes in a batch: a length,
+// attributes, timestamp and offset deltas, key and value lengths and a
+// header count, a byte each at least.
+const recordBytesMin = 7

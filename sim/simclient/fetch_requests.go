@@ -33,11 +33,21 @@ type leaderPartitions struct {
 	partitions []history.TopicPartition
 }
 
-// partitionsByLeader groups partitions by their leader as the client's
-// metadata knows it, leaders in ascending order, and reports whether some
-// partition's leader is unknown. A consumer's partitions have a handful of
-// leaders at most, so a linear search finds each one's group.
-func partitionsByLeader(c *Client, tps []history.TopicPartition) (groups []leaderPartitions, missing bool) {
+// leaderGroups groups a consumer's partitions by their leader (see
+// group). It keeps its slices from one call to the next: a consumer groups
+// its partitions before every fetch, and what it gets lives only until it
+// has built its request (which copies the partitions it takes).
+type leaderGroups struct {
+	groups []leaderPartitions
+}
+
+// group groups partitions by their leader as the client's metadata knows
+// it, leaders in ascending order, and reports whether some partition's
+// leader is unknown. A consumer's partitions have a handful of leaders at
+// most, so a linear search finds each one's group. The groups are valid
+// until the next call.
+func (b *leaderGroups) group(c *Client, tps []history.TopicPartition) (groups []leaderPartitions, missing bool) {
+	groups = b.groups[:0]
 	for _, tp := range tps {
 		leader, _, err := c.Leader(tp)
 		if err != nil {
@@ -46,12 +56,18 @@ func partitionsByLeader(c *Client, tps []history.TopicPartition) (groups []leade
 		}
 		at := slices.IndexFunc(groups, func(g leaderPartitions) bool { return g.leader == leader })
 		if at < 0 {
-			groups = append(groups, leaderPartitions{leader: leader})
-			at = len(groups) - 1
+			at = len(groups)
+			if at < cap(groups) {
+				groups = groups[:at+1] // an old group: append to its slice
+			} else {
+				groups = append(groups, leaderPartitions{})
+			}
+			groups[at].leader, groups[at].partitions = leader, groups[at].partitions[:0]
 		}
 		groups[at].partitions = append(groups[at].partitions, tp)
 	}
 	slices.SortFunc(groups, func(x, y leaderPartitions) int { return cmp.Compare(x.leader, y.leader) })
+	b.groups = groups
 	return groups, missing
 }
 
@@ -87,9 +103,14 @@ func newFetchRequest(c *Client, config FetchConfig, asked []fetched) *kmsg.Fetch
 	req.MaxBytes = config.FetchMaxBytes
 	req.SessionID = 0
 	req.SessionEpoch = -1
-	for _, a := range asked {
+	// Every partition goes in one array, each topic's run of it capped at
+	// its end: one allocation however many partitions and topics.
+	partitions := make([]kmsg.FetchRequestTopicPartition, len(asked))
+	run := 0 // where the last topic's partitions start
+	for i, a := range asked {
 		_, epoch, _ := c.Leader(a.partition)
-		partition := kmsg.NewFetchRequestTopicPartition()
+		partition := &partitions[i]
+		partition.Default()
 		partition.Partition = a.partition.Partition
 		partition.CurrentLeaderEpoch = epoch
 		partition.FetchOffset = a.from
@@ -100,9 +121,9 @@ func newFetchRequest(c *Client, config FetchConfig, asked []fetched) *kmsg.Fetch
 			topic := kmsg.NewFetchRequestTopic()
 			topic.Topic = a.partition.Topic
 			req.Topics = append(req.Topics, topic)
+			run = i
 		}
-		topic := &req.Topics[len(req.Topics)-1]
-		topic.Partitions = append(topic.Partitions, partition)
+		req.Topics[len(req.Topics)-1].Partitions = partitions[run : i+1 : i+1]
 	}
 	return req
 }

@@ -132,10 +132,15 @@ type GroupConsumer struct {
 
 	heartbeatScheduled bool
 	heartbeatInFlight  bool
+	// stepEvent and heartbeatEvent are what the loop's step and
+	// heartbeat events run, made once: the loop schedules them hundreds
+	// of times a run, and a closure made for each was an allocation.
+	stepEvent, heartbeatEvent func()
 	// readBack are callers of ReadCommitted waiting for the next
 	// fetch-committed to succeed.
 	readBack   []func([]history.Commit)
 	leaderNext int
+	leaders    leaderGroups
 	stats      GroupConsumerStats
 	// joinedOnce says some incarnation of this consumer has joined the
 	// group; it outlives crashes, for StaticRejoins only.
@@ -248,6 +253,14 @@ type GroupMembership struct {
 // until Start.
 func NewGroupConsumer(c *Client, config GroupConsumerConfig, recorder *history.Recorder, processes *Processes) *GroupConsumer {
 	g := &GroupConsumer{client: c, config: config.withDefaults(), recorder: recorder, processes: processes, logStarts: logStarts{}}
+	g.stepEvent = func() {
+		g.stepScheduled = false
+		g.step()
+	}
+	g.heartbeatEvent = func() {
+		g.heartbeatScheduled = false
+		g.heartbeat()
+	}
 	g.takeProcess()
 	g.forgetMembership()
 	c.WantTopic(g.config.Topic)
@@ -391,10 +404,7 @@ func (g *GroupConsumer) schedule(delay time.Duration) {
 		return
 	}
 	g.stepScheduled = true
-	g.client.After(delay, "simclient.group-step", func() {
-		g.stepScheduled = false
-		g.step()
-	})
+	g.client.After(delay, "simclient.group-step", g.stepEvent)
 }
 
 // backOff steps again after the retry backoff.

@@ -18,7 +18,7 @@ import (
 // (auto.offset.reset=earliest), recording a seek where the position was
 // thrown away after OFFSET_OUT_OF_RANGE.
 func (g *GroupConsumer) listEarliest(tps []history.TopicPartition) {
-	groups, _ := partitionsByLeader(g.client, tps)
+	groups, _ := g.leaders.group(g.client, tps)
 	if len(groups) == 0 {
 		g.refreshAndBackOff()
 		return
@@ -87,7 +87,7 @@ func (g *GroupConsumer) recordSeek(tp history.TopicPartition, offset int64) {
 // fetch reads the assigned partitions of one leader (leaders take turns)
 // and records the poll.
 func (g *GroupConsumer) fetch() {
-	groups, missing := partitionsByLeader(g.client, g.membership.assigned)
+	groups, missing := g.leaders.group(g.client, g.membership.assigned)
 	if len(groups) == 0 {
 		g.refreshAndBackOff()
 		return

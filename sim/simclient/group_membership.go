@@ -117,7 +117,7 @@ func (g *GroupConsumer) findCoordinator() {
 			default:
 				found := answer.Coordinators[0]
 				g.membership.coordinator = fmt.Sprintf("%s:%d", found.Host, found.Port)
-				g.client.note(fmt.Sprintf("group %s coordinator is %s", g.config.Group, g.membership.coordinator))
+				g.client.note("group " + g.config.Group + " coordinator is " + g.membership.coordinator)
 				g.schedule(0)
 				return
 			}
@@ -375,10 +375,7 @@ func (g *GroupConsumer) scheduleHeartbeat(delay time.Duration) {
 		return
 	}
 	g.heartbeatScheduled = true
-	g.client.After(delay, "simclient.heartbeat", func() {
-		g.heartbeatScheduled = false
-		g.heartbeat()
-	})
+	g.client.After(delay, "simclient.heartbeat", g.heartbeatEvent)
 }
 
 // heartbeat keeps the member's session alive while it holds a generation,

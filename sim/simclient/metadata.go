@@ -3,6 +3,7 @@ package simclient
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -83,7 +84,7 @@ func (c *Client) RefreshMetadata(done func(error)) {
 	if m.refreshed {
 		delay = max(0, m.lastRefreshAt+int64(c.config.MetadataRefreshBackoff)-c.kernel.Now())
 	}
-	c.kernel.ScheduleEvent(delay, c.process, "simclient.metadata", c.startRefresh)
+	c.kernel.ScheduleEvent(delay, c.process, "simclient.metadata", c.startRefreshEvent)
 }
 
 func (c *Client) startRefresh() {
@@ -115,26 +116,56 @@ func (c *Client) startRefresh() {
 // applyMetadata replaces the cache's brokers and the topics answered.
 func (c *Client) applyMetadata(resp *kmsg.MetadataResponse) {
 	m := &c.metadata
-	m.brokers = map[int32]string{}
+	// The brokers rarely change between refreshes: the map is updated in
+	// place rather than made again, and an address already known is kept
+	// rather than formatted again.
 	for _, b := range resp.Brokers {
-		m.brokers[b.NodeID] = fmt.Sprintf("%s:%d", b.Host, b.Port)
+		m.brokers[b.NodeID] = brokerAddress(m.brokers[b.NodeID], b.Host, b.Port)
+	}
+	for node := range m.brokers { // order-independent: deletes what the answer left out
+		answered := slices.ContainsFunc(resp.Brokers, func(b kmsg.MetadataResponseBroker) bool { return b.NodeID == node })
+		if !answered {
+			delete(m.brokers, node)
+		}
 	}
 	for _, t := range resp.Topics {
 		if t.Topic == nil {
 			continue
 		}
 		tm := &topicMetadata{errorCode: t.ErrorCode}
+		// The answer's highest partition index sizes the table (one
+		// allocation); the partitions it leaves out are unknown.
+		known := 0
+		for _, p := range t.Partitions {
+			if p.Partition >= 0 && int(p.Partition) < len(t.Partitions) {
+				known = max(known, int(p.Partition)+1)
+			}
+		}
+		if known > 0 {
+			tm.partitions = make([]partitionMetadata, known)
+			for i := range tm.partitions {
+				tm.partitions[i] = partitionMetadata{errorCode: kerr.UnknownTopicOrPartition.Code, leader: -1, leaderEpoch: -1}
+			}
+		}
 		for _, p := range t.Partitions {
 			if p.Partition < 0 || int(p.Partition) >= len(t.Partitions) {
 				continue // a partition index no topic of this size has
-			}
-			for len(tm.partitions) <= int(p.Partition) {
-				tm.partitions = append(tm.partitions, partitionMetadata{errorCode: kerr.UnknownTopicOrPartition.Code, leader: -1, leaderEpoch: -1})
 			}
 			tm.partitions[p.Partition] = partitionMetadata{errorCode: p.ErrorCode, leader: p.Leader, leaderEpoch: p.LeaderEpoch}
 		}
 		m.topics[*t.Topic] = tm
 	}
+}
+
+// brokerAddress is "host:port", which is known when it is the same as
+// previous.
+func brokerAddress(previous, host string, port int32) string {
+	var room [64]byte
+	address := strconv.AppendInt(append(append(room[:0], host...), ':'), int64(port), 10)
+	if string(address) == previous { // compared without a copy
+		return previous
+	}
+	return string(address)
 }
 
 // Leader is who leads a partition, as far as the cache knows, and in which

@@ -60,7 +60,10 @@ type Producer struct {
 	recorder  *history.Recorder
 	processes *Processes
 
-	lanes    map[history.TopicPartition]*lane // lookups only
+	lanes map[history.TopicPartition]*lane // lookups only
+	// inFlight counts the lanes with a send in flight (see InFlight),
+	// kept as they change: a workload asks after every event.
+	inFlight int
 	identity producerIdentity
 	stats    ProducerStats
 	// lingering holds, by broker, the attempts waiting to go out
@@ -140,6 +143,7 @@ func NewProducer(c *Client, config ProducerConfig, recorder *history.Recorder, p
 // forget drops the producer's in-memory state, as a new process starts.
 func (p *Producer) forget() {
 	p.lanes = map[history.TopicPartition]*lane{}
+	p.inFlight = 0
 	p.identity = producerIdentity{id: batch.NoProducerID}
 }
 
@@ -156,15 +160,7 @@ func (p *Producer) Idle(tp history.TopicPartition) bool {
 }
 
 // InFlight counts the sends not yet finished.
-func (p *Producer) InFlight() int {
-	count := 0
-	for _, l := range p.lanes { // order-independent: a count
-		if l.inFlight != nil {
-			count++
-		}
-	}
-	return count
-}
+func (p *Producer) InFlight() int { return p.inFlight }
 
 // Send produces one record with the given key and value to tp: it records
 // the invoke now and calls done once the send is recorded as finished, from
@@ -199,6 +195,7 @@ func (p *Producer) Send(tp history.TopicPartition, key, value string, done func(
 		backoff:  p.config.RetryBackoff,
 	}
 	l.inFlight = s
+	p.inFlight++
 	p.stats.Sends++
 	p.client.later(func() { p.attempt(s) })
 	p.client.After(p.config.DeliveryTimeout, "simclient.delivery-timeout", func() {
@@ -243,7 +240,10 @@ func (p *Producer) attempt(s *produce) {
 		p.stats.Retries++
 	}
 	if p.config.Linger <= 0 {
-		p.send(leader, []*produce{s})
+		// One send, one Produce: the answer goes to it alone.
+		p.client.Request(leader, p.produceRequest(s), func(resp kmsg.Response, err error) {
+			p.answered(s, resp, err)
+		})
 		return
 	}
 	if p.lingering == nil {
@@ -264,10 +264,19 @@ func (p *Producer) flush(leader int32) {
 	}
 }
 
-// send asks the broker to append every send's batch, one partition each
-// (a lane has one send in flight), topics in the order they come, and
-// gives each send the answer.
+// send asks the broker to append every send's batch and gives each send
+// the answer.
 func (p *Producer) send(leader int32, sends []*produce) {
+	p.client.Request(leader, p.produceRequest(sends...), func(resp kmsg.Response, err error) {
+		for _, s := range sends {
+			p.answered(s, resp, err)
+		}
+	})
+}
+
+// produceRequest asks to append every send's batch, one partition each (a
+// lane has one send in flight), topics in the order they come.
+func (p *Producer) produceRequest(sends ...*produce) *kmsg.ProduceRequest {
 	req := kmsg.NewPtrProduceRequest()
 	req.Acks = p.config.Acks
 	req.TimeoutMillis = int32(p.config.ProduceTimeout / time.Millisecond)
@@ -284,11 +293,7 @@ func (p *Producer) send(leader int32, sends []*produce) {
 		partition.Records = s.batch
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, partition)
 	}
-	p.client.Request(leader, req, func(resp kmsg.Response, err error) {
-		for _, s := range sends {
-			p.answered(s, resp, err)
-		}
-	})
+	return req
 }
 
 // build encodes the send's one-record batch, stamping the producer's
@@ -402,6 +407,10 @@ func (p *Producer) finish(s *produce, result SendResult) {
 	s.finished = true
 	l := s.lane
 	l.inFlight = nil
+	p.inFlight--
+	if p.inFlight < 0 {
+		panic(fmt.Sprintf("simclient: send of %q finished with no send counted in flight", s.value))
+	}
 	switch result.Type {
 	case history.OK:
 		p.stats.OK++

@@ -58,11 +58,19 @@ type Reader struct {
 
 	requestInFlight bool
 	stepScheduled   bool
-	stopped         bool
-	leaderNext      int // round robin among leaders to fetch from
-	poll            *history.Pending
-	drain           *drain
-	stats           ReaderStats
+	// stepEvent is what a step event runs, made once: the loop schedules
+	// it after every request, and a closure made for each was an
+	// allocation.
+	stepEvent  func()
+	stopped    bool
+	leaderNext int // round robin among leaders to fetch from
+	leaders    leaderGroups
+	// fetchable is step's list of the partitions to fetch, kept for the
+	// next step: fetch reads it and keeps nothing of it.
+	fetchable []history.TopicPartition
+	poll      *history.Pending
+	drain     *drain
+	stats     ReaderStats
 	// logStarts are the highest log start offsets answers showed (see
 	// LogStart).
 	logStarts logStarts
@@ -96,6 +104,10 @@ type ReaderStats struct {
 // NewReader builds a reader on a client. It reads nothing until Assign.
 func NewReader(c *Client, config ReaderConfig, recorder *history.Recorder, processes *Processes) *Reader {
 	r := &Reader{client: c, config: config.withDefaults(), recorder: recorder, processes: processes}
+	r.stepEvent = func() {
+		r.stepScheduled = false
+		r.step()
+	}
 	r.process = processes.Next()
 	r.positions = map[history.TopicPartition]*position{}
 	r.logStarts = logStarts{}
@@ -175,10 +187,7 @@ func (r *Reader) schedule(delay time.Duration) {
 		return
 	}
 	r.stepScheduled = true
-	r.client.After(delay, "simclient.reader-step", func() {
-		r.stepScheduled = false
-		r.step()
-	})
+	r.client.After(delay, "simclient.reader-step", r.stepEvent)
 }
 
 // step sends the next request: ListOffsets where a position or a drain
@@ -197,12 +206,13 @@ func (r *Reader) step() {
 			return
 		}
 	}
-	var fetchable []history.TopicPartition
+	fetchable := r.fetchable[:0]
 	for _, tp := range r.assigned {
 		if p := r.positions[tp]; r.drain == nil || p.offset < p.target {
 			fetchable = append(fetchable, tp)
 		}
 	}
+	r.fetchable = fetchable
 	if len(fetchable) == 0 {
 		// Only a drain leaves nothing to fetch: it is complete.
 		d := r.drain
@@ -230,7 +240,7 @@ func (r *Reader) unknown(match func(*position) bool) []history.TopicPartition {
 // byLeader groups partitions by their leader, leaders in ascending order,
 // and reports whether some partition's leader is unknown.
 func (r *Reader) byLeader(tps []history.TopicPartition) (groups []leaderPartitions, missing bool) {
-	return partitionsByLeader(r.client, tps)
+	return r.leaders.group(r.client, tps)
 }
 
 // backOff waits, refreshing metadata first when refresh is set, then steps.

@@ -25,8 +25,33 @@ var pinnedVersions = map[int16]int16{
 	37: 3,  // CreatePartitions (an operator's, as tests grow a topic)
 }
 
+// apiKeysPinnedMax bounds the API keys this client sends: every key in
+// pinnedVersions is below it, so tables by key (pinnedByKey, a
+// connection's served versions) are arrays of this length.
+const apiKeysPinnedMax = 38
+
+// pinnedByKey is pinnedVersions as an array by API key, -1 where none is
+// pinned: every request looks its version up, and an index costs less
+// than a map lookup.
+var pinnedByKey = func() (byKey [apiKeysPinnedMax]int16) {
+	for key := range byKey {
+		byKey[key] = -1
+	}
+	for key, version := range pinnedVersions { // order-independent: each key sets its own entry
+		if key < 0 || key >= apiKeysPinnedMax {
+			panic("simclient: a pinned API key is not below apiKeysPinnedMax")
+		}
+		byKey[key] = version
+	}
+	return byKey
+}()
+
 // pinnedVersion is the version this client sends for req's API.
 func pinnedVersion(req kmsg.Request) (int16, bool) {
-	version, ok := pinnedVersions[req.Key()]
-	return version, ok && version <= req.MaxVersion()
+	key := req.Key()
+	if key < 0 || key >= apiKeysPinnedMax {
+		return -1, false
+	}
+	version := pinnedByKey[key]
+	return version, version >= 0 && version <= req.MaxVersion()
 }
