@@ -1,17 +1,17 @@
 package clusterworkload
 
 import (
-	"runtime/debug"
 	"testing"
 
 	"sluice/sim"
 )
 
 // BenchmarkRun measures whole seeds of the default scenario: ns/op is the
-// cost of one seed, at the GOGC a sweep uses. Compare it against a baseline
-// built in the same run (benchstat), never against a fixed figure.
+// cost of one seed, with the collector set as a sweep of one worker sets
+// it. Compare it against a baseline built in the same run (benchstat),
+// never against a fixed figure.
 func BenchmarkRun(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(800))
+	defer sim.CollectLikeASweep(1)()
 	b.ReportAllocs()
 	w := New()
 	seed := uint64(1)
