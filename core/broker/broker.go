@@ -11,6 +11,7 @@ import (
 	"sluice/core/peer"
 	"sluice/core/quorum"
 	"sluice/core/replica"
+	"sluice/core/wire"
 )
 
 // Waits at shutdown.
@@ -68,6 +69,8 @@ type Broker struct {
 	// imageWaiters are answers waiting for the image to show what a
 	// remote controller committed (image_waiters.go).
 	imageWaiters *imageWaiters
+	// encoder encodes every answer this broker sends, on the loop.
+	encoder wire.Encoder
 
 	// strayDirectoriesChecked is set once this broker, caught up with
 	// the metadata, has removed the partition directories it no longer

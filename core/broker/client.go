@@ -214,7 +214,7 @@ func (x *exchange) respond(resp kmsg.Response) {
 		return
 	}
 	resp.SetVersion(x.request.Header.Version)
-	x.frame = wire.AppendResponse(nil, x.request.Header, resp)
+	x.frame = x.client.broker.encoder.Response(x.request.Header, resp)
 	x.answered = true
 	x.client.flush()
 }
@@ -228,7 +228,7 @@ func (x *exchange) respondAPIVersionsUnsupported() {
 		panic("broker: request answered twice: ApiVersions")
 	}
 	resp := apiVersionsUnsupported()
-	x.frame = wire.AppendResponse(nil, wire.Header{Key: apiVersionsKey, Version: 0, Correlation: x.request.Header.Correlation}, resp)
+	x.frame = x.client.broker.encoder.Response(wire.Header{Key: apiVersionsKey, Version: 0, Correlation: x.request.Header.Correlation}, resp)
 	x.answered = true
 	x.client.flush()
 }

@@ -42,6 +42,8 @@ type Client struct {
 	address  map[int32]string
 	conns    map[int32]*connection
 	closed   bool
+	// encoder encodes every request the client sends, on the loop.
+	encoder wire.Encoder
 }
 
 // New returns a client that identifies itself to peers as clientID (Kafka
@@ -164,7 +166,7 @@ func (c *connection) send(req kmsg.Request, timeout time.Duration, done func(kms
 		c.fail(ErrTimeout)
 	})
 	c.pending = append(c.pending, p)
-	frame := wire.AppendRequest(nil, p.correlation, c.client.clientID, req)
+	frame := c.client.encoder.Request(p.correlation, c.client.clientID, req)
 	if !c.conn.Send(frame) {
 		c.fail(ErrConnectionLost)
 	}

@@ -33,7 +33,11 @@ func appendResponseFrame(dst []byte, h Header, resp kmsg.Response) []byte {
 // when it acts as a client of another node, and what the simulator's clients
 // send. dst is first grown to hold the whole frame (see requestBytesHint).
 func AppendRequest(dst []byte, correlation int32, clientID string, req kmsg.Request) []byte {
-	dst = slices.Grow(dst, requestBytesHint(clientID, req))
+	return appendRequestFrame(slices.Grow(dst, requestBytesHint(clientID, req)), correlation, clientID, req)
+}
+
+// appendRequestFrame is AppendRequest without growing dst first.
+func appendRequestFrame(dst []byte, correlation int32, clientID string, req kmsg.Request) []byte {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(req.Key()))
 	dst = binary.BigEndian.AppendUint16(dst, uint16(req.GetVersion()))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(correlation))

@@ -1,0 +1,57 @@
+package wire
+
+import (
+	"bytes"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Encoder makes frames of their exact size, for a sender that encodes
+// many: it encodes each into a buffer it keeps and hands out a copy of
+// just the frame's bytes. A frame must be fresh (the network keeps what it
+// is given), and small ones are most of them: a produce's answer is some
+// 50 bytes, a heartbeat's 15, where the hints AppendResponse and
+// AppendRequest size their buffers by allot 256 and 64 plus the client id,
+// each allocated and cleared at that size. Fetches and produces, whose
+// records are most of their bytes and whose hints are close, are encoded
+// straight into their frame instead: copying their records once more
+// would cost more than the hint's slack.
+//
+// The zero value is ready to use. Like a connection, an Encoder is used by
+// one goroutine at a time.
+type Encoder struct {
+	buffer []byte
+}
+
+// encoderBufferBytesMax bounds the buffer an Encoder keeps between
+// frames: one big answer (a metadata listing of many topics) grows it,
+// and it is let go afterwards rather than held at that size.
+const encoderBufferBytesMax = 64 << 10
+
+// Response is AppendResponse into a new frame of its own.
+func (e *Encoder) Response(h Header, resp kmsg.Response) []byte {
+	if _, ok := resp.(*kmsg.FetchResponse); ok {
+		return AppendResponse(nil, h, resp)
+	}
+	e.buffer = appendResponseFrame(e.buffer[:0], h, resp)
+	return e.frame()
+}
+
+// Request is AppendRequest into a new frame of its own.
+func (e *Encoder) Request(correlation int32, clientID string, req kmsg.Request) []byte {
+	switch req.(type) {
+	case *kmsg.FetchRequest, *kmsg.ProduceRequest:
+		return AppendRequest(nil, correlation, clientID, req)
+	}
+	e.buffer = appendRequestFrame(e.buffer[:0], correlation, clientID, req)
+	return e.frame()
+}
+
+// frame copies the frame just encoded out of the buffer.
+func (e *Encoder) frame() []byte {
+	frame := bytes.Clone(e.buffer)
+	if cap(e.buffer) > encoderBufferBytesMax {
+		e.buffer = nil
+	}
+	return frame
+}
