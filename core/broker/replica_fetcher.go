@@ -208,13 +208,16 @@ type fetchSession struct {
 	//
 	// sent is the partitions of the Fetch out, in the order sent (or of
 	// the last one, until the next is built: a partition closed
-	// meanwhile is skipped, see answered); fetch is its request;
+	// meanwhile is skipped, see answered); fetch is its request, and
+	// answer where its answer is decoded (peer.Client.RequestInto, set
+	// back to new for each);
 	// topicIndex places a topic id in fetch.Topics while it is built;
 	// answers finds a partition in the answer. sendFunc and onAnswer are
 	// s.send and s.fetchAnswered, bound once rather than at every kick
 	// and every Fetch.
 	sent       []sentPartition
 	fetch      kmsg.FetchRequest
+	answer     kmsg.FetchResponse
 	topicIndex map[metadata.TopicID]int
 	answers    map[answerKey]*kmsg.FetchResponseTopicPartition
 	sendFunc   func()
@@ -370,7 +373,8 @@ func (s *fetchSession) send() {
 	s.rotation++
 	s.inFlight = true
 	timeout := b.config.ReplicaFetchWaitMax + replicaFetchTimeoutMargin
-	s.fetchers.peers.Request(s.leader, s.request(sent), timeout, s.onAnswer)
+	s.answer = kmsg.NewFetchResponse()
+	s.fetchers.peers.RequestInto(s.leader, s.request(sent), &s.answer, timeout, s.onAnswer)
 }
 
 // fetchAnswered is the peer client's callback for the Fetch out (s.sent).

@@ -74,6 +74,15 @@ func (c *Client) SetAddress(node int32, addr string) {
 // loop with the answer, or with an error: at most once, never inside this
 // call.
 func (c *Client) Request(node int32, req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) {
+	c.RequestInto(node, req, nil, timeout, done)
+}
+
+// RequestInto is Request with the answer decoded into resp, which the
+// caller provides, new as req.ResponseKind makes it (see
+// wire.DecodeResponseInto): a caller with one request out at a time keeps
+// one answer and sets it back to new before each request, rather than
+// having each answer allocated. A nil resp is Request's new answer.
+func (c *Client) RequestInto(node int32, req kmsg.Request, resp kmsg.Response, timeout time.Duration, done func(kmsg.Response, error)) {
 	fail := func(err error) {
 		c.w.Clock.AfterFunc(0, func() { done(nil, err) })
 	}
@@ -94,7 +103,7 @@ func (c *Client) Request(node int32, req kmsg.Request, timeout time.Duration, do
 		}
 		conn = c.dial(node, addr, conn)
 	}
-	conn.send(req, timeout, done)
+	conn.send(req, resp, timeout, done)
 }
 
 func (c *Client) dial(node int32, addr string, previous *connection) *connection {
@@ -106,6 +115,7 @@ func (c *Client) dial(node int32, addr string, previous *connection) *connection
 	}
 	conn := &connection{client: c, node: node, backoff: backoff}
 	conn.pending = conn.pendingInline[:0]
+	conn.onTimeout = conn.timedOut
 	conn.conn = c.w.Net.Dial(addr, conn)
 	c.conns[node] = conn
 	return conn
@@ -141,6 +151,8 @@ type connection struct {
 	// retryAt when that wait is over.
 	backoff time.Duration
 	retryAt time.Duration
+	// onTimeout is timedOut, bound once: every request sets a timer.
+	onTimeout func()
 }
 
 // pendingRequest is a request sent and not yet answered. It leaves the
@@ -148,23 +160,24 @@ type connection struct {
 type pendingRequest struct {
 	correlation int32
 	request     kmsg.Request
-	done        func(kmsg.Response, error)
-	timer       core.Timer
+	// response, if not nil, is where the answer is decoded
+	// (RequestInto).
+	response kmsg.Response
+	done     func(kmsg.Response, error)
+	timer    core.Timer
+	// deadline is when the timer fires (Elapsed).
+	deadline time.Duration
 }
 
-func (c *connection) send(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) {
+func (c *connection) send(req kmsg.Request, resp kmsg.Response, timeout time.Duration, done func(kmsg.Response, error)) {
 	if len(c.pending) >= pendingPerPeerMax {
 		c.client.w.Clock.AfterFunc(0, func() { done(nil, ErrTooManyPending) })
 		return
 	}
-	p := pendingRequest{correlation: c.next, request: req, done: done}
+	p := pendingRequest{correlation: c.next, request: req, response: resp, done: done}
 	c.next++
-	p.timer = c.client.w.Clock.AfterFunc(timeout, func() {
-		// A request that timed out leaves its answer in flight and the
-		// connection's order uncertain: start over on a fresh one.
-		c.client.log.Debug("peer request timed out", "node", c.node, "api", kmsg.NameForKey(req.Key()))
-		c.fail(ErrTimeout)
-	})
+	p.deadline = c.client.w.Clock.Elapsed() + timeout
+	p.timer = c.client.w.Clock.AfterFunc(timeout, c.onTimeout)
 	c.pending = append(c.pending, p)
 	frame := c.client.encoder.Request(p.correlation, c.client.clientID, req)
 	if !c.conn.Send(frame) {
@@ -184,7 +197,13 @@ func (c *connection) Frame(frame []byte) {
 		c.fail(errBadResponse)
 		return
 	}
-	_, resp, err := wire.DecodeResponse(frame, p.request)
+	resp := p.response
+	var err error
+	if resp != nil {
+		_, err = wire.DecodeResponseInto(frame, p.request, resp)
+	} else {
+		_, resp, err = wire.DecodeResponse(frame, p.request)
+	}
 	if err != nil {
 		c.client.log.Warn("undecodable answer from peer", "node", c.node, "api", kmsg.NameForKey(p.request.Key()), "error", err)
 		c.fail(errBadResponse)
@@ -198,6 +217,27 @@ func (c *connection) Frame(frame []byte) {
 	c.pending = c.pending[:rest]
 	c.answered = true
 	p.finish(resp, nil)
+}
+
+// timedOut is a pending request's timer: a request that timed out leaves
+// its answer in flight and the connection's order uncertain, so it starts
+// over on a fresh one. (Every request's timer is stopped when it is
+// finished, so a request past its deadline is the one that timed out;
+// the connection's requests share this callback rather than each making
+// its own.)
+func (c *connection) timedOut() {
+	if len(c.pending) > 0 {
+		late := &c.pending[0]
+		now := c.client.w.Clock.Elapsed()
+		for i := range c.pending {
+			if c.pending[i].deadline <= now {
+				late = &c.pending[i]
+				break
+			}
+		}
+		c.client.log.Debug("peer request timed out", "node", c.node, "api", kmsg.NameForKey(late.request.Key()))
+	}
+	c.fail(ErrTimeout)
 }
 
 // Closed implements core.Handler.

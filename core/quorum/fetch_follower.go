@@ -45,8 +45,12 @@ type fetcherState struct {
 	// request is the fetch sent last. The peer client keeps a request
 	// until its answer or failure reaches onAnswer, and encodes it when
 	// sent; one fetch is in flight at a time, so each fetch is written
-	// over the last one rather than allocated.
+	// over the last one rather than allocated, and each answer decoded
+	// into the same value, set back to new for each
+	// (peer.Client.RequestInto): onAnswer is done with it when it
+	// returns.
 	request metadataFetchRequest
+	answer  kmsg.FetchResponse
 }
 
 // newFetcherState is the state of a node that starts fetching in the role
@@ -119,7 +123,8 @@ func (q *Quorum) maybeFetch() {
 	req := q.writeFetchRequest(&f.request)
 	f.inFlight = true
 	f.target = target // one fetch is in flight at a time
-	q.peers.Request(target, req, q.config.RequestTimeout+q.config.fetchWait(), f.onAnswer)
+	f.answer = kmsg.NewFetchResponse()
+	q.peers.RequestInto(target, req, &f.answer, q.config.RequestTimeout+q.config.fetchWait(), f.onAnswer)
 }
 
 // retryFetch fetches again after retryBackoff.

@@ -58,21 +58,33 @@ func DecodeResponse(frame []byte, req kmsg.Request) (int32, kmsg.Response, error
 	if len(frame) < 4 {
 		return 0, nil, ErrShortHeader
 	}
+	resp := req.ResponseKind()
+	correlation, err := DecodeResponseInto(frame, req, resp)
+	if err != nil {
+		return correlation, nil, err
+	}
+	return correlation, resp, nil
+}
+
+// DecodeResponseInto is DecodeResponse into resp, which the caller
+// provides: a response of req's kind, new as req.ResponseKind makes it (a
+// caller with one request out at a time may keep one and set it back to
+// new, for instance to kmsg.NewFetchResponse(), before each).
+func DecodeResponseInto(frame []byte, req kmsg.Request, resp kmsg.Response) (int32, error) {
+	if len(frame) < 4 {
+		return 0, ErrShortHeader
+	}
 	correlation := int32(binary.BigEndian.Uint32(frame))
 	rest := frame[4:]
-	resp := req.ResponseKind()
 	resp.SetVersion(req.GetVersion())
 	if resp.IsFlexible() && req.Key() != apiVersionsKey {
 		after, err := skipTags(rest)
 		if err != nil {
-			return correlation, nil, err
+			return correlation, err
 		}
 		rest = after
 	}
-	if err := resp.ReadFrom(rest); err != nil {
-		return correlation, nil, err
-	}
-	return correlation, resp, nil
+	return correlation, resp.ReadFrom(rest)
 }
 
 // PeekCorrelation reads a response frame's correlation id, which tells the
