@@ -90,10 +90,11 @@ func (b *Broker) handleFetch(x *exchange) {
 	f := x.fetch // room made with the exchange, if any
 	if f == nil {
 		f = &pendingFetch{}
+		f.reset()
 	}
 	f.broker, f.exchange, f.request = b, x, req
 	f.replicaID, f.replicaEpoch = fetchingReplica(req)
-	f.topics = b.resolveFetchTopics(f.topicsInline[:0], req)
+	f.topics = b.resolveFetchTopics(f.topics[:0], req)
 	if f.read() || req.MaxWaitMillis <= 0 {
 		f.answer()
 		return
@@ -167,18 +168,36 @@ type pendingFetch struct {
 	replicaEpoch int64
 	response     *kmsg.FetchResponse
 	timer        core.Timer
+	// expire is the timer's callback (fetchWaiters.add), made once and
+	// kept with the pendingFetch's room.
+	expire func()
 
-	// Room for the answer and, for a fetch of one topic (most fetches:
-	// a consumer's of its topic, a follower's of what it follows from
-	// one leader), for its topic lists, and for a fetch of one
-	// partition (over half of them) for its answer's partition, in the
-	// pendingFetch's own allocation rather than four more per fetch.
-	// Nothing outlives the pendingFetch: the answer is encoded when it
-	// is sent.
+	// Room for the answer and its arrays, in the pendingFetch's own
+	// allocation and kept from one fetch to the next when the exchange
+	// is (see fetchExchange): topics, responseTopics and
+	// responsePartitions start in the inline arrays, which hold a fetch
+	// of one topic (most fetches: a consumer's of its topic, a
+	// follower's of what it follows from one leader) and one partition
+	// (over half of them), and keep whatever bigger arrays a fetch
+	// needed since. Nothing outlives the pendingFetch: the answer is
+	// encoded when it is sent.
 	responseValue            kmsg.FetchResponse
+	responseTopics           []kmsg.FetchResponseTopic
+	responsePartitions       []kmsg.FetchResponseTopicPartition
 	topicsInline             [1]fetchTopic
 	responseTopicsInline     [1]kmsg.FetchResponseTopic
 	responsePartitionsInline [1]kmsg.FetchResponseTopicPartition
+}
+
+// reset readies a pendingFetch, new or done with, for a fetch, keeping
+// its room.
+func (f *pendingFetch) reset() {
+	topics, responseTopics, responsePartitions := f.topics[:0], f.responseTopics, f.responsePartitions
+	if topics == nil {
+		topics = f.topicsInline[:0]
+		responseTopics, responsePartitions = f.responseTopicsInline[:], f.responsePartitionsInline[:]
+	}
+	*f = pendingFetch{topics: topics, responseTopics: responseTopics, responsePartitions: responsePartitions, expire: f.expire}
 }
 
 // fromFollower reports whether a broker's replica sent the fetch.
@@ -246,22 +265,15 @@ func (f *pendingFetch) emptyResponse() *kmsg.FetchResponse {
 	resp := &f.responseValue
 	*resp = kmsg.NewFetchResponse()
 	resp.Version = f.request.Version
-	if len(f.topics) <= len(f.responseTopicsInline) {
-		resp.Topics = f.responseTopicsInline[:len(f.topics)]
-	} else {
-		resp.Topics = make([]kmsg.FetchResponseTopic, len(f.topics))
-	}
+	f.responseTopics = resized(f.responseTopics, len(f.topics))
+	resp.Topics = f.responseTopics
 	// Every topic's partitions in one array.
 	partitionCount := 0
 	for _, t := range f.topics {
 		partitionCount += len(t.request.Partitions)
 	}
-	var partitions []kmsg.FetchResponseTopicPartition
-	if partitionCount <= len(f.responsePartitionsInline) {
-		partitions = f.responsePartitionsInline[:partitionCount]
-	} else {
-		partitions = make([]kmsg.FetchResponseTopicPartition, partitionCount)
-	}
+	f.responsePartitions = resized(f.responsePartitions, partitionCount)
+	partitions := f.responsePartitions
 	for ti, t := range f.topics {
 		rt := &resp.Topics[ti]
 		*rt = kmsg.NewFetchResponseTopic()
@@ -270,6 +282,15 @@ func (f *pendingFetch) emptyResponse() *kmsg.FetchResponse {
 		rt.Partitions, partitions = partitions[:n:n], partitions[n:]
 	}
 	return resp
+}
+
+// resized returns s with n elements, in its own array if it has the room;
+// the elements are the caller's to set.
+func resized[T any](s []T, n int) []T {
+	if n <= cap(s) {
+		return s[:n]
+	}
+	return make([]T, n)
 }
 
 // readForConsumer reads one partition below its high watermark into

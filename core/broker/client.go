@@ -40,6 +40,9 @@ type client struct {
 	// controllerListener is set for connections to the controller
 	// listener, where other nodes send the node-to-node APIs.
 	controllerListener bool
+	// spareFetch is the exchange of a Fetch this connection answered
+	// last, kept for its next Fetch (see fetchExchange); nil if none.
+	spareFetch *exchange
 }
 
 // exchange is one request and, once known, its answer.
@@ -64,20 +67,31 @@ type exchange struct {
 	// decoded holds the request when the loop decodes it (Frame), in the
 	// exchange's own allocation rather than one more per request.
 	decoded wire.Request
-	// fetch, for a Fetch of partitions the loop decoded, is room for
-	// the pendingFetch that serves it (partitionFetchExchange); nil
+	// fetchBody, for a Fetch the loop decoded, is room for its body
+	// (fetchExchange); fetch, for one on the client listener, room for
+	// the pendingFetch that serves it (partitionFetchExchange). Both nil
 	// otherwise.
-	fetch *pendingFetch
+	fetchBody *kmsg.FetchRequest
+	fetch     *pendingFetch
 }
 
-// Fetch is over half of the requests a broker serves. One the loop
-// decodes gets an exchange with room for its body, and on the client
-// listener, where partitions are fetched, for the pendingFetch that
-// serves it: one allocation holds what took three. (On the controller
-// listener, Fetch is the quorum's, which needs no pendingFetch.) A
-// partitionFetchExchange is 696 bytes: with the 8-byte header the
-// allocator adds to objects over 512 bytes, it just fills the 704-byte
-// size class, and anything more would take the next, of 768.
+// Fetch is over half of the requests a broker serves, and a connection
+// that fetches (a follower's, a consumer's) sends one fetch after
+// another. One the loop decodes gets an exchange with room for its body,
+// and on the client listener, where partitions are fetched, for the
+// pendingFetch that serves it (on the controller listener, Fetch is the
+// quorum's, which needs no pendingFetch). Once its answer is written, the
+// connection keeps the exchange for its next Fetch (spareFetch): the next
+// request is decoded into the same exchange (its body set back to new),
+// and its answer built in the arrays of the last answer, so that a
+// connection fetching one fetch at a time allocates only what kmsg's
+// decoding does.
+//
+// An exchange is written once its handler has answered it, and handlers
+// are done with a request and its answer when they answer (the answer is
+// encoded at once; fetchWaiters and the quorum let go of a fetch before
+// answering it), so nothing holds an exchange that is kept. It is reused
+// only when the next Fetch arrives, on a later turn of the loop.
 type (
 	fetchExchange struct {
 		exchange
@@ -91,19 +105,32 @@ type (
 
 // newExchange makes the exchange for a request frame about to be decoded
 // on the loop.
-func newExchange(frame []byte, controllerListener bool) *exchange {
+func (c *client) newExchange(frame []byte) *exchange {
 	if key, ok := wire.PeekKey(frame); !ok || key != fetchKey {
 		return &exchange{}
 	}
+	if x := c.spareFetch; x != nil {
+		c.spareFetch = nil
+		body, f := x.fetchBody, x.fetch
+		*x = exchange{fetchBody: body, fetch: f}
+		*body = kmsg.NewFetchRequest() // new again, as wire would make it
+		x.decoded.Body = body
+		if f != nil {
+			f.reset()
+		}
+		return x
+	}
 	var fx *fetchExchange
-	if controllerListener {
+	if c.controllerListener {
 		fx = &fetchExchange{}
 	} else {
 		px := &partitionFetchExchange{}
 		px.exchange.fetch = &px.fetch
+		px.fetch.reset()
 		fx = &px.fetchExchange
 	}
 	fx.body = kmsg.NewFetchRequest() // as wire would make it
+	fx.fetchBody = &fx.body
 	fx.decoded.Body = &fx.body
 	return &fx.exchange
 }
@@ -132,7 +159,7 @@ func (c *client) Frame(frame []byte) {
 	if c.closed {
 		return
 	}
-	x := newExchange(frame, c.controllerListener)
+	x := c.newExchange(frame)
 	c.serve(x, prepareRequest(&c.decoder, &x.decoded, frame))
 }
 
@@ -191,6 +218,7 @@ func (c *client) Closed(err error) {
 	}
 	c.closed = true
 	c.exchanges = nil
+	c.spareFetch = nil
 	delete(c.broker.clients, c)
 }
 
@@ -277,6 +305,11 @@ func (c *client) flush() {
 	}
 	if sent == 0 {
 		return
+	}
+	for _, x := range c.exchanges[:sent] {
+		if x.fetchBody != nil {
+			c.spareFetch = x // written: done with (see fetchExchange)
+		}
 	}
 	// Move the rest to the front rather than reslicing past the sent
 	// ones: the queue then keeps its array, and the next request does

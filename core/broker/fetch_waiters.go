@@ -37,14 +37,20 @@ func (w *fetchWaiters) add(f *pendingFetch, wait time.Duration) bool {
 	for key := range f.partitions() {
 		w.byPartition[key] = append(w.byPartition[key], f)
 	}
-	f.timer = w.broker.w.Clock.AfterFunc(wait, func() {
-		w.remove(f)
-		if !f.exchange.gone() {
-			f.read()
-		}
-		f.answer()
-	})
+	if f.expire == nil {
+		f.expire = func() { w.expire(f) }
+	}
+	f.timer = w.broker.w.Clock.AfterFunc(wait, f.expire)
 	return true
+}
+
+// expire answers a fetch whose wait is over with what it can read now.
+func (w *fetchWaiters) expire(f *pendingFetch) {
+	w.remove(f)
+	if !f.exchange.gone() {
+		f.read()
+	}
+	f.answer()
 }
 
 // remove unparks a fetch.
