@@ -70,7 +70,7 @@ const fetchBytesMax = 64 << 20
 func (b *Broker) handleFetch(x *exchange) {
 	req := x.request.Body.(*kmsg.FetchRequest)
 	if x.client.controllerListener && quorum.IsMetadataFetch(req) {
-		b.quorum.HandleFetch(req, func(resp *kmsg.FetchResponse) { x.respond(resp) })
+		b.quorum.HandleFetch(req, x)
 		return
 	}
 	if req.Version > fetchVersionMax {

@@ -247,6 +247,10 @@ func (x *exchange) respond(resp kmsg.Response) {
 	x.client.flush()
 }
 
+// Respond is respond, for the handlers of other packages
+// (wire.Responder).
+func (x *exchange) Respond(resp kmsg.Response) { x.respond(resp) }
+
 // respondAPIVersionsUnsupported answers an ApiVersions request of a
 // version this broker does not serve with the v0 answer KIP-511 defines:
 // UNSUPPORTED_VERSION and the full list, so the client can retry at a

@@ -9,6 +9,7 @@ import (
 
 	"sluice/core"
 	corelog "sluice/core/log"
+	"sluice/core/wire"
 )
 
 // Fetch (API key 1) of the metadata partition, the leader's side (KIP-595).
@@ -40,7 +41,7 @@ var notLeaderCode = kerr.NotLeaderForPartition.Code
 type heldFetch struct {
 	request *kmsg.FetchRequest
 	offset  int64
-	done    func(*kmsg.FetchResponse)
+	done    wire.Responder
 	timer   core.Timer
 }
 
@@ -52,13 +53,15 @@ type fetchPosition struct {
 }
 
 // HandleFetch answers a Fetch of the metadata partition from a follower or
-// an observer. It may hold the request for up to MaxWaitMillis.
-func (q *Quorum) HandleFetch(req *kmsg.FetchRequest, done func(*kmsg.FetchResponse)) {
+// an observer. It may hold the request for up to MaxWaitMillis. done must
+// be finished with the answer when it returns (the broker encodes it at
+// once): the next answer is built in the same memory.
+func (q *Quorum) HandleFetch(req *kmsg.FetchRequest, done wire.Responder) {
 	p, ok := metadataFetchPartition(req)
 	if !ok {
 		resp := req.ResponseKind().(*kmsg.FetchResponse)
 		resp.ErrorCode = kerr.InvalidRequest.Code
-		done(resp)
+		done.Respond(resp)
 		return
 	}
 	replica := fetchReplicaID(req)
@@ -111,7 +114,7 @@ func (q *Quorum) HandleFetch(req *kmsg.FetchRequest, done func(*kmsg.FetchRespon
 		}
 		progress.lastFetch = q.world.Clock.Elapsed() // it is alive
 		progress.fetched = true
-		done(resp)
+		done.Respond(resp)
 		return
 	}
 	q.recordFetch(progress, p.FetchOffset)
@@ -211,7 +214,7 @@ func (q *Quorum) checkFetchPosition(offset int64, lastEpoch int32) fetchPosition
 
 // answerFetch answers a valid fetch of req from offset with the records
 // from there, the high watermark and the log start.
-func (q *Quorum) answerFetch(p *replicaProgress, req *kmsg.FetchRequest, offset int64, done func(*kmsg.FetchResponse)) {
+func (q *Quorum) answerFetch(p *replicaProgress, req *kmsg.FetchRequest, offset int64, done wire.Responder) {
 	resp, part := q.fetchAnswer(req)
 	records, err := q.metadataLog.Read(offset, q.metadataLog.EndOffset(), q.fetchBytes(req), true)
 	switch {
@@ -224,7 +227,7 @@ func (q *Quorum) answerFetch(p *replicaProgress, req *kmsg.FetchRequest, offset 
 		part.RecordBatches = records
 		p.sentHighWatermark = q.advertisedHighWatermark()
 	}
-	done(resp)
+	done.Respond(resp)
 }
 
 // fetchBytes bounds one answer by the request's limits and fetchBytesMax.
@@ -255,7 +258,8 @@ func (q *Quorum) advertisedHighWatermark() int64 {
 }
 
 // metadataFetchAnswer is an answer for the metadata partition with its one
-// topic and partition, allocated together (as metadataFetchRequest is).
+// topic and partition, together (as metadataFetchRequest is), in the
+// Quorum's fetchAnswerRoom.
 type metadataFetchAnswer struct {
 	response  kmsg.FetchResponse
 	topic     [1]kmsg.FetchResponseTopic
@@ -265,7 +269,8 @@ type metadataFetchAnswer struct {
 // fetchAnswer builds an answer to req for the metadata partition, with the
 // leader, the high watermark and the log start filled in.
 func (q *Quorum) fetchAnswer(req *kmsg.FetchRequest) (*kmsg.FetchResponse, *kmsg.FetchResponseTopicPartition) {
-	m := &metadataFetchAnswer{}
+	m := &q.fetchAnswerRoom
+	*m = metadataFetchAnswer{}
 	resp := &m.response // as req.ResponseKind() makes it
 	resp.Default()
 	resp.Version = req.Version
@@ -287,12 +292,12 @@ func (q *Quorum) fetchAnswer(req *kmsg.FetchRequest) (*kmsg.FetchResponse, *kmsg
 
 // answerFetchError answers a fetch with an error and the leader this node
 // knows, which is how a follower or observer finds the current leader.
-func (q *Quorum) answerFetchError(req *kmsg.FetchRequest, done func(*kmsg.FetchResponse), code int16) {
+func (q *Quorum) answerFetchError(req *kmsg.FetchRequest, done wire.Responder, code int16) {
 	resp, part := q.fetchAnswer(req)
 	part.ErrorCode = code
 	part.HighWatermark = -1
 	part.LastStableOffset = -1
-	done(resp)
+	done.Respond(resp)
 }
 
 // answerHeldFetches answers every held fetch now: records were appended or

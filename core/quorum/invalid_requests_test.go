@@ -6,6 +6,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core/wire"
 )
 
 // A request naming the highest int32 epoch comes from no node (elections
@@ -95,7 +97,9 @@ func TestAFetchFromNoFollowersPositionIsRefused(t *testing.T) {
 		req := follower.quorum.fetchRequest()
 		position(&req.Topics[0].Partitions[0])
 		var code int16 = -1
-		leader.HandleFetch(req, func(resp *kmsg.FetchResponse) { code = resp.Topics[0].Partitions[0].ErrorCode })
+		leader.HandleFetch(req, wire.ResponderFunc(func(resp kmsg.Response) {
+			code = resp.(*kmsg.FetchResponse).Topics[0].Partitions[0].ErrorCode
+		}))
 		c.settle()
 		if code != kerr.InvalidRequest.Code {
 			t.Errorf("a fetch from %s: error %d, want INVALID_REQUEST (%d)", name, code, kerr.InvalidRequest.Code)

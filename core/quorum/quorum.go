@@ -60,6 +60,11 @@ type Quorum struct {
 
 	metadataLog *corelog.Log
 
+	// fetchAnswerRoom holds the answer to every Fetch this node answers,
+	// one after the other: a Fetch's done is finished with its answer
+	// when it returns (HandleFetch).
+	fetchAnswerRoom metadataFetchAnswer
+
 	// The election state, saved to the quorum-state file through state on
 	// every change. Invariant: epoch never decreases; votedFor and
 	// leaderID belong to epoch (noNode when none). leaderID is kept while

@@ -1,6 +1,10 @@
 package quorum
 
-import "github.com/twmb/franz-go/pkg/kmsg"
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core/wire"
+)
 
 // HandleRequest routes any request the quorum serves to its handler and
 // reports whether it did: Vote, BeginQuorumEpoch, EndQuorumEpoch,
@@ -9,7 +13,9 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // receives the answer, whose version is the request's: at once (before
 // HandleRequest returns) or later (a vote waits for its quorum-state write,
 // a fetch may be held for new records), so a listener must keep answers in
-// request order itself, as Kafka does on a connection.
+// request order itself, as Kafka does on a connection. done must be
+// finished with an answer when it returns (encode it, as a listener does):
+// the quorum may build its next answer in the same memory.
 func (q *Quorum) HandleRequest(req kmsg.Request, done func(kmsg.Response)) bool {
 	switch r := req.(type) {
 	case *kmsg.VoteRequest:
@@ -26,7 +32,7 @@ func (q *Quorum) HandleRequest(req kmsg.Request, done func(kmsg.Response)) bool 
 		if !IsMetadataFetch(r) {
 			return false
 		}
-		q.HandleFetch(r, func(resp *kmsg.FetchResponse) { done(resp) })
+		q.HandleFetch(r, wire.ResponderFunc(done))
 	default:
 		return false
 	}

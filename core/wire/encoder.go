@@ -55,3 +55,17 @@ func (e *Encoder) frame() []byte {
 	}
 	return frame
 }
+
+// Responder takes a request's answer. A handler that answers later, or in
+// another package (the quorum, the controller, the group coordinator),
+// answers through one: the broker hands it the request's exchange itself,
+// where a callback would be a closure over it, an allocation per request.
+type Responder interface {
+	Respond(kmsg.Response)
+}
+
+// ResponderFunc is a function as a Responder.
+type ResponderFunc func(kmsg.Response)
+
+// Respond calls f.
+func (f ResponderFunc) Respond(resp kmsg.Response) { f(resp) }
