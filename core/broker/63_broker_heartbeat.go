@@ -20,5 +20,5 @@ func init() {
 }
 
 func (b *Broker) handleBrokerHeartbeat(x *exchange) {
-	b.controller.BrokerHeartbeat(x.request.Body.(*kmsg.BrokerHeartbeatRequest), func(resp *kmsg.BrokerHeartbeatResponse) { x.respond(resp) })
+	b.controller.BrokerHeartbeat(x.request.Body.(*kmsg.BrokerHeartbeatRequest), x)
 }

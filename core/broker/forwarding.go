@@ -25,6 +25,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core/peer"
+	"sluice/core/wire"
 )
 
 // Backoff of forwarded requests while no controller is known.
@@ -85,7 +86,7 @@ func (b *Broker) callLocalController(req kmsg.Request, done func(kmsg.Response))
 	case *kmsg.BrokerRegistrationRequest:
 		c.RegisterBroker(r, func(resp *kmsg.BrokerRegistrationResponse) { done(resp) })
 	case *kmsg.BrokerHeartbeatRequest:
-		c.BrokerHeartbeat(r, func(resp *kmsg.BrokerHeartbeatResponse) { done(resp) })
+		c.BrokerHeartbeat(r, wire.ResponderFunc(done))
 	case *kmsg.AlterPartitionRequest:
 		c.AlterPartition(r, func(resp *kmsg.AlterPartitionResponse) { done(resp) })
 	case *kmsg.DescribeQuorumRequest:

@@ -135,6 +135,48 @@ type operation struct {
 	barrier bool
 	plan    func() (records []metadata.Record, answer func(*failure))
 	refuse  func(*failure)
+	// request, when set, is a submitted request that is its own plan,
+	// answer and refusal (submitRequest), in place of plan and refuse.
+	request submittedRequest
+}
+
+// submittedRequest is a request that carries out its own operation: plan
+// runs in its turn and returns the records to commit; answer is then
+// called with the outcome, or refuse instead of both (see submit). A
+// request answered this way is one allocation where plan, refuse and the
+// answer plan returns would be three closures (every broker heartbeat is
+// one).
+type submittedRequest interface {
+	plan() []metadata.Record
+	answer(*failure)
+	refuse(*failure)
+}
+
+// planned runs the operation's plan, returning its records and its answer
+// (nil for a submittedRequest, which answers itself: see answerWith).
+func (op *operation) planned() ([]metadata.Record, func(*failure)) {
+	if op.request != nil {
+		return op.request.plan(), nil
+	}
+	return op.plan()
+}
+
+// answerWith answers the operation's request with the outcome.
+func (op *operation) answerWith(answer func(*failure), outcome *failure) {
+	if op.request != nil {
+		op.request.answer(outcome)
+		return
+	}
+	answer(outcome)
+}
+
+// refuseWith refuses the operation's request.
+func (op *operation) refuseWith(f *failure) {
+	if op.request != nil {
+		op.request.refuse(f)
+		return
+	}
+	op.refuse(f)
 }
 
 // enqueue runs an operation once every earlier one has finished. It
@@ -228,12 +270,22 @@ func (c *Controller) submitAdmin(plan func() (records []metadata.Record, answer 
 // submitWith is submit, with a no-op barrier before an answer that
 // changes nothing when barrier is set (submitAdmin).
 func (c *Controller) submitWith(barrier bool, plan func() (records []metadata.Record, answer func(*failure)), refuse func(*failure)) {
+	c.submitOperation(operation{barrier: barrier, plan: plan, refuse: refuse})
+}
+
+// submitRequest is submit for a request that is its own plan, answer and
+// refusal.
+func (c *Controller) submitRequest(r submittedRequest) {
+	c.submitOperation(operation{request: r})
+}
+
+func (c *Controller) submitOperation(op operation) {
 	if !c.active {
-		refuse(notController())
+		op.refuseWith(notController())
 		return
 	}
-	if !c.enqueue(operation{barrier: barrier, plan: plan, refuse: refuse}) {
-		refuse(queueFull())
+	if !c.enqueue(op) {
+		op.refuseWith(queueFull())
 	}
 }
 
@@ -243,19 +295,21 @@ func (c *Controller) runSubmitted(op operation) {
 	// The controller may have lost its leadership while the operation
 	// waited, or be active but not yet caught up.
 	if !c.active || !c.ready {
-		op.refuse(notController())
+		op.refuseWith(notController())
 		c.finish(started)
 		return
 	}
-	records, answer := op.plan()
-	assert(len(records) <= recordsPerOperationMax, "operation planned %d records, more than %d", len(records), recordsPerOperationMax)
+	records, answer := op.planned()
+	if len(records) > recordsPerOperationMax {
+		violated("operation planned %d records, more than %d", len(records), recordsPerOperationMax)
+	}
 	if op.barrier && len(records) == 0 {
-		refuse := op.refuse
+		waiting := op // captured here, not the parameter: on the heap only on this path
 		c.propose([]metadata.Record{{NoOp: &metadata.NoOpRecord{}}}, func(err error) {
 			if err != nil {
-				refuse(proposalFailed(err))
+				waiting.refuseWith(proposalFailed(err))
 			} else {
-				answer(nil)
+				waiting.answerWith(answer, nil)
 			}
 			c.finish(started)
 		})
@@ -264,10 +318,11 @@ func (c *Controller) runSubmitted(op operation) {
 	if len(records) == 0 {
 		// Nothing to commit (most heartbeats): answer at once, as
 		// propose would, without making its callback.
-		answer(nil)
+		op.answerWith(answer, nil)
 		c.finish(started)
 		return
 	}
+	waiting := op
 	c.propose(records, func(err error) {
 		var outcome *failure
 		if err != nil {
@@ -275,7 +330,7 @@ func (c *Controller) runSubmitted(op operation) {
 		}
 		// Answer before the next operation starts, so answers leave in
 		// the order the operations ran.
-		answer(outcome)
+		waiting.answerWith(answer, outcome)
 		c.finish(started)
 	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"sluice/core"
 	"sluice/core/metadata"
+	"sluice/core/wire"
 	"sluice/sim"
 	"sluice/sim/kernel"
 )
@@ -181,7 +182,9 @@ func (tc *testController) heartbeat(id int32, o heartbeatOptions) *kmsg.BrokerHe
 		req.CurrentMetadataOffset = *o.offset
 	}
 	req.WantFence, req.WantShutdown = o.wantFence, o.wantShutdown
-	return call(tc.t, func(done func(*kmsg.BrokerHeartbeatResponse)) { tc.c.BrokerHeartbeat(req, done) })
+	return call(tc.t, func(done func(*kmsg.BrokerHeartbeatResponse)) {
+		tc.c.BrokerHeartbeat(req, wire.ResponderFunc(func(resp kmsg.Response) { done(resp.(*kmsg.BrokerHeartbeatResponse)) }))
+	})
 }
 
 // register registers a new incarnation of broker id.

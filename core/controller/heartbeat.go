@@ -5,6 +5,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core/metadata"
+	"sluice/core/wire"
 )
 
 // BrokerHeartbeat answers BrokerHeartbeat (KIP-631), which every broker
@@ -29,78 +30,148 @@ import (
 // once the records it proposed are committed. A broker not registered at
 // this epoch gets STALE_BROKER_EPOCH (it registers again); a controller
 // that is not the active one, NOT_CONTROLLER.
-func (c *Controller) BrokerHeartbeat(req *kmsg.BrokerHeartbeatRequest, done func(*kmsg.BrokerHeartbeatResponse)) {
-	answer := func(f *failure, caughtUp, shouldShutDown bool) {
-		resp := req.ResponseKind().(*kmsg.BrokerHeartbeatResponse)
-		resp.ErrorCode = f.errorCode()
-		resp.IsFenced = true
-		if f == nil {
-			resp.IsCaughtUp, resp.ShouldShutdown = caughtUp, shouldShutDown
-			if broker, registered := c.image.Brokers[req.BrokerID]; registered && broker.Epoch == req.BrokerEpoch {
-				resp.IsFenced = broker.Fenced
-			}
-		}
-		done(resp)
+func (c *Controller) BrokerHeartbeat(req *kmsg.BrokerHeartbeatRequest, done wire.Responder) {
+	c.submitRequest(&heartbeat{c: c, request: req, done: done})
+}
+
+// heartbeat is one BrokerHeartbeat being handled: its request, what its
+// plan found, and its answer, in one allocation (a submittedRequest)
+// rather than a closure for each step.
+type heartbeat struct {
+	c       *Controller
+	request *kmsg.BrokerHeartbeatRequest
+	done    wire.Responder
+
+	// refused is the plan's refusal, which the answer carries whatever
+	// the outcome (no records were proposed).
+	refused *failure
+	// caughtUp is what the plan found the broker's metadata offset to
+	// be; then what the outcome, once known, does besides answering.
+	caughtUp bool
+	then     heartbeatThen
+	// session and broker are the broker's, as the plan found them.
+	session *session
+	broker  *metadata.Broker
+	// leaderships is how many leaderships an unfencing gave the broker.
+	leaderships int
+
+	response kmsg.BrokerHeartbeatResponse
+}
+
+// heartbeatThen is what a heartbeat's outcome does besides answering.
+type heartbeatThen int
+
+const (
+	heartbeatAnswers heartbeatThen = iota
+	// heartbeatUnfences: the broker was unfenced (logged).
+	heartbeatUnfences
+	// heartbeatMovesLeaderships: a shutting-down broker's leaderships
+	// were moved away (the offset it must reach is noted).
+	heartbeatMovesLeaderships
+	// heartbeatEndsShutdown: a shutting-down broker was fenced and is
+	// told to shut down.
+	heartbeatEndsShutdown
+	// heartbeatShutDown: a shutting-down broker, fenced already, is
+	// told to shut down.
+	heartbeatShutDown
+)
+
+// plan renews the broker's session and decides what its heartbeat
+// changes.
+func (h *heartbeat) plan() []metadata.Record {
+	c, req := h.c, h.request
+	broker, registered := c.image.Brokers[req.BrokerID]
+	switch {
+	case !registered:
+		h.refused = fail(kerr.StaleBrokerEpoch, "no broker registration found for broker %d", req.BrokerID)
+		return nil
+	case broker.Epoch != req.BrokerEpoch:
+		h.refused = fail(kerr.StaleBrokerEpoch, "broker %d is at epoch %d, not %d", req.BrokerID, broker.Epoch, req.BrokerEpoch)
+		return nil
 	}
-	c.submit(func() ([]metadata.Record, func(*failure)) {
-		broker, registered := c.image.Brokers[req.BrokerID]
-		switch {
-		case !registered:
-			f := fail(kerr.StaleBrokerEpoch, "no broker registration found for broker %d", req.BrokerID)
-			return nil, func(*failure) { answer(f, false, false) }
-		case broker.Epoch != req.BrokerEpoch:
-			f := fail(kerr.StaleBrokerEpoch, "broker %d is at epoch %d, not %d", req.BrokerID, broker.Epoch, req.BrokerEpoch)
-			return nil, func(*failure) { answer(f, false, false) }
-		}
-		s := c.renewSession(req.BrokerID, broker.Epoch, true)
-		s.metadataOffset = req.CurrentMetadataOffset
-		caughtUp := req.CurrentMetadataOffset >= c.catchUpOffsets[req.BrokerID]
-		if req.WantShutdown && !s.shuttingDown {
-			c.log.Info("broker asked for a controlled shutdown", "broker", req.BrokerID)
-			s.shuttingDown = true
-		}
-		switch {
-		case s.shuttingDown:
-			return c.planControlledShutdown(req.BrokerID, s, broker, caughtUp, answer)
-		case req.WantFence && !broker.Fenced:
-			records := append([]metadata.Record{fenceRecord(req.BrokerID, broker.Epoch, true)}, c.removeFromPartitions(req.BrokerID)...)
-			return records, func(f *failure) { answer(f, caughtUp, false) }
-		case !req.WantFence && broker.Fenced && caughtUp:
-			records := append([]metadata.Record{fenceRecord(req.BrokerID, broker.Epoch, false)}, c.electLeaderless(req.BrokerID)...)
-			return records, func(f *failure) {
-				if f == nil {
-					c.log.Info("broker unfenced", "broker", req.BrokerID, "epoch", broker.Epoch, "leaderships", len(records)-1)
-				}
-				answer(f, caughtUp, false)
-			}
-		}
-		return nil, func(f *failure) { answer(f, caughtUp, false) }
-	}, func(f *failure) { answer(f, false, false) })
+	s := c.renewSession(req.BrokerID, broker.Epoch, true)
+	s.metadataOffset = req.CurrentMetadataOffset
+	h.session, h.broker = s, broker
+	h.caughtUp = req.CurrentMetadataOffset >= c.catchUpOffsets[req.BrokerID]
+	if req.WantShutdown && !s.shuttingDown {
+		c.log.Info("broker asked for a controlled shutdown", "broker", req.BrokerID)
+		s.shuttingDown = true
+	}
+	switch {
+	case s.shuttingDown:
+		return c.planControlledShutdown(h)
+	case req.WantFence && !broker.Fenced:
+		return append([]metadata.Record{fenceRecord(req.BrokerID, broker.Epoch, true)}, c.removeFromPartitions(req.BrokerID)...)
+	case !req.WantFence && broker.Fenced && h.caughtUp:
+		records := append([]metadata.Record{fenceRecord(req.BrokerID, broker.Epoch, false)}, c.electLeaderless(req.BrokerID)...)
+		h.then, h.leaderships = heartbeatUnfences, len(records)-1
+		return records
+	}
+	return nil
 }
 
 // planControlledShutdown moves a shutting-down broker's leaderships away;
 // once it has none left and has applied the records that moved them, it
 // is fenced and may stop.
-func (c *Controller) planControlledShutdown(id int32, s *session, broker *metadata.Broker, caughtUp bool,
-	answer func(f *failure, caughtUp, shouldShutDown bool)) ([]metadata.Record, func(*failure)) {
+func (c *Controller) planControlledShutdown(h *heartbeat) []metadata.Record {
+	id, s, broker := h.request.BrokerID, h.session, h.broker
 	if broker.Fenced {
-		return nil, func(f *failure) { answer(f, caughtUp, true) }
+		h.then = heartbeatShutDown
+		return nil
 	}
 	if moves := c.removeFromPartitions(id); len(moves) > 0 {
-		return moves, func(f *failure) {
-			if f == nil {
-				s.shutdownOffset = c.image.Offset
-			}
-			answer(f, caughtUp, false)
-		}
+		h.then = heartbeatMovesLeaderships
+		return moves
 	}
 	if s.metadataOffset < s.shutdownOffset {
-		return nil, func(f *failure) { answer(f, caughtUp, false) }
+		return nil
 	}
-	return []metadata.Record{fenceRecord(id, broker.Epoch, true)}, func(f *failure) {
-		if f == nil {
-			c.log.Info("controlled shutdown complete", "broker", id)
+	h.then = heartbeatEndsShutdown
+	return []metadata.Record{fenceRecord(id, broker.Epoch, true)}
+}
+
+// answer carries out what the outcome does and answers: IsCaughtUp,
+// IsFenced and ShouldShutdown as they stand now.
+func (h *heartbeat) answer(outcome *failure) {
+	if h.refused != nil {
+		h.respond(h.refused, false, false)
+		return
+	}
+	shouldShutDown := false
+	switch h.then {
+	case heartbeatUnfences:
+		if outcome == nil {
+			h.c.log.Info("broker unfenced", "broker", h.request.BrokerID, "epoch", h.broker.Epoch, "leaderships", h.leaderships)
 		}
-		answer(f, caughtUp, f == nil)
+	case heartbeatMovesLeaderships:
+		if outcome == nil {
+			h.session.shutdownOffset = h.c.image.Offset
+		}
+	case heartbeatEndsShutdown:
+		if outcome == nil {
+			h.c.log.Info("controlled shutdown complete", "broker", h.request.BrokerID)
+		}
+		shouldShutDown = outcome == nil
+	case heartbeatShutDown:
+		shouldShutDown = true
 	}
+	h.respond(outcome, h.caughtUp, shouldShutDown)
+}
+
+// refuse answers a heartbeat that never got its turn.
+func (h *heartbeat) refuse(f *failure) { h.respond(f, false, false) }
+
+func (h *heartbeat) respond(f *failure, caughtUp, shouldShutDown bool) {
+	resp := &h.response // as the request's ResponseKind makes it
+	*resp = kmsg.NewBrokerHeartbeatResponse()
+	resp.Version = h.request.Version
+	resp.ErrorCode = f.errorCode()
+	resp.IsFenced = true
+	if f == nil {
+		resp.IsCaughtUp, resp.ShouldShutdown = caughtUp, shouldShutDown
+		if broker, registered := h.c.image.Brokers[h.request.BrokerID]; registered && broker.Epoch == h.request.BrokerEpoch {
+			resp.IsFenced = broker.Fenced
+		}
+	}
+	h.done.Respond(resp)
 }
