@@ -20,5 +20,5 @@ func init() {
 
 func (b *Broker) handleOffsetCommit(x *exchange) {
 	req := x.request.Body.(*kmsg.OffsetCommitRequest)
-	b.groups.coordinator.OffsetCommit(req, func(resp *kmsg.OffsetCommitResponse) { x.respond(resp) })
+	b.groups.coordinator.OffsetCommit(req, x)
 }

@@ -11,6 +11,7 @@ import (
 
 	"sluice/core"
 	"sluice/core/batch"
+	"sluice/core/wire"
 	"sluice/sim"
 	"sluice/sim/kernel"
 )
@@ -236,6 +237,11 @@ func (tc *testCoordinator) group(id string) *group {
 	return tc.c.partitions[tc.c.PartitionFor(id)].groups[id]
 }
 
+// commitResponder is an OffsetCommit's answer as a wire.Responder.
+func commitResponder(done func(*kmsg.OffsetCommitResponse)) wire.Responder {
+	return wire.ResponderFunc(func(resp kmsg.Response) { done(resp.(*kmsg.OffsetCommitResponse)) })
+}
+
 // answer holds a response that may come later.
 type answer[T any] struct {
 	response T
@@ -422,7 +428,7 @@ func (tc *testCoordinator) commit(group, memberID string, generation int32, topi
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	a := &answer[*kmsg.OffsetCommitResponse]{}
-	tc.c.OffsetCommit(req, a.done)
+	tc.c.OffsetCommit(req, commitResponder(a.done))
 	return a
 }
 

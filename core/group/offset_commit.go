@@ -5,6 +5,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core/batch"
+	"sluice/core/wire"
 )
 
 // OffsetCommit handles an OffsetCommit request (versions 2-8), answering
@@ -23,63 +24,107 @@ import (
 // does not have, OFFSET_METADATA_TOO_LARGE for metadata over
 // offset.metadata.max.bytes. v2-v4's retention time is ignored:
 // offsets.retention.minutes applies, as in Kafka since 2.1.
-func (c *Coordinator) OffsetCommit(req *kmsg.OffsetCommitRequest, done func(*kmsg.OffsetCommitResponse)) {
-	resp := req.ResponseKind().(*kmsg.OffsetCommitResponse)
-	// Every slice is made at its size, and the pending commits in one
-	// array: a consumer commits every few hundred milliseconds.
+func (c *Coordinator) OffsetCommit(req *kmsg.OffsetCommitRequest, done wire.Responder) {
+	oc := &offsetCommit{c: c, request: req, done: done}
+	resp := &oc.response // as req.ResponseKind() makes it
+	*resp = kmsg.NewOffsetCommitResponse()
+	resp.Version = req.Version
 	partitions := 0
-	if len(req.Topics) > 0 {
-		resp.Topics = make([]kmsg.OffsetCommitResponseTopic, 0, len(req.Topics))
-	}
 	for _, rt := range req.Topics {
-		answerTopic := kmsg.NewOffsetCommitResponseTopic()
-		answerTopic.Topic = rt.Topic
-		if len(rt.Partitions) > 0 {
-			answerTopic.Partitions = make([]kmsg.OffsetCommitResponseTopicPartition, 0, len(rt.Partitions))
-		}
-		for _, rp := range rt.Partitions {
-			answer := kmsg.NewOffsetCommitResponseTopicPartition()
-			answer.Partition = rp.Partition
-			answerTopic.Partitions = append(answerTopic.Partitions, answer)
-		}
-		resp.Topics = append(resp.Topics, answerTopic)
 		partitions += len(rt.Partitions)
 	}
-	pending := make([]pendingCommit, 0, partitions)
-	commits := make([]*pendingCommit, 0, partitions)
-	for ti, rt := range req.Topics {
+	if len(req.Topics) > 0 {
+		resp.Topics = room(oc.topicsInline[:], len(req.Topics))
+	}
+	// Every topic's answers in one array, and a pendingCommit for each.
+	answers := room(oc.answersInline[:], partitions)
+	oc.commits = room(oc.commitsInline[:], partitions)
+	commit := 0
+	for ti := range req.Topics {
+		rt := &req.Topics[ti]
+		answerTopic := &resp.Topics[ti]
+		*answerTopic = kmsg.NewOffsetCommitResponseTopic()
+		answerTopic.Topic = rt.Topic
+		if n := len(rt.Partitions); n > 0 {
+			answerTopic.Partitions, answers = answers[:n:n], answers[n:]
+		}
 		for pi := range rt.Partitions {
-			pending = append(pending, pendingCommit{
+			answer := &answerTopic.Partitions[pi]
+			*answer = kmsg.NewOffsetCommitResponseTopicPartition()
+			answer.Partition = rt.Partitions[pi].Partition
+			oc.commits[commit] = pendingCommit{
 				tp:      topicPartition{topic: rt.Topic, partition: rt.Partitions[pi].Partition},
-				request: &req.Topics[ti].Partitions[pi],
-				answer:  &resp.Topics[ti].Partitions[pi],
-			})
-			commits = append(commits, &pending[len(pending)-1])
+				request: &rt.Partitions[pi],
+				answer:  answer,
+			}
+			commit++
 		}
 	}
-	if len(commits) > offsetsPerCommitMax {
-		setCommitErrors(commits, kerr.InvalidCommitOffsetSize)
-		done(resp)
+	if len(oc.commits) > offsetsPerCommitMax {
+		oc.setErrors(kerr.InvalidCommitOffsetSize)
+		oc.respond()
 		return
 	}
 	// As Kafka's broker does before the coordinator sees the request:
 	// partitions that do not exist are refused one by one.
-	valid := make([]*pendingCommit, 0, len(commits))
-	for _, commit := range commits {
+	valid := 0
+	for i := range oc.commits {
+		commit := &oc.commits[i]
 		if c.partitionExists(commit.tp.topic, commit.tp.partition) {
-			valid = append(valid, commit)
+			valid++
 		} else {
 			commit.answer.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			commit.refused = true
 		}
 	}
-	if len(valid) == 0 {
-		done(resp)
+	if valid == 0 {
+		oc.respond()
 		return
 	}
-	if err := c.admitCommit(req, valid, func() { done(resp) }); err != nil {
-		setCommitErrors(valid, err)
-		done(resp)
+	if err := c.admitCommit(oc); err != nil {
+		oc.setErrors(err)
+		oc.respond()
 	}
+}
+
+// offsetCommit is one OffsetCommit being handled: its answer, a
+// pendingCommit for each partition, and once stored its write and the
+// outcome's flags, in one allocation with room for a commit of a few
+// partitions of one topic (a consumer commits its assignment every few
+// hundred milliseconds), where the steps of a commit each made their own.
+type offsetCommit struct {
+	c        *Coordinator
+	request  *kmsg.OffsetCommitRequest
+	done     wire.Responder
+	response kmsg.OffsetCommitResponse
+	// commits are the request's partitions, in request order; those
+	// refused have their answer already, the others are answered by
+	// the outcome of the write (stored) or the commit's refusal.
+	commits []pendingCommit
+
+	// Once stored: the group written to and the write; answered is set
+	// once the client has its answer, appliedEarly by the planted bug
+	// that applies before the write is durable.
+	g                      *group
+	write                  pendingWrite
+	answered, appliedEarly bool
+
+	topicsInline  [1]kmsg.OffsetCommitResponseTopic
+	answersInline [offsetCommitPartitionsInline]kmsg.OffsetCommitResponseTopicPartition
+	commitsInline [offsetCommitPartitionsInline]pendingCommit
+	recordsInline [offsetCommitPartitionsInline]batch.Record
+}
+
+// offsetCommitPartitionsInline is how many partitions an offsetCommit
+// has room for in its own allocation.
+const offsetCommitPartitionsInline = 4
+
+// room returns inline[:n] when n fits, a new array otherwise.
+func room[T any](inline []T, n int) []T {
+	if n <= len(inline) {
+		return inline[:n:n]
+	}
+	return make([]T, n)
 }
 
 // pendingCommit is one partition of an OffsetCommit.
@@ -88,18 +133,28 @@ type pendingCommit struct {
 	request *kmsg.OffsetCommitRequestTopicPartition
 	answer  *kmsg.OffsetCommitResponseTopicPartition
 	offset  committedOffset
+	// refused is set once the partition has its own answer (unknown,
+	// metadata too large): the commit's outcome is not its.
+	refused bool
 }
 
-func setCommitErrors(commits []*pendingCommit, err error) {
-	for _, commit := range commits {
-		commit.answer.ErrorCode = kafkaCode(err)
+// setErrors answers every partition not refused with err.
+func (oc *offsetCommit) setErrors(err error) {
+	for i := range oc.commits {
+		if commit := &oc.commits[i]; !commit.refused {
+			commit.answer.ErrorCode = kafkaCode(err)
+		}
 	}
 }
 
+// respond sends the answer.
+func (oc *offsetCommit) respond() { oc.done.Respond(&oc.response) }
+
 // admitCommit validates the commit against its group and, if it passes,
-// stores it; answer runs once the stored partitions have their outcome.
-// An error means the whole commit is refused.
-func (c *Coordinator) admitCommit(req *kmsg.OffsetCommitRequest, commits []*pendingCommit, answer func()) error {
+// stores it; it is answered once the stored partitions have their
+// outcome. An error means the whole commit is refused.
+func (c *Coordinator) admitCommit(oc *offsetCommit) error {
+	req := oc.request
 	p, err := c.serving(req.Group)
 	if err != nil {
 		return err
@@ -133,7 +188,7 @@ func (c *Coordinator) admitCommit(req *kmsg.OffsetCommitRequest, commits []*pend
 			c.scheduleSession(g, m, c.sessionCheckTimeout(m))
 		}
 	}
-	c.storeOffsets(g, req.Version, commits, answer)
+	c.storeOffsets(g, oc)
 	return nil
 }
 
@@ -166,63 +221,62 @@ func (c *Coordinator) validateOffsetCommit(g *group, generation int32, memberID 
 }
 
 // storeOffsets writes the offsets as one batch and applies them to memory
-// when it commits, in log order; answer runs then (or at the timeout).
-func (c *Coordinator) storeOffsets(g *group, version int16, commits []*pendingCommit, answer func()) {
+// when it commits, in log order; the commit is answered then (or at the
+// timeout).
+func (c *Coordinator) storeOffsets(g *group, oc *offsetCommit) {
 	now := c.now()
-	stored := make([]*pendingCommit, 0, len(commits))
-	records := make([]batch.Record, 0, len(commits))
-	for _, commit := range commits {
+	records := oc.recordsInline[:0]
+	for i := range oc.commits {
+		commit := &oc.commits[i]
+		if commit.refused {
+			continue
+		}
 		metadata := ""
 		if commit.request.Metadata != nil {
 			metadata = *commit.request.Metadata
 		}
 		if len(metadata) > c.config.OffsetMetadataMaxBytes {
 			commit.answer.ErrorCode = kerr.OffsetMetadataTooLarge.Code
+			commit.refused = true
 			continue
 		}
 		leaderEpoch := int32(-1)
-		if version >= 6 {
+		if oc.request.Version >= 6 {
 			leaderEpoch = commit.request.LeaderEpoch
 		}
 		commit.offset = committedOffset{
 			offset: commit.request.Offset, leaderEpoch: leaderEpoch,
 			metadata: metadata, commitTimestamp: now,
 		}
-		stored = append(stored, commit)
 		records = append(records, offsetRecord(g.id, commit.tp, &commit.offset))
 	}
-	if len(stored) == 0 {
-		answer()
+	if len(records) == 0 {
+		oc.respond()
 		return
 	}
-	for _, commit := range stored {
-		g.pendingCommits[commit.tp]++
+	for i := range oc.commits {
+		if commit := &oc.commits[i]; !commit.refused {
+			g.pendingCommits[commit.tp]++
+		}
 	}
-	s := &offsetStore{g: g, stored: stored, answer: answer}
-	appended := c.write(g.partition, records, s.committed, s.timedOut)
+	oc.g = g
+	oc.write.waiter = oc
+	appended := c.startWrite(g.partition, records, &oc.write)
 	if appended && c.canaryOn(CanaryCommitBeforeDurable) {
-		s.appliedEarly = true
-		s.apply() // planted bug: acknowledged before it is durable
-		s.finish(nil)
+		oc.appliedEarly = true
+		oc.apply() // planted bug: acknowledged before it is durable
+		oc.finish(nil)
 	}
 }
 
-// offsetStore is one storeOffsets write waiting for its outcome. (One
-// struct rather than closures over its flags: a consumer commits every
-// few hundred milliseconds.)
-type offsetStore struct {
-	g      *group
-	stored []*pendingCommit
-	answer func()
-	// answered is set once the client has its answer; appliedEarly by
-	// the planted bug that applies before the write is durable.
-	answered, appliedEarly bool
-}
-
-// committed is the write's outcome.
-func (s *offsetStore) committed(err error) {
-	g := s.g
-	for _, commit := range s.stored {
+// committed is the write's outcome (writeWaiter).
+func (oc *offsetCommit) committed(err error) {
+	g := oc.g
+	for i := range oc.commits {
+		commit := &oc.commits[i]
+		if commit.refused {
+			continue
+		}
 		g.pendingCommits[commit.tp]--
 		if g.pendingCommits[commit.tp] == 0 {
 			delete(g.pendingCommits, commit.tp)
@@ -231,28 +285,30 @@ func (s *offsetStore) committed(err error) {
 	// A group being deleted is still in its partition until its
 	// tombstones commit, which follow this record in the log:
 	// apply, and the tombstones remove it.
-	if err == nil && !s.appliedEarly && !g.partition.unloaded && g.partition.groups[g.id] == g {
-		s.apply()
+	if err == nil && !oc.appliedEarly && !g.partition.unloaded && g.partition.groups[g.id] == g {
+		oc.apply()
 	}
-	s.finish(err)
+	oc.finish(err)
 }
 
-// timedOut answers the client before the outcome is known.
-func (s *offsetStore) timedOut() { s.finish(kerr.RequestTimedOut) }
+// timedOut answers the client before the outcome is known (writeWaiter).
+func (oc *offsetCommit) timedOut() { oc.finish(kerr.RequestTimedOut) }
 
 // finish answers the client, once.
-func (s *offsetStore) finish(err error) {
-	if s.answered {
+func (oc *offsetCommit) finish(err error) {
+	if oc.answered {
 		return
 	}
-	s.answered = true
-	setCommitErrors(s.stored, commitError(err))
-	s.answer()
+	oc.answered = true
+	oc.setErrors(commitError(err))
+	oc.respond()
 }
 
 // apply makes the offsets visible to OffsetFetch.
-func (s *offsetStore) apply() {
-	for _, commit := range s.stored {
-		s.g.offsets[commit.tp] = commit.offset
+func (oc *offsetCommit) apply() {
+	for i := range oc.commits {
+		if commit := &oc.commits[i]; !commit.refused {
+			oc.g.offsets[commit.tp] = commit.offset
+		}
 	}
 }

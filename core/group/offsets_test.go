@@ -74,7 +74,7 @@ func TestCommitMetadataLimit(t *testing.T) {
 	}
 	req.Topics = append(req.Topics, rt)
 	a := &answer[*kmsg.OffsetCommitResponse]{}
-	tc.c.OffsetCommit(req, a.done)
+	tc.c.OffsetCommit(req, commitResponder(a.done))
 	tc.settle()
 	answers := a.require(t, "commit").Topics[0].Partitions
 	requireCode(t, "metadata at the limit", answers[0].ErrorCode, nil)
@@ -152,7 +152,7 @@ func TestCommitFromFencedStaticMember(t *testing.T) {
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	a := &answer[*kmsg.OffsetCommitResponse]{}
-	tc.c.OffsetCommit(req, a.done)
+	tc.c.OffsetCommit(req, commitResponder(a.done))
 	requireCode(t, "fenced commit", a.require(t, "commit").Topics[0].Partitions[0].ErrorCode, kerr.FencedInstanceID)
 }
 
