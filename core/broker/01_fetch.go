@@ -171,6 +171,8 @@ type pendingFetch struct {
 	// expire is the timer's callback (fetchWaiters.add), made once and
 	// kept with the pendingFetch's room.
 	expire func()
+	// waitingOn is the fetchWaiters' lists the fetch waits in.
+	waitingOn []*waitList
 
 	// Room for the answer and its arrays, in the pendingFetch's own
 	// allocation and kept from one fetch to the next when the exchange
@@ -184,6 +186,7 @@ type pendingFetch struct {
 	responseValue            kmsg.FetchResponse
 	responseTopics           []kmsg.FetchResponseTopic
 	responsePartitions       []kmsg.FetchResponseTopicPartition
+	waitingOnInline          [1]*waitList
 	topicsInline             [1]fetchTopic
 	responseTopicsInline     [1]kmsg.FetchResponseTopic
 	responsePartitionsInline [1]kmsg.FetchResponseTopicPartition
@@ -192,12 +195,16 @@ type pendingFetch struct {
 // reset readies a pendingFetch, new or done with, for a fetch, keeping
 // its room.
 func (f *pendingFetch) reset() {
-	topics, responseTopics, responsePartitions := f.topics[:0], f.responseTopics, f.responsePartitions
+	topics, responseTopics, responsePartitions, waitingOn := f.topics[:0], f.responseTopics, f.responsePartitions, f.waitingOn[:0]
 	if topics == nil {
 		topics = f.topicsInline[:0]
 		responseTopics, responsePartitions = f.responseTopicsInline[:], f.responsePartitionsInline[:]
+		waitingOn = f.waitingOnInline[:0]
 	}
-	*f = pendingFetch{topics: topics, responseTopics: responseTopics, responsePartitions: responsePartitions, expire: f.expire}
+	*f = pendingFetch{
+		topics: topics, responseTopics: responseTopics, responsePartitions: responsePartitions,
+		waitingOn: waitingOn, expire: f.expire,
+	}
 }
 
 // fromFollower reports whether a broker's replica sent the fetch.

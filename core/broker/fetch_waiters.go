@@ -20,12 +20,19 @@ const fetchWaitersMax = 10_000
 // most the partitions this broker leads.
 type fetchWaiters struct {
 	broker      *Broker
-	byPartition map[partitionKey][]*pendingFetch
+	byPartition map[partitionKey]*waitList
 	count       int
 }
 
+// waitList is the fetches waiting on one partition, oldest first. A
+// waiting fetch keeps the lists it is in (pendingFetch.waitingOn), so
+// that leaving them takes no lookup.
+type waitList struct {
+	fetches []*pendingFetch
+}
+
 func newFetchWaiters(b *Broker) *fetchWaiters {
-	return &fetchWaiters{broker: b, byPartition: map[partitionKey][]*pendingFetch{}}
+	return &fetchWaiters{broker: b, byPartition: map[partitionKey]*waitList{}}
 }
 
 // add parks a fetch for at most wait. It reports false when full.
@@ -35,7 +42,13 @@ func (w *fetchWaiters) add(f *pendingFetch, wait time.Duration) bool {
 	}
 	w.count++
 	for key := range f.partitions() {
-		w.byPartition[key] = append(w.byPartition[key], f)
+		list := w.byPartition[key]
+		if list == nil {
+			list = &waitList{}
+			w.byPartition[key] = list
+		}
+		list.fetches = append(list.fetches, f)
+		f.waitingOn = append(f.waitingOn, list)
 	}
 	if f.expire == nil {
 		f.expire = func() { w.expire(f) }
@@ -53,21 +66,24 @@ func (w *fetchWaiters) expire(f *pendingFetch) {
 	f.answer()
 }
 
-// remove unparks a fetch.
+// remove unparks a fetch. (A partition's list leaves the index only once
+// empty, so the lists a fetch is in are the index's.)
 func (w *fetchWaiters) remove(f *pendingFetch) {
 	removed := false
-	for key := range f.partitions() {
-		list := w.byPartition[key]
-		for i, other := range list {
+	for _, list := range f.waitingOn {
+		fetches := list.fetches
+		for i, other := range fetches {
 			if other == f {
-				copy(list[i:], list[i+1:])
-				list[len(list)-1] = nil // the array stays: let go of f
-				w.byPartition[key] = list[:len(list)-1]
+				copy(fetches[i:], fetches[i+1:])
+				fetches[len(fetches)-1] = nil // the array stays: let go of f
+				list.fetches = fetches[:len(fetches)-1]
 				removed = true
 				break
 			}
 		}
 	}
+	clear(f.waitingOn)
+	f.waitingOn = f.waitingOn[:0]
 	if removed {
 		w.count--
 	}
@@ -107,7 +123,7 @@ func (r wakeReason) concerns(f *pendingFetch) bool {
 // elsewhere.
 func (w *fetchWaiters) wake(key partitionKey) {
 	w.wakeWaiting(key, wakeMoved)
-	if len(w.byPartition[key]) == 0 {
+	if list := w.byPartition[key]; list != nil && len(list.fetches) == 0 {
 		delete(w.byPartition, key)
 	}
 }
@@ -129,8 +145,12 @@ func (w *fetchWaiters) wakeWaiting(key partitionKey, reason wakeReason) {
 	// starts in an array on the stack: a partition rarely has more
 	// fetches waiting than that, and every append and every high
 	// watermark move comes here.
+	list := w.byPartition[key]
+	if list == nil {
+		return
+	}
 	var onStack [wakeCopyInline]*pendingFetch
-	waiting := append(onStack[:0], w.byPartition[key]...)
+	waiting := append(onStack[:0], list.fetches...)
 	for _, f := range waiting {
 		if f.done || f.reading {
 			continue
@@ -163,7 +183,7 @@ func (w *fetchWaiters) failAll() {
 	}
 	slices.SortFunc(keys, comparePartitionKeys)
 	for _, key := range keys {
-		for _, f := range append([]*pendingFetch(nil), w.byPartition[key]...) {
+		for _, f := range append([]*pendingFetch(nil), w.byPartition[key].fetches...) {
 			w.remove(f)
 			f.answer()
 		}
