@@ -419,10 +419,12 @@ func (s *fetchSession) request(sent []sentPartition) *kmsg.FetchRequest {
 	// array of the topic in its place in the last request.
 	clear(s.topicIndex)
 	for _, one := range sent {
-		i, ok := s.topicIndex[one.partition.TopicID]
+		i, ok := s.topicOf(topics, one.partition.TopicID)
 		if !ok {
 			i = len(topics)
-			s.topicIndex[one.partition.TopicID] = i
+			if len(topics) >= topicScanMax {
+				s.topicIndex[one.partition.TopicID] = i
+			}
 			var partitions []kmsg.FetchRequestTopicPartition
 			if i < cap(topics) {
 				partitions = topics[:i+1][i].Partitions[:0]
@@ -446,19 +448,57 @@ func (s *fetchSession) request(sent []sentPartition) *kmsg.FetchRequest {
 	return req
 }
 
+// topicScanMax is how many topics request finds a topic among by
+// scanning them; beyond, it indexes them in a map.
+const topicScanMax = 8
+
+// topicOf finds the topic id among the topics of the request being built:
+// the last one first (the partitions sent come grouped by topic, but for
+// where the rotation wraps), then by scanning the first topicScanMax, then
+// in the map that indexes the rest.
+func (s *fetchSession) topicOf(topics []kmsg.FetchRequestTopic, id [16]byte) (int, bool) {
+	if n := len(topics); n > 0 && topics[n-1].TopicID == id {
+		return n - 1, true
+	}
+	for i := range topics[:min(len(topics), topicScanMax)] {
+		if topics[i].TopicID == id {
+			return i, true
+		}
+	}
+	if len(topics) <= topicScanMax {
+		return 0, false
+	}
+	i, ok := s.topicIndex[id]
+	return i, ok
+}
+
 // answered hands each partition its part of the answer.
 func (s *fetchSession) answered(sent []sentPartition, resp *kmsg.FetchResponse) {
 	b := s.fetchers.b
+	inOrder := answeredInOrder(sent, resp)
 	answers := s.answers
-	clear(answers)
-	for i := range resp.Topics {
-		t := &resp.Topics[i]
-		for j := range t.Partitions {
-			answers[answerKey{topic: t.TopicID, partition: t.Partitions[j].Partition}] = &t.Partitions[j]
+	if !inOrder {
+		clear(answers)
+		for i := range resp.Topics {
+			t := &resp.Topics[i]
+			for j := range t.Partitions {
+				answers[answerKey{topic: t.TopicID, partition: t.Partitions[j].Partition}] = &t.Partitions[j]
+			}
 		}
 	}
+	topic, partition := 0, 0 // the next answer, when inOrder
 	for _, one := range sent {
-		answer, ok := answers[answerKey{topic: one.partition.TopicID, partition: one.key.partition}]
+		var answer *kmsg.FetchResponseTopicPartition
+		ok := true
+		if inOrder {
+			for len(resp.Topics[topic].Partitions) == partition {
+				topic, partition = topic+1, 0
+			}
+			answer = &resp.Topics[topic].Partitions[partition]
+			partition++
+		} else {
+			answer, ok = answers[answerKey{topic: one.partition.TopicID, partition: one.key.partition}]
+		}
 		if !ok || b.partitions[one.key] != one.partition {
 			continue // unanswered, or the partition was closed meanwhile
 		}
@@ -476,6 +516,24 @@ func (s *fetchSession) answered(sent []sentPartition, resp *kmsg.FetchResponse) 
 		}
 	}
 	clear(answers) // the answer's partitions go with the answer
+}
+
+// answeredInOrder reports whether the answer has exactly the partitions
+// sent, in the order sent, as this broker's leaders answer: then the
+// partitions are matched by position, without the map of answers by
+// partition that an answer in another order needs.
+func answeredInOrder(sent []sentPartition, resp *kmsg.FetchResponse) bool {
+	i := 0
+	for ti := range resp.Topics {
+		t := &resp.Topics[ti]
+		for pi := range t.Partitions {
+			if i == len(sent) || t.TopicID != sent[i].partition.TopicID || t.Partitions[pi].Partition != sent[i].key.partition {
+				return false
+			}
+			i++
+		}
+	}
+	return i == len(sent)
 }
 
 // failed backs the session off after a Fetch that got no answer.
