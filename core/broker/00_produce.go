@@ -57,9 +57,33 @@ func init() {
 // produceTimeoutMax caps a produce's TimeoutMillis.
 const produceTimeoutMax = 5 * time.Minute
 
+// produceKey is Produce's key.
+const produceKey = 0
+
+// produceRoom is what handling a produce needs beside its request, kept in
+// its exchange (produceExchange): the pendingProduce and its answer, with
+// room for one topic of one partition, as a producer of one partition, or
+// without linger, sends, and for its batch checks.
+type produceRoom struct {
+	pending            pendingProduce
+	response           kmsg.ProduceResponse
+	responseTopics     [1]kmsg.ProduceResponseTopic
+	responsePartitions [1]kmsg.ProduceResponseTopicPartition
+	acks               [1]pendingAck
+	ackList            [1]*pendingAck
+	checks             [1]replica.BatchCheck
+	checkLists         [1][]replica.BatchCheck
+}
+
 func (b *Broker) handleProduce(x *exchange) {
 	req := x.request.Body.(*kmsg.ProduceRequest)
-	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+	room := x.produce
+	if room == nil {
+		room = &produceRoom{}
+	}
+	resp := &room.response // as req.ResponseKind() makes it
+	*resp = kmsg.NewProduceResponse()
+	resp.Version = req.Version
 	acks := req.Acks
 	if acks != 0 && acks != 1 && acks != -1 {
 		b.answerProduceError(x, req, kerr.InvalidRequiredAcks)
@@ -75,12 +99,18 @@ func (b *Broker) handleProduce(x *exchange) {
 	// handling holds the answer back until every partition has been
 	// handled: an acknowledgement may come at once, inside WaitForAcks.
 	early := b.w.Canaries.On(CanaryProduceAnsweredEarly)
-	pp := &pendingProduce{exchange: x, response: resp, acks: acks, handling: !early, early: early}
-	resp.Topics = make([]kmsg.ProduceResponseTopic, 0, len(req.Topics))
-	for _, t := range req.Topics {
+	pp := &room.pending
+	*pp = pendingProduce{exchange: x, response: resp, acks: acks, handling: !early, early: early}
+	pp.pending = room.ackList[:0]
+	resp.Topics = roomFor(room.responseTopics[:], len(req.Topics))[:0]
+	for ti, t := range req.Topics {
 		rt := kmsg.NewProduceResponseTopic()
 		rt.Topic = t.Topic
-		rt.Partitions = make([]kmsg.ProduceResponseTopicPartition, 0, len(t.Partitions))
+		if ti == 0 {
+			rt.Partitions = roomFor(room.responsePartitions[:], len(t.Partitions))[:0]
+		} else {
+			rt.Partitions = make([]kmsg.ProduceResponseTopicPartition, 0, len(t.Partitions))
+		}
 		for _, rp := range t.Partitions {
 			answer := kmsg.NewProduceResponseTopicPartition()
 			answer.Partition = rp.Partition
@@ -116,7 +146,13 @@ func (b *Broker) handleProduce(x *exchange) {
 			if acks != -1 {
 				continue
 			}
-			a := &pendingAck{produce: pp, answer: answer}
+			var a *pendingAck
+			if len(pp.pending) < len(room.acks) {
+				a = &room.acks[len(pp.pending)]
+			} else {
+				a = &pendingAck{}
+			}
+			*a = pendingAck{produce: pp, answer: answer}
 			pp.pending = append(pp.pending, a)
 			a.waiter = p.WaitForAcks(result.LastOffset, a.acked)
 		}

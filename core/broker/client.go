@@ -73,6 +73,9 @@ type exchange struct {
 	// otherwise.
 	fetchBody *kmsg.FetchRequest
 	fetch     *pendingFetch
+	// produce, for a Produce on the client listener the loop decoded, is
+	// room for what handling it needs (produceExchange); nil otherwise.
+	produce *produceRoom
 }
 
 // Fetch is over half of the requests a broker serves, and a connection
@@ -103,10 +106,28 @@ type (
 	}
 )
 
+// Produce is the other request clients send most: one the loop decodes on
+// the client listener gets an exchange with room for its body and for
+// what handling it needs (produceRoom), in one allocation rather than a
+// dozen.
+type produceExchange struct {
+	exchange
+	body kmsg.ProduceRequest
+	room produceRoom
+}
+
 // newExchange makes the exchange for a request frame about to be decoded
 // on the loop.
 func (c *client) newExchange(frame []byte) *exchange {
-	if key, ok := wire.PeekKey(frame); !ok || key != fetchKey {
+	key, ok := wire.PeekKey(frame)
+	if ok && key == produceKey && !c.controllerListener {
+		px := &produceExchange{}
+		px.body = kmsg.NewProduceRequest() // as wire would make it
+		px.decoded.Body = &px.body
+		px.exchange.produce = &px.room
+		return &px.exchange
+	}
+	if !ok || key != fetchKey {
 		return &exchange{}
 	}
 	if x := c.spareFetch; x != nil {
@@ -160,7 +181,7 @@ func (c *client) Frame(frame []byte) {
 		return
 	}
 	x := c.newExchange(frame)
-	c.serve(x, prepareRequest(&c.decoder, &x.decoded, frame))
+	c.serve(x, prepareRequest(&c.decoder, &x.decoded, frame, x.produce))
 }
 
 // PreparedFrame takes a request the network prepared on the connection's

@@ -34,25 +34,35 @@ type preparedRequest struct {
 // reads nothing of the broker.
 func (b *Broker) PrepareFrame(frame []byte) any {
 	var decoder wire.RequestDecoder // no state shared with the loop
-	prepared := prepareRequest(&decoder, &wire.Request{}, frame)
+	prepared := prepareRequest(&decoder, &wire.Request{}, frame, nil)
 	return &prepared
 }
 
 // prepareRequest decodes frame into req (zero) with the connection's
-// decoder and checks its batches. It returns the prepared request by
-// value: the loop's own Frame uses it at once and need not put it on the
-// heap.
-func prepareRequest(decoder *wire.RequestDecoder, req *wire.Request, frame []byte) preparedRequest {
+// decoder and checks its batches, into room's arrays when it has room
+// (nil: none). It returns the prepared request by value: the loop's own
+// Frame uses it at once and need not put it on the heap.
+func prepareRequest(decoder *wire.RequestDecoder, req *wire.Request, frame []byte, room *produceRoom) preparedRequest {
 	err := decoder.DecodeInto(req, frame)
 	prepared := preparedRequest{request: req, err: err}
 	if err != nil {
 		return prepared
 	}
 	if produce, ok := req.Body.(*kmsg.ProduceRequest); ok {
-		prepared.batchChecks = make([][]replica.BatchCheck, len(produce.Topics))
+		var checkLists [][]replica.BatchCheck
+		var checksInline []replica.BatchCheck
+		if room != nil {
+			checkLists, checksInline = room.checkLists[:], room.checks[:]
+		}
+		prepared.batchChecks = roomFor(checkLists, len(produce.Topics))
 		for ti := range produce.Topics {
 			partitions := produce.Topics[ti].Partitions
-			checks := make([]replica.BatchCheck, len(partitions))
+			var checks []replica.BatchCheck
+			if ti == 0 {
+				checks = roomFor(checksInline, len(partitions))
+			} else {
+				checks = make([]replica.BatchCheck, len(partitions))
+			}
 			for pi := range partitions {
 				checks[pi] = replica.CheckBatch(partitions[pi].Records)
 			}
@@ -60,6 +70,14 @@ func prepareRequest(decoder *wire.RequestDecoder, req *wire.Request, frame []byt
 		}
 	}
 	return prepared
+}
+
+// roomFor returns inline[:n] when it has the room, a new array otherwise.
+func roomFor[T any](inline []T, n int) []T {
+	if n <= len(inline) {
+		return inline[:n:n]
+	}
+	return make([]T, n)
 }
 
 // batchCheck is the check of the records of a produce's topic ti,
