@@ -116,6 +116,28 @@ type produceExchange struct {
 	room produceRoom
 }
 
+// bodyExchange is an exchange with room for its request's body, for the
+// requests clients and nodes send all the time (heartbeats, commits,
+// votes): decoding one then allocates no body apart from its exchange.
+type bodyExchange[T any] struct {
+	exchange
+	body T
+}
+
+// withBody makes an exchange with room for a body of type T, new as
+// kmsg.RequestForKey makes it, for the frame to be decoded into.
+func withBody[T any, P interface {
+	*T
+	kmsg.Request
+	Default()
+}]() *exchange {
+	bx := &bodyExchange[T]{}
+	body := P(&bx.body)
+	body.Default()
+	bx.decoded.Body = body
+	return &bx.exchange
+}
+
 // newExchange makes the exchange for a request frame about to be decoded
 // on the loop.
 func (c *client) newExchange(frame []byte) *exchange {
@@ -127,9 +149,48 @@ func (c *client) newExchange(frame []byte) *exchange {
 		px.exchange.produce = &px.room
 		return &px.exchange
 	}
-	if !ok || key != fetchKey {
+	if !ok {
 		return &exchange{}
 	}
+	switch key {
+	case fetchKey:
+		return c.newFetchExchange()
+	case 2:
+		return withBody[kmsg.ListOffsetsRequest]()
+	case 3:
+		return withBody[kmsg.MetadataRequest]()
+	case 8:
+		return withBody[kmsg.OffsetCommitRequest]()
+	case 9:
+		return withBody[kmsg.OffsetFetchRequest]()
+	case 10:
+		return withBody[kmsg.FindCoordinatorRequest]()
+	case 11:
+		return withBody[kmsg.JoinGroupRequest]()
+	case 12:
+		return withBody[kmsg.HeartbeatRequest]()
+	case 14:
+		return withBody[kmsg.SyncGroupRequest]()
+	case apiVersionsKey:
+		return withBody[kmsg.ApiVersionsRequest]()
+	case 52:
+		return withBody[kmsg.VoteRequest]()
+	case 53:
+		return withBody[kmsg.BeginQuorumEpochRequest]()
+	case 56:
+		return withBody[kmsg.AlterPartitionRequest]()
+	case 62:
+		return withBody[kmsg.BrokerRegistrationRequest]()
+	case 63:
+		return withBody[kmsg.BrokerHeartbeatRequest]()
+	default:
+		return &exchange{}
+	}
+}
+
+// newFetchExchange makes the exchange for a Fetch: the connection's spare,
+// if it has one, or a new one.
+func (c *client) newFetchExchange() *exchange {
 	if x := c.spareFetch; x != nil {
 		c.spareFetch = nil
 		body, f := x.fetchBody, x.fetch
