@@ -12,10 +12,11 @@ import (
 // is given), and small ones are most of them: a produce's answer is some
 // 50 bytes, a heartbeat's 15, where the hints AppendResponse and
 // AppendRequest size their buffers by allot 256 and 64 plus the client id,
-// each allocated and cleared at that size. Fetches and produces, whose
-// records are most of their bytes and whose hints are close, are encoded
-// straight into their frame instead: copying their records once more
-// would cost more than the hint's slack.
+// each allocated and cleared at that size, and a fetch's hint allots some
+// 60 bytes a partition more than it takes. A frame whose hint is large (a
+// fetch answer or a produce carrying many records) is encoded straight
+// into its own buffer instead: copying its records once more would cost
+// more than the hint's slack.
 //
 // The zero value is ready to use. Like a connection, an Encoder is used by
 // one goroutine at a time.
@@ -25,13 +26,19 @@ type Encoder struct {
 
 // encoderBufferBytesMax bounds the buffer an Encoder keeps between
 // frames: one big answer (a metadata listing of many topics) grows it,
-// and it is let go afterwards rather than held at that size.
+// and it is let go afterwards rather than held at that size. A frame
+// whose hint is larger is encoded into a buffer of its own.
 const encoderBufferBytesMax = 64 << 10
+
+// encoderCopyBytesMax is the largest hint of a frame the Encoder encodes
+// into its buffer and copies out.
+const encoderCopyBytesMax = 4 << 10
 
 // Response is AppendResponse into a new frame of its own.
 func (e *Encoder) Response(h Header, resp kmsg.Response) []byte {
-	if _, ok := resp.(*kmsg.FetchResponse); ok {
-		return AppendResponse(nil, h, resp)
+	hint := responseBytesHint(resp)
+	if hint > encoderCopyBytesMax {
+		return appendResponseFrame(make([]byte, 0, hint), h, resp)
 	}
 	e.buffer = appendResponseFrame(e.buffer[:0], h, resp)
 	return e.frame()
@@ -39,9 +46,9 @@ func (e *Encoder) Response(h Header, resp kmsg.Response) []byte {
 
 // Request is AppendRequest into a new frame of its own.
 func (e *Encoder) Request(correlation int32, clientID string, req kmsg.Request) []byte {
-	switch req.(type) {
-	case *kmsg.FetchRequest, *kmsg.ProduceRequest:
-		return AppendRequest(nil, correlation, clientID, req)
+	hint := requestBytesHint(clientID, req)
+	if hint > encoderCopyBytesMax {
+		return appendRequestFrame(make([]byte, 0, hint), correlation, clientID, req)
 	}
 	e.buffer = appendRequestFrame(e.buffer[:0], correlation, clientID, req)
 	return e.frame()
