@@ -22,6 +22,16 @@ func errorCode(err error) int16 {
 	return kerr.UnknownServerError.Code
 }
 
+// errorForCode is kerr.ErrorForCode, which looks every code up in a map,
+// without the lookup for 0 (nil): a fetch answer carries a code for every
+// partition, nearly always 0.
+func errorForCode(code int16) error {
+	if code == 0 {
+		return nil
+	}
+	return kerr.ErrorForCode(code)
+}
+
 // leaderPartition finds a partition this node leads, or says why not:
 // UNKNOWN_TOPIC_OR_PARTITION when the metadata has no such partition,
 // NOT_LEADER_OR_FOLLOWER when another node leads it (or none does yet).

@@ -503,7 +503,7 @@ func (s *fetchSession) answered(sent []sentPartition, resp *kmsg.FetchResponse) 
 			continue // unanswered, or the partition was closed meanwhile
 		}
 		err := one.partition.HandleFetchAnswer(one.position, replica.FetchAnswer{
-			Error:              kerr.ErrorForCode(answer.ErrorCode),
+			Error:              errorForCode(answer.ErrorCode),
 			Records:            answer.RecordBatches,
 			HighWatermark:      answer.HighWatermark,
 			LogStartOffset:     answer.LogStartOffset,
