@@ -69,8 +69,11 @@ type Broker struct {
 	// imageWaiters are answers waiting for the image to show what a
 	// remote controller committed (image_waiters.go).
 	imageWaiters *imageWaiters
-	// encoder encodes every answer this broker sends, on the loop.
-	encoder wire.Encoder
+	// encoder encodes every answer this broker sends, on the loop;
+	// clientIDs are the client ids its connections named, which their
+	// decoders share.
+	encoder   wire.Encoder
+	clientIDs wire.ClientIDs
 
 	// strayDirectoriesChecked is set once this broker, caught up with
 	// the metadata, has removed the partition directories it no longer

@@ -222,7 +222,7 @@ func (c *client) newFetchExchange() *exchange {
 func (b *Broker) Accept(c core.Conn) core.Handler { return b.accept(c) }
 
 func (b *Broker) accept(c core.Conn) *client {
-	cl := &client{broker: b, conn: c}
+	cl := &client{broker: b, conn: c, decoder: wire.NewRequestDecoder(&b.clientIDs)}
 	cl.exchanges = cl.exchangesInline[:0]
 	if b.stopped {
 		// Stopping: whoever connects now finds the door shut.

@@ -59,6 +59,44 @@ func DecodeRequest(frame []byte) (*Request, error) {
 // by one goroutine at a time.
 type RequestDecoder struct {
 	clientID *string
+	// clientIDs, if set, are the client ids the listener's other
+	// connections named, shared with them (NewRequestDecoder).
+	clientIDs *ClientIDs
+}
+
+// NewRequestDecoder is a decoder that also takes a new connection's
+// client id from ids when another connection named it before: clients
+// reconnect, and every connection's first request named its client id
+// afresh. ids belongs to the goroutine that uses the decoder.
+func NewRequestDecoder(ids *ClientIDs) RequestDecoder {
+	return RequestDecoder{clientIDs: ids}
+}
+
+// ClientIDs is the client ids a listener's connections named, each kept
+// once (at most clientIDsMax of them), for their decoders to share. The
+// zero value is ready to use.
+type ClientIDs struct {
+	byName map[string]*string
+}
+
+// clientIDsMax bounds the client ids a ClientIDs keeps; past it, a new
+// connection's client id is made as if there were none.
+const clientIDsMax = 1024
+
+// lookUp returns the kept client id with b's bytes, keeping one if it has
+// room.
+func (ids *ClientIDs) lookUp(b []byte) *string {
+	if id, ok := ids.byName[string(b)]; ok {
+		return id
+	}
+	s := string(b)
+	if len(ids.byName) < clientIDsMax {
+		if ids.byName == nil {
+			ids.byName = map[string]*string{}
+		}
+		ids.byName[s] = &s
+	}
+	return &s
 }
 
 // Decode is DecodeRequest, sharing the client id with the connection's
@@ -104,7 +142,7 @@ func (d *RequestDecoder) DecodeInto(r *Request, frame []byte) error {
 	// ControlledShutdown v0 is the one request whose header has no client
 	// id (header v0); every other request has header v1 or v2.
 	if !(r.Header.Key == 7 && r.Header.Version == 0) {
-		clientID, after, err := readNullableString(rest, d.clientID)
+		clientID, after, err := readNullableString(rest, d.clientID, d.clientIDs)
 		if err != nil {
 			return err
 		}
@@ -137,8 +175,9 @@ func PeekKey(frame []byte) (int16, bool) {
 }
 
 // readNullableString reads a nullable string, returning previous when it
-// holds the same bytes rather than allocating them again.
-func readNullableString(b []byte, previous *string) (*string, []byte, error) {
+// holds the same bytes, or the one ids keeps with them, rather than
+// allocating them again.
+func readNullableString(b []byte, previous *string, ids *ClientIDs) (*string, []byte, error) {
 	if len(b) < 2 {
 		return nil, nil, fmt.Errorf("%w: client id length cut off", ErrMalformed)
 	}
@@ -152,6 +191,9 @@ func readNullableString(b []byte, previous *string) (*string, []byte, error) {
 	}
 	if previous != nil && *previous == string(b[:length]) {
 		return previous, b[length:], nil
+	}
+	if ids != nil {
+		return ids.lookUp(b[:length]), b[length:], nil
 	}
 	s := string(b[:length])
 	return &s, b[length:], nil

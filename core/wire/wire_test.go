@@ -153,3 +153,35 @@ func TestRequestDecoderSharesARepeatedClientID(t *testing.T) {
 		t.Fatalf("after a null and another id: %q, %q, %q", *first.Header.ClientID, *third.Header.ClientID, *other.Header.ClientID)
 	}
 }
+
+// TestClientIDsSharedAcrossConnections: decoders sharing a ClientIDs give
+// a client id a connection named before the same string, on a new
+// connection too.
+func TestClientIDsSharedAcrossConnections(t *testing.T) {
+	var ids ClientIDs
+	decode := func(d *RequestDecoder, clientID string) *string {
+		t.Helper()
+		r, err := d.Decode(AppendRequest(nil, 1, clientID, &kmsg.HeartbeatRequest{Version: 4}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Header.ClientID
+	}
+	first, second := NewRequestDecoder(&ids), NewRequestDecoder(&ids)
+	a := decode(&first, "producer-1")
+	if b := decode(&second, "producer-1"); b != a || *b != "producer-1" {
+		t.Fatalf("second connection's id %q at %p, want the first's at %p", *b, b, a)
+	}
+	if c := decode(&second, "consumer-1"); *c != "consumer-1" || c == a {
+		t.Fatalf("another id: %q", *c)
+	}
+	// A new connection naming a known id allocates what a connection's
+	// next request does: nothing for its client id.
+	same := testing.AllocsPerRun(100, func() { decode(&first, "producer-1") })
+	if fresh := testing.AllocsPerRun(100, func() {
+		d := NewRequestDecoder(&ids)
+		decode(&d, "producer-1")
+	}); fresh != same {
+		t.Errorf("a new connection naming a known id: %v allocations, a known connection's request %v", fresh, same)
+	}
+}
