@@ -95,6 +95,9 @@ type Log struct {
 
 	// reads is the buffer every read of this log reuses.
 	reads readBuffer
+	// known is what Read walked past last, which the next Read need not
+	// check again if it finds the same bytes (see knownBatches).
+	known knownBatches
 	// headerCopy holds a batch header while an append writes the batch
 	// without it (writeHeaderLast). Reusing it is safe: WriteAt keeps
 	// nothing it is given (io.WriterAt), and the log appends once at a

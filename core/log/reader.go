@@ -98,6 +98,10 @@ type batchReader struct {
 	// loads counts the chunks read so far: batches handed out under the
 	// same count are adjacent in one buffer.
 	loads int
+
+	// known, when not nil, takes a copy of each batch checked in the
+	// first chunk (see skipKnown).
+	known *knownBatches
 }
 
 // start makes r a reader of file from position up to limit, where a batch
@@ -227,7 +231,8 @@ func (r *batchReader) nextOnce() bool {
 	case r.verifyCRC && !batch.CheckCRC(b):
 		return r.fail("CRC mismatch")
 	}
-	if h.BaseOffset > r.nextOffset || r.confirmEveryOffset {
+	confirmed := h.BaseOffset > r.nextOffset || r.confirmEveryOffset
+	if confirmed {
 		if err := r.confirmBaseOffset(h.BaseOffset); err != nil {
 			r.err = err
 			return false
@@ -236,6 +241,9 @@ func (r *batchReader) nextOnce() bool {
 	r.current, r.currentPosition = b, r.position
 	r.position += size
 	r.nextOffset = headerLastOffset(h) + 1
+	if r.known != nil {
+		r.addKnown(confirmed)
+	}
 	return true
 }
 
