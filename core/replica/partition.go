@@ -267,6 +267,7 @@ func (p *Partition) Close() error {
 	}
 	p.stopLeading()
 	p.held = nil
+	p.snapshots.close()
 	if wasLeader {
 		p.leadershipChanged()
 	}
