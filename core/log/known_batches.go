@@ -38,6 +38,10 @@ type knownBatches struct {
 
 	bytes []byte
 	ends  []knownEnd
+	// reach is how far from the start a batch may begin and be copied:
+	// one index interval. Beyond it the log has indexed a batch, and a
+	// read of a later offset starts there instead.
+	reach int64
 }
 
 // knownEnd is where a known batch ends, counted from the first, and the
@@ -47,16 +51,20 @@ type knownEnd struct {
 	nextOffset int64
 }
 
-// knownBytesMax bounds the copy: a fetch walks about one index interval
-// (index.interval.bytes, 4 KiB by default) before its offset.
+// knownBytesMax bounds the copy, whatever the index interval
+// (index.interval.bytes, 4 KiB by default, see reach).
 const knownBytesMax = 64 << 10
+
+// knownBatchBytesTypical is a guess of a stored batch's size, for the
+// copy's first capacity: a few records of a hundred bytes or so.
+const knownBatchBytesTypical = 256
 
 // skipKnown loads r's first chunk, as its first call to next would, and
 // moves r past the batches at its start that end below offset if they are,
 // byte for byte, batches known holds from the same start; then r adds to
 // known the batches it goes on to check in that chunk. It is for a reader
-// just started on s with verifyCRC set.
-func (r *batchReader) skipKnown(known *knownBatches, s *segment, offset int64) {
+// just started on s with verifyCRC set; indexIntervalBytes is the log's.
+func (r *batchReader) skipKnown(known *knownBatches, s *segment, offset int64, indexIntervalBytes int) {
 	if r.loads != 0 || r.limit-r.position < batch.HeaderSize {
 		return // the first next fails before loading anything
 	}
@@ -84,15 +92,22 @@ func (r *batchReader) skipKnown(known *knownBatches, s *segment, offset int64) {
 		}
 	}
 	known.segment, known.position, known.nextOffset, known.entryPosition = s, r.position, r.nextOffset, r.entryPosition
+	known.reach = int64(min(indexIntervalBytes, knownBytesMax))
 	known.bytes, known.ends = known.bytes[:0], known.ends[:0]
+	if known.bytes == nil {
+		// Made once, at about the size it grows to, rather than grown
+		// step by step: every log that serves fetches has one.
+		known.bytes = make([]byte, 0, known.reach+knownBatchBytesTypical)
+		known.ends = make([]knownEnd, 0, known.reach/knownBatchBytesTypical+1)
+	}
 }
 
 // addKnown copies the batch nextOnce just checked into r.known, if it may
 // stand for checking it again (see knownBatches).
 func (r *batchReader) addKnown(confirmed bool) {
 	known := r.known
-	if confirmed || r.loads != 1 || r.suspect || len(known.bytes)+len(r.current) > knownBytesMax ||
-		r.currentPosition-known.position != int64(len(known.bytes)) {
+	if confirmed || r.loads != 1 || r.suspect || r.currentPosition-known.position != int64(len(known.bytes)) ||
+		int64(len(known.bytes)) > known.reach || len(known.bytes)+len(r.current) > knownBytesMax {
 		r.known = nil // the rest of this read is not copied
 		return
 	}

@@ -54,7 +54,7 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 		var r batchReader
 		s.startReader(&r, entry.position, entry.offset, chunkBytes, l.reads.forChunk(firstChunkBytes))
 		r.handOut = true
-		r.skipKnown(&l.known, s, offset)
+		r.skipKnown(&l.known, s, offset, l.config.IndexIntervalBytes)
 		// Adjacent batches, one run per chunk; nearly every answer is
 		// one run, and the array on the stack saves allocating for it.
 		var runsOnStack [2]run
