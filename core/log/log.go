@@ -40,8 +40,10 @@ type Log struct {
 	// durableWaiters are WhenDurable calls, in round order.
 	durableWaiters []durableWaiter
 
-	// round is the sync in flight, nil when none is.
-	round *syncRound
+	// round is the sync in flight, nil when none is: roundState, which
+	// every round uses in turn.
+	round      *syncRound
+	roundState syncRound
 	// roundDelayed: a round is due but BUGGIFY deferred its start (see
 	// beginRound); until its timer fires no other round begins.
 	roundDelayed bool
