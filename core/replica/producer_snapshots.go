@@ -245,7 +245,8 @@ func (p *Partition) rebuildProducerState() error {
 	p.snapshots.removeAbove(end, offsets)
 	state, from := p.snapshots.load(end, p.log.StartOffset(), offsets)
 	for from < end {
-		chunk, err := p.log.Read(from, end, replayChunkBytes, true)
+		// Scanned before the log reads again.
+		chunk, err := p.log.ReadTransient(from, end, replayChunkBytes, true)
 		if err != nil {
 			return fmt.Errorf("replica: replaying producer state of %s-%d from %d: %w", p.Topic, p.Index, from, err)
 		}
