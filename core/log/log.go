@@ -126,6 +126,14 @@ type Log struct {
 	// compactionBytesPerCall is compactionReadBytesPerCallMax; tests lower
 	// it to make passes span many calls.
 	compactionBytesPerCall int64
+	// compactionScratch is where compaction looks into one batch at a
+	// time (lookInto, cleanBatch, rebuildBatch), reused batch after batch
+	// rather than allocated for each.
+	compactionScratch struct {
+		records []batch.RawRecord
+		kept    []batch.RawRecord
+		section []byte
+	}
 }
 
 // SyncStats counts the sync rounds of this Log since Open. Besides being
