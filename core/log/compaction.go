@@ -213,7 +213,7 @@ func (l *Log) startPass(options CompactOptions, result *CompactionResult, budget
 	if err := l.buildOffsetMap(pass, end, result, budget); err != nil {
 		return nil, err
 	}
-	l.logger.Debug("compaction pass started", "dirty start", dirtyStart, "map end", pass.mapEnd,
+	l.logger().Debug("compaction pass started", "dirty start", dirtyStart, "map end", pass.mapEnd,
 		"cleanable end", end, "keys", pass.offsets.count(), "clean bytes", clean, "dirty bytes", dirty)
 	return pass, nil
 }
@@ -314,14 +314,14 @@ func (l *Log) finishPass(result *CompactionResult) {
 	l.cleanerClaim = &cleanerClaim{offset: pass.mapEnd, lastSwap: l.swapsCreated}
 	l.settleCleanerOffset()
 	result.PassFinished = true
-	l.logger.Debug("compaction pass finished", "cleaner offset", l.cleanerOffset)
+	l.logger().Debug("compaction pass finished", "cleaner offset", l.cleanerOffset)
 }
 
 func (l *Log) abandonPass(reason string) {
 	if l.pass == nil {
 		return
 	}
-	l.logger.Info("compaction pass abandoned", "reason", reason, "map end", l.pass.mapEnd)
+	l.logger().Info("compaction pass abandoned", "reason", reason, "map end", l.pass.mapEnd)
 	l.pass = nil
 }
 

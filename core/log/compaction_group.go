@@ -87,7 +87,7 @@ func (l *Log) cleanGroup(pass *cleanerPass, group []*segment, result *Compaction
 	result.RecordsRemoved += tally.RecordsRemoved
 	result.TombstonesRemoved += tally.TombstonesRemoved
 	result.BatchesRemoved += tally.BatchesRemoved
-	l.logger.Debug("compacted segments", "base", base, "end", groupEnd, "segments", len(group),
+	l.logger().Debug("compacted segments", "base", base, "end", groupEnd, "segments", len(group),
 		"bytes before", tally.BytesRead, "bytes after", cleaned.bytes, "records removed", tally.RecordsRemoved+tally.TombstonesRemoved)
 	return nil
 }
@@ -161,7 +161,7 @@ func (l *Log) rebuildBatch(h batch.Header, kept []batch.RawRecord) ([]byte, bool
 	if codec := h.Compression(); codec != batch.CompressionNone {
 		compressed, err := l.world.Codecs.Compress(codec, nil, section)
 		if err != nil {
-			l.logger.Warn("compaction cannot compress a batch again; leaving it as it is", "offset", h.BaseOffset, "codec", codec, "error", err)
+			l.logger().Warn("compaction cannot compress a batch again; leaving it as it is", "offset", h.BaseOffset, "codec", codec, "error", err)
 			return nil, false
 		}
 		section = compressed

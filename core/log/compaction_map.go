@@ -113,13 +113,13 @@ func (l *Log) lookInto(h batch.Header, b []byte) ([]batch.RawRecord, bool) {
 		if l.world.Codecs == nil {
 			if !l.compressedNoted {
 				l.compressedNoted = true
-				l.logger.Warn("compaction leaves compressed batches as they are: no Codecs", "offset", h.BaseOffset, "codec", codec)
+				l.logger().Warn("compaction leaves compressed batches as they are: no Codecs", "offset", h.BaseOffset, "codec", codec)
 			}
 			return nil, false
 		}
 		decompressed, err := l.world.Codecs.Decompress(codec, section, recordsDecompressedBytesMax)
 		if err != nil {
-			l.logger.Warn("compaction cannot decompress a batch; leaving it as it is", "offset", h.BaseOffset, "codec", codec, "error", err)
+			l.logger().Warn("compaction cannot decompress a batch; leaving it as it is", "offset", h.BaseOffset, "codec", codec, "error", err)
 			return nil, false
 		}
 		section = decompressed
@@ -137,7 +137,7 @@ func (l *Log) lookInto(h batch.Header, b []byte) ([]batch.RawRecord, bool) {
 		}
 	}
 	if err != nil {
-		l.logger.Warn("compaction cannot decode a batch's records; leaving it as it is", "offset", h.BaseOffset, "error", err)
+		l.logger().Warn("compaction cannot decode a batch's records; leaving it as it is", "offset", h.BaseOffset, "error", err)
 		return nil, false
 	}
 	return records, true

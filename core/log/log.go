@@ -20,10 +20,13 @@ import (
 // answering an acks=all produce, must wait until SyncedOffset is above the
 // write's last offset (OnSynced says when).
 type Log struct {
-	world  core.World
-	logger *slog.Logger
-	dir    string
-	config Config
+	world core.World
+	// nodeLogger is the World's logger, and logs the log's own, made from
+	// it on the first line the log logs (see logger).
+	nodeLogger *slog.Logger
+	logs       *slog.Logger
+	dir        string
+	config     Config
 
 	// segments are sorted by base offset, each starting where the previous
 	// one ends; the last is the active one. There is always at least one.
@@ -252,6 +255,18 @@ func (l *Log) Close() error {
 	}
 	l.indexFilesToSync = nil
 	return first
+}
+
+// logger is the log's logger: the World's, naming the log's directory.
+// It is made when the log first logs a line, not at Open: the node opens
+// a log for every partition it hosts, at every restart and reassignment,
+// and many a log never logs (each logger made is several allocations, in
+// the logger and in its handler).
+func (l *Log) logger() *slog.Logger {
+	if l.logs == nil {
+		l.logs = l.nodeLogger.With("log", l.dir)
+	}
+	return l.logs
 }
 
 func (l *Log) active() *segment { return l.segments[len(l.segments)-1] }

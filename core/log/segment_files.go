@@ -46,7 +46,7 @@ func (l *Log) roll() error {
 	old.seal()
 	l.writeIndexFiles(old)
 	l.segments = append(l.segments, s)
-	l.logger.Debug("rolled segment", "sealed", old.baseOffset, "active", s.baseOffset)
+	l.logger().Debug("rolled segment", "sealed", old.baseOffset, "active", s.baseOffset)
 	return nil
 }
 
@@ -65,14 +65,14 @@ func (l *Log) writeIndexFiles(s *segment) {
 	for _, file := range files {
 		f, err := l.world.FS.OpenFile(file.name, true)
 		if err != nil {
-			l.logger.Warn("index file not written", "file", file.name, "error", err)
+			l.logger().Warn("index file not written", "file", file.name, "error", err)
 			continue
 		}
 		if err = f.Truncate(0); err == nil {
 			_, err = f.WriteAt(file.data, 0)
 		}
 		if err != nil {
-			l.logger.Info("index file left empty", "file", file.name, "error", err)
+			l.logger().Info("index file left empty", "file", file.name, "error", err)
 			f.Truncate(0)
 		}
 		l.indexFilesToSync = append(l.indexFilesToSync, f)
@@ -109,7 +109,7 @@ func (l *Log) removeFile(name string) {
 	case err == nil:
 		l.directoryDirty = true
 	case !errors.Is(err, fs.ErrNotExist):
-		l.logger.Warn("file not removed", "file", name, "error", err)
+		l.logger().Warn("file not removed", "file", name, "error", err)
 	}
 }
 
@@ -120,6 +120,6 @@ func (l *Log) halt(reason error) {
 		return
 	}
 	l.failure = fmt.Errorf("%w: %v", ErrHalted, reason)
-	l.logger.Error("halting node", "reason", reason)
+	l.logger().Error("halting node", "reason", reason)
 	l.world.Halt(reason)
 }

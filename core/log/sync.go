@@ -549,7 +549,7 @@ func (l *Log) writeCheckpoint(round *syncRound) bool {
 		if errors.Is(err, core.ErrDiskFull) {
 			level = slog.LevelInfo
 		}
-		l.logger.Log(context.Background(), level, "checkpoint not written; a later sync retries", "error", err)
+		l.logger().Log(context.Background(), level, "checkpoint not written; a later sync retries", "error", err)
 		return false
 	}
 	round.checkpoint = c
