@@ -103,6 +103,10 @@ type Log struct {
 	// known is what Read walked past last, which the next Read need not
 	// check again if it finds the same bytes (see knownBatches).
 	known knownBatches
+	// writeScratch is where the checkpoint and index files are encoded
+	// before each is written, reused: WriteAt keeps nothing it is given
+	// (see scratchForWrite).
+	writeScratch []byte
 	// headerCopy holds a batch header while an append writes the batch
 	// without it (writeHeaderLast). Reusing it is safe: WriteAt keeps
 	// nothing it is given (io.WriterAt), and the log appends once at a
@@ -268,6 +272,18 @@ func (l *Log) logger() *slog.Logger {
 	}
 	return l.logs
 }
+
+// scratchForWrite is writeScratch emptied, made at once big enough for a
+// checkpoint with a few epochs rather than grown to it step by step.
+func (l *Log) scratchForWrite() []byte {
+	if l.writeScratch == nil {
+		l.writeScratch = make([]byte, 0, writeScratchBytes)
+	}
+	return l.writeScratch[:0]
+}
+
+// writeScratchBytes is writeScratch's first capacity.
+const writeScratchBytes = 512
 
 func (l *Log) active() *segment { return l.segments[len(l.segments)-1] }
 

@@ -536,7 +536,8 @@ func (l *Log) writeCheckpoint(round *syncRound) bool {
 	f, err := fs.OpenFile(temporary, true)
 	if err == nil {
 		if err = f.Truncate(0); err == nil {
-			_, err = f.WriteAt(c.encode(), 0)
+			l.writeScratch = c.appendTo(l.scratchForWrite())
+			_, err = f.WriteAt(l.writeScratch, 0)
 		}
 		if err != nil {
 			f.Close()
