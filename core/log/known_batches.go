@@ -60,10 +60,11 @@ const knownBytesMax = 64 << 10
 const knownBatchBytesTypical = 256
 
 // skipKnown loads r's first chunk, as its first call to next would, and
-// moves r past the batches at its start that end below offset if they are,
-// byte for byte, batches known holds from the same start; then r adds to
-// known the batches it goes on to check in that chunk. It is for a reader
-// just started on s with verifyCRC set; indexIntervalBytes is the log's.
+// compares it with the batches known holds from the same start: r moves
+// past those that end below offset, and takes the CRCs of the others it
+// finds byte for byte as checked (checkedUntil). Then r adds to known the
+// batches it goes on to check in that chunk. It is for a reader just
+// started on s with verifyCRC set; indexIntervalBytes is the log's.
 func (r *batchReader) skipKnown(known *knownBatches, s *segment, offset int64, indexIntervalBytes int) {
 	if r.loads != 0 || r.limit-r.position < batch.HeaderSize {
 		return // the first next fails before loading anything
@@ -77,17 +78,31 @@ func (r *batchReader) skipKnown(known *knownBatches, s *segment, offset int64, i
 	}
 	r.known = known
 	if known.segment == s && known.position == r.position && known.nextOffset == r.nextOffset && known.entryPosition == r.entryPosition {
-		// The last known batch that ends below offset and within the
-		// chunk.
-		k := len(known.ends) - 1
-		for k >= 0 && (known.ends[k].nextOffset > offset || known.ends[k].bytes > len(r.chunk)) {
-			k--
+		// whole is the last known batch within the chunk, and skip the
+		// last of those that end below offset (-1 for none).
+		whole := len(known.ends) - 1
+		for whole >= 0 && known.ends[whole].bytes > len(r.chunk) {
+			whole--
 		}
-		if k >= 0 && bytes.Equal(r.chunk[:known.ends[k].bytes], known.bytes[:known.ends[k].bytes]) {
-			end := known.ends[k]
-			known.bytes, known.ends = known.bytes[:end.bytes], known.ends[:k+1]
-			r.position += int64(end.bytes)
-			r.nextOffset = end.nextOffset
+		skip := whole
+		for skip >= 0 && known.ends[skip].nextOffset > offset {
+			skip--
+		}
+		matched, compared := -1, 0
+		if skip >= 0 && bytes.Equal(r.chunk[:known.ends[skip].bytes], known.bytes[:known.ends[skip].bytes]) {
+			matched, compared = skip, known.ends[skip].bytes
+		}
+		if matched == skip && whole > skip && bytes.Equal(r.chunk[compared:known.ends[whole].bytes], known.bytes[compared:known.ends[whole].bytes]) {
+			matched = whole
+		}
+		if matched >= 0 {
+			end := known.ends[matched]
+			known.bytes, known.ends = known.bytes[:end.bytes], known.ends[:matched+1]
+			r.checkedUntil = r.position + int64(end.bytes)
+			if skip >= 0 {
+				r.position += int64(known.ends[skip].bytes)
+				r.nextOffset = known.ends[skip].nextOffset
+			}
 			return
 		}
 	}
@@ -102,10 +117,23 @@ func (r *batchReader) skipKnown(known *knownBatches, s *segment, offset int64, i
 	}
 }
 
+// crcChecked reports whether the batch nextOnce has in hand, size bytes at
+// r.position, lies where skipKnown found the chunk to hold known batches,
+// which passed their CRCs: the chunk is still the first (a batch read
+// again comes in another), and the reader has walked the same bytes from
+// the same start, so this batch is one of them.
+func (r *batchReader) crcChecked(size int64) bool {
+	return r.loads == 1 && r.position+size <= r.checkedUntil
+}
+
 // addKnown copies the batch nextOnce just checked into r.known, if it may
-// stand for checking it again (see knownBatches).
+// stand for checking it again (see knownBatches), and if known does not
+// hold it already (skipKnown found it there).
 func (r *batchReader) addKnown(confirmed bool) {
 	known := r.known
+	if r.currentPosition+int64(len(r.current)) <= r.checkedUntil {
+		return
+	}
 	if confirmed || r.loads != 1 || r.suspect || r.currentPosition-known.position != int64(len(known.bytes)) ||
 		int64(len(known.bytes)) > known.reach || len(known.bytes)+len(r.current) > knownBytesMax {
 		r.known = nil // the rest of this read is not copied

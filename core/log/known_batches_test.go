@@ -31,18 +31,22 @@ func TestKnownBatchesChangeNoRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := h.world()
-		flipping := &everyNthFlipFS{FS: w.FS, every: 3}
+		flipping := &everyNthFlipFS{FS: w.FS, every: 2}
 		w.FS = flipping
 		l, err := log.Open(w, testDir, config)
 		if err != nil {
 			t.Fatal(err)
 		}
 		flipping.reads = nil // only the Reads' reads
-		for i := range 400 {
-			offset := int64(i*37) % l.EndOffset()
-			if i%5 == 0 {
-				offset = l.EndOffset() - 1 - int64(i%7)
+		for i := range 600 {
+			// Runs of reads near one another, as fetches of one
+			// partition make: later reads of a run start at the same
+			// index entry, some before and some after the earlier.
+			base := int64(i/6*37) % l.EndOffset()
+			if i/6%4 == 0 {
+				base = l.EndOffset() - 8
 			}
+			offset := min(base+int64((i*5)%8), l.EndOffset()-1)
 			if forget {
 				log.ForgetKnownBatches(l)
 			}

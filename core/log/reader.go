@@ -100,8 +100,10 @@ type batchReader struct {
 	loads int
 
 	// known, when not nil, takes a copy of each batch checked in the
-	// first chunk (see skipKnown).
-	known *knownBatches
+	// first chunk (see skipKnown), and checkedUntil is where the batches
+	// skipKnown found there end (see crcChecked).
+	known        *knownBatches
+	checkedUntil int64
 }
 
 // start makes r a reader of file from position up to limit, where a batch
@@ -228,7 +230,7 @@ func (r *batchReader) nextOnce() bool {
 		return r.fail("batch starts at offset %d, below %d where the previous one ended", h.BaseOffset, r.nextOffset)
 	case h.LastOffsetDelta < 0 || h.LastOffsetDelta > relativeOffsetMax:
 		return r.fail("last offset delta %d", h.LastOffsetDelta)
-	case r.verifyCRC && !batch.CheckCRC(b):
+	case r.verifyCRC && !r.crcChecked(size) && !batch.CheckCRC(b):
 		return r.fail("CRC mismatch")
 	}
 	confirmed := h.BaseOffset > r.nextOffset || r.confirmEveryOffset
