@@ -142,3 +142,27 @@ func (r *batchReader) addKnown(confirmed bool) {
 	known.bytes = append(known.bytes, r.current...)
 	known.ends = append(known.ends, knownEnd{bytes: len(known.bytes), nextOffset: r.nextOffset})
 }
+
+// appended extends known with batches an append just wrote at position of
+// s, when they continue the known batches there: a read walking on from
+// the last known batch would find them, and they pass every check it
+// makes, as the append checked them before writing (splitBatches: whole,
+// CRC, offsets) and stamped them only outside the CRC. Each must start
+// where the one before ends (after a gap, a read confirms the base
+// offset with reads of its own, see addKnown). So the first fetch of
+// what a leader appended, its followers', need not check its CRC again.
+func (known *knownBatches) appended(s *segment, batches []byte, position int64, spans []batchSpan) {
+	if known.segment != s || s.mayHaveGaps || len(known.ends) == 0 || known.position+int64(len(known.bytes)) != position {
+		return
+	}
+	for i := range spans {
+		h := &spans[i].header
+		size := int(headerSize(h))
+		if h.BaseOffset != known.ends[len(known.ends)-1].nextOffset ||
+			int64(len(known.bytes)) > known.reach || len(known.bytes)+size > knownBytesMax {
+			return
+		}
+		known.bytes = append(known.bytes, batches[spans[i].position:spans[i].position+size]...)
+		known.ends = append(known.ends, knownEnd{bytes: len(known.bytes), nextOffset: headerLastOffset(h) + 1})
+	}
+}

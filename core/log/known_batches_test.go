@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"sluice/core"
+	"sluice/core/batch"
 	"sluice/core/log"
 	"sluice/sim/simdisk"
 )
@@ -14,9 +15,11 @@ import (
 // before its offset that an earlier Read checked, when it finds them byte
 // for byte (see knownBatches), but everything else must stay as it was:
 // the same reads of the file, of the same sizes, and the same answers, also
-// when bits flip in flight inside the batches it skips. The same appends
-// and reads run twice, once forgetting the known batches before every
-// read; the reads each run makes, and what each Read answers, must agree.
+// when bits flip in flight inside the batches it skips, and while the log
+// grows under the reads (an append adds to the known batches), now and
+// then past a gap. The same appends and reads run twice, once forgetting
+// the known batches before every read; the reads each run makes, and what
+// each Read answers, must agree.
 func TestKnownBatchesChangeNoRead(t *testing.T) {
 	run := func(forget bool) (reads []string, answers []string) {
 		h := newHarness(t, 7, simdisk.Faults{})
@@ -38,6 +41,13 @@ func TestKnownBatchesChangeNoRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		flipping.reads = nil // only the Reads' reads
+		read := func(offset int64, maxBytes int) {
+			if forget {
+				log.ForgetKnownBatches(l)
+			}
+			got, err := l.Read(offset, l.EndOffset(), maxBytes, true)
+			answers = append(answers, fmt.Sprintf("%d: %x %v", offset, got, err))
+		}
 		for i := range 600 {
 			// Runs of reads near one another, as fetches of one
 			// partition make: later reads of a run start at the same
@@ -46,12 +56,30 @@ func TestKnownBatchesChangeNoRead(t *testing.T) {
 			if i/6%4 == 0 {
 				base = l.EndOffset() - 8
 			}
-			offset := min(base+int64((i*5)%8), l.EndOffset()-1)
-			if forget {
-				log.ForgetKnownBatches(l)
+			read(min(base+int64((i*5)%8), l.EndOffset()-1), 1+i%700)
+		}
+		// The log grows under the reads of two followers, as a leader's
+		// does, now and then past a gap, as a compacted leader's batches
+		// reach a follower.
+		followers := [2]int64{l.EndOffset() - 3, l.EndOffset()}
+		flipping.every = 9 // fewer flips: most reads find the known batches
+		for i := range 300 {
+			b := makeBatch(1+i%3, 20+i%40, h.nowMilliseconds())
+			gap := int64(0)
+			if i%7 == 0 {
+				gap = 2
 			}
-			got, err := l.Read(offset, l.EndOffset(), 1+i%700, true)
-			answers = append(answers, fmt.Sprintf("%d: %x %v", offset, got, err))
+			batch.SetBaseOffset(b, l.EndOffset()+gap)
+			batch.SetLeaderEpoch(b, 1)
+			if _, err := l.AppendReplicated(b); err != nil {
+				t.Fatal(err)
+			}
+			for f := range followers {
+				if (i+f)%3 != 0 {
+					read(followers[f], 1<<20)
+					followers[f] = l.EndOffset()
+				}
+			}
 		}
 		if flipping.flips == 0 {
 			t.Fatal("no bit flipped: the test does not test what it says")
