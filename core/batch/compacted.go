@@ -62,10 +62,22 @@ type RawRecord struct {
 // SplitRecords decodes an uncompressed records section holding count
 // records. The returned slices alias section.
 func SplitRecords(section []byte, count int32) ([]RawRecord, error) {
+	return SplitRecordsInto(nil, section, count)
+}
+
+// SplitRecordsInto is SplitRecords decoding into records[:0], grown if it
+// is too short, for a caller that splits batch after batch (compaction)
+// and reuses one slice: what the records of an earlier call pointed into
+// is gone once it is called again.
+func SplitRecordsInto(records []RawRecord, section []byte, count int32) ([]RawRecord, error) {
 	if count < 0 || int(count) > len(section) {
 		return nil, errRecord
 	}
-	records := make([]RawRecord, count)
+	if cap(records) < int(count) {
+		records = make([]RawRecord, count)
+	}
+	records = records[:count]
+	clear(records) // splitRecord decodes into zero Records
 	rest := section
 	for i := range records {
 		encoded, after, err := splitRecord(&records[i].Record, rest)

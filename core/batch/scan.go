@@ -45,11 +45,14 @@ func (s *Scanner) Next() bool {
 		s.err = err
 		return false
 	}
-	if s.header.Size() > len(rest) {
+	// The size from the field, not Header.Size: a method with a value
+	// receiver copies the whole header first, for every batch scanned.
+	size := LengthPrefixSize + int(s.header.Length)
+	if size > len(rest) {
 		s.err = ErrTorn
 		return false
 	}
-	b := rest[:s.header.Size()]
+	b := rest[:size]
 	if s.VerifyCRC && !CheckCRC(b) {
 		s.err = ErrCRC
 		return false

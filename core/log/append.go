@@ -191,6 +191,7 @@ func (l *Log) appendChecked(batches []byte, spans []batchSpan) (AppendInfo, erro
 		panic(fmt.Sprintf("log: append of [%d, %d] after end %d left the segment ending at %d", first.BaseOffset, last.LastOffset(), l.endOffset, s.endOffset))
 	}
 	l.endOffset = s.endOffset
+	l.known.appended(s, batches, position, spans)
 	return info, nil
 }
 

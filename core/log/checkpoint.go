@@ -59,7 +59,13 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // every sync round that moves the log writes one.
 func (c checkpoint) encode() []byte {
 	// The fixed lines, then at most 20 digits and a sign per number.
-	b := make([]byte, 0, len(checkpointMagic)+80+4*21+len(c.epochs)*(2*21+2)+len("crc32c 01234567\n"))
+	return c.appendTo(make([]byte, 0, len(checkpointMagic)+80+4*21+len(c.epochs)*(2*21+2)+len("crc32c 01234567\n")))
+}
+
+// appendTo is encode appending to b, for a log that writes every
+// checkpoint from one buffer it reuses (see Log.scratchForWrite).
+func (c checkpoint) appendTo(b []byte) []byte {
+	start := len(b)
 	b = append(b, checkpointMagic...)
 	b = appendField(b, "start-offset", c.startOffset)
 	b = appendField(b, "recovery-point", c.recoveryPoint)
@@ -72,7 +78,7 @@ func (c checkpoint) encode() []byte {
 		b = strconv.AppendInt(b, e.StartOffset, 10)
 		b = append(b, '\n')
 	}
-	crc := crc32.Checksum(b, castagnoli)
+	crc := crc32.Checksum(b[start:], castagnoli)
 	b = append(b, "crc32c "...)
 	b = appendCRCText(b, crc)
 	return append(b, '\n')

@@ -80,11 +80,13 @@ type CompactOptions struct {
 	// must therefore never truncate below an UpTo it has passed.
 	UpTo int64
 
-	// ProducerLastOffset reports the last offset of the last batch of an
-	// idempotent producer the caller still tracks (Kafka's active
-	// producers). That batch is kept, if need be without records. Nil
-	// tracks none.
-	ProducerLastOffset func(producerID int64) (lastOffset int64, tracked bool)
+	// ProducerLastOffsets returns the last offset of the last batch of
+	// each idempotent producer the caller still tracks (Kafka's active
+	// producers), by producer id. That batch is kept, if need be without
+	// records. Compact calls it only when it starts a pass, which keeps
+	// the map for its later calls: most calls start none, and need not
+	// have it built. Nil tracks none.
+	ProducerLastOffsets func() map[int64]int64
 }
 
 // CompactionResult says what one Compact call did.
@@ -131,7 +133,9 @@ type cleanerPass struct {
 	// so it may hold an older record of any key (see cleanBatch).
 	intactSeen bool
 
-	producerLastOffset func(producerID int64) (int64, bool)
+	// producerLastOffsets is CompactOptions.ProducerLastOffsets's answer
+	// when the pass started.
+	producerLastOffsets map[int64]int64
 }
 
 // cleanerClaim is a finished pass's cleaner offset, which the checkpoint
@@ -203,17 +207,19 @@ func (l *Log) startPass(options CompactOptions, result *CompactionResult, budget
 		return nil, nil
 	}
 	pass := &cleanerPass{
-		offsets:            newOffsetMap(),
-		dirtyStart:         dirtyStart,
-		mapEnd:             dirtyStart,
-		next:               l.segments[l.condemned()].baseOffset,
-		deleteHorizon:      nowMilliseconds - l.config.DeleteRetention.Milliseconds(),
-		producerLastOffset: options.ProducerLastOffset,
+		offsets:       newOffsetMap(),
+		dirtyStart:    dirtyStart,
+		mapEnd:        dirtyStart,
+		next:          l.segments[l.condemned()].baseOffset,
+		deleteHorizon: nowMilliseconds - l.config.DeleteRetention.Milliseconds(),
+	}
+	if options.ProducerLastOffsets != nil {
+		pass.producerLastOffsets = options.ProducerLastOffsets()
 	}
 	if err := l.buildOffsetMap(pass, end, result, budget); err != nil {
 		return nil, err
 	}
-	l.logger.Debug("compaction pass started", "dirty start", dirtyStart, "map end", pass.mapEnd,
+	l.logger().Debug("compaction pass started", "dirty start", dirtyStart, "map end", pass.mapEnd,
 		"cleanable end", end, "keys", pass.offsets.count(), "clean bytes", clean, "dirty bytes", dirty)
 	return pass, nil
 }
@@ -314,14 +320,14 @@ func (l *Log) finishPass(result *CompactionResult) {
 	l.cleanerClaim = &cleanerClaim{offset: pass.mapEnd, lastSwap: l.swapsCreated}
 	l.settleCleanerOffset()
 	result.PassFinished = true
-	l.logger.Debug("compaction pass finished", "cleaner offset", l.cleanerOffset)
+	l.logger().Debug("compaction pass finished", "cleaner offset", l.cleanerOffset)
 }
 
 func (l *Log) abandonPass(reason string) {
 	if l.pass == nil {
 		return
 	}
-	l.logger.Info("compaction pass abandoned", "reason", reason, "map end", l.pass.mapEnd)
+	l.logger().Info("compaction pass abandoned", "reason", reason, "map end", l.pass.mapEnd)
 	l.pass = nil
 }
 
@@ -358,9 +364,9 @@ func (l *Log) lowerCleanerOffset(end int64) {
 // isProducersLast reports whether h is the last batch of a producer the
 // caller still tracks.
 func (pass *cleanerPass) isProducersLast(h batch.Header) bool {
-	if h.ProducerID == batch.NoProducerID || pass.producerLastOffset == nil {
+	if h.ProducerID == batch.NoProducerID {
 		return false
 	}
-	last, tracked := pass.producerLastOffset(h.ProducerID)
+	last, tracked := pass.producerLastOffsets[h.ProducerID]
 	return tracked && last == h.LastOffset()
 }

@@ -87,7 +87,7 @@ func (l *Log) cleanGroup(pass *cleanerPass, group []*segment, result *Compaction
 	result.RecordsRemoved += tally.RecordsRemoved
 	result.TombstonesRemoved += tally.TombstonesRemoved
 	result.BatchesRemoved += tally.BatchesRemoved
-	l.logger.Debug("compacted segments", "base", base, "end", groupEnd, "segments", len(group),
+	l.logger().Debug("compacted segments", "base", base, "end", groupEnd, "segments", len(group),
 		"bytes before", tally.BytesRead, "bytes after", cleaned.bytes, "records removed", tally.RecordsRemoved+tally.TombstonesRemoved)
 	return nil
 }
@@ -96,20 +96,21 @@ func (l *Log) cleanGroup(pass *cleanerPass, group []*segment, result *Compaction
 // for the rules) and returns the bytes to write, nil if the batch goes
 // whole, and whether that differs from the batch as it was. lastOfGroup is
 // set for the group's last batch, which always stays. The returned bytes
-// never alias b.
+// may be b itself, or the log's scratch space: the caller writes them
+// (cleanedWriter.add copies them) before the walk reads on.
 func (l *Log) cleanBatch(pass *cleanerPass, source *segment, h batch.Header, b []byte, lastOfGroup bool, tally *CompactionResult) ([]byte, bool) {
 	records, ok := l.lookInto(h, b)
 	if !ok {
 		pass.intactSeen = true
 		tally.BatchesLeftIntact++
-		return slices.Clone(b), false
+		return b, false
 	}
 	// A tombstone may go only if an earlier pass had it in its map (it is
 	// below that pass's end, the cleaner offset this pass started from),
 	// its segment is older than the delete horizon, and no batch before it
 	// could hide an older record of its key.
 	tombstonesMayGo := source.maxTimestamp < pass.deleteHorizon && !pass.intactSeen
-	kept := make([]batch.RawRecord, 0, len(records))
+	kept := l.compactionScratch.kept[:0]
 	removed, tombstones := int64(0), int64(0)
 	for _, r := range records {
 		offset := h.BaseOffset + int64(r.OffsetDelta)
@@ -122,11 +123,12 @@ func (l *Log) cleanBatch(pass *cleanerPass, source *segment, h batch.Header, b [
 			kept = append(kept, r)
 		}
 	}
+	l.compactionScratch.kept = kept
 	tally.RecordsRemoved += removed
 	tally.TombstonesRemoved += tombstones
 	switch {
 	case removed+tombstones == 0:
-		return slices.Clone(b), false
+		return b, false
 	case len(kept) > 0:
 		if rewritten, ok := l.rebuildBatch(h, kept); ok {
 			return rewritten, true
@@ -135,7 +137,7 @@ func (l *Log) cleanBatch(pass *cleanerPass, source *segment, h batch.Header, b [
 		tally.BatchesLeftIntact++
 		tally.RecordsRemoved -= removed
 		tally.TombstonesRemoved -= tombstones
-		return slices.Clone(b), false
+		return b, false
 	case lastOfGroup || pass.isProducersLast(h) || l.epochs.startsAt(h.LeaderEpoch, h.BaseOffset):
 		return batch.Empty(h), true
 	}
@@ -150,14 +152,16 @@ func (l *Log) cleanBatch(pass *cleanerPass, source *segment, h batch.Header, b [
 // batch carries the broker's append time, as Kafka's MemoryRecordsBuilder
 // does. It reports false if the records cannot be compressed again.
 func (l *Log) rebuildBatch(h batch.Header, kept []batch.RawRecord) ([]byte, bool) {
-	var section []byte
+	// Assembled in the log's scratch space: Rebuild copies it.
+	section := l.compactionScratch.section[:0]
 	for _, r := range kept {
 		section = append(section, r.Encoded...)
 	}
+	l.compactionScratch.section = section
 	if codec := h.Compression(); codec != batch.CompressionNone {
 		compressed, err := l.world.Codecs.Compress(codec, nil, section)
 		if err != nil {
-			l.logger.Warn("compaction cannot compress a batch again; leaving it as it is", "offset", h.BaseOffset, "codec", codec, "error", err)
+			l.logger().Warn("compaction cannot compress a batch again; leaving it as it is", "offset", h.BaseOffset, "codec", codec, "error", err)
 			return nil, false
 		}
 		section = compressed

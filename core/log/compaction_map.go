@@ -100,7 +100,7 @@ func (l *Log) buildOffsetMap(pass *cleanerPass, end int64, result *CompactionRes
 }
 
 // lookInto returns the records of a batch for compaction, decompressing
-// them with World.Codecs. It reports false for a batch whose records must
+// them with World.Codecs, in a slice the next call reuses. It reports false for a batch whose records must
 // be left as they are: a control batch, a compressed one without Codecs,
 // or one whose records do not decode into increasing offsets within the
 // batch (bad data that passed the CRC because the producer wrote it).
@@ -113,19 +113,20 @@ func (l *Log) lookInto(h batch.Header, b []byte) ([]batch.RawRecord, bool) {
 		if l.world.Codecs == nil {
 			if !l.compressedNoted {
 				l.compressedNoted = true
-				l.logger.Warn("compaction leaves compressed batches as they are: no Codecs", "offset", h.BaseOffset, "codec", codec)
+				l.logger().Warn("compaction leaves compressed batches as they are: no Codecs", "offset", h.BaseOffset, "codec", codec)
 			}
 			return nil, false
 		}
 		decompressed, err := l.world.Codecs.Decompress(codec, section, recordsDecompressedBytesMax)
 		if err != nil {
-			l.logger.Warn("compaction cannot decompress a batch; leaving it as it is", "offset", h.BaseOffset, "codec", codec, "error", err)
+			l.logger().Warn("compaction cannot decompress a batch; leaving it as it is", "offset", h.BaseOffset, "codec", codec, "error", err)
 			return nil, false
 		}
 		section = decompressed
 	}
-	records, err := batch.SplitRecords(section, h.RecordCount)
+	records, err := batch.SplitRecordsInto(l.compactionScratch.records, section, h.RecordCount)
 	if err == nil {
+		l.compactionScratch.records = records
 		previous := int32(-1)
 		for _, r := range records {
 			if r.OffsetDelta <= previous || r.OffsetDelta > h.LastOffsetDelta {
@@ -136,7 +137,7 @@ func (l *Log) lookInto(h batch.Header, b []byte) ([]batch.RawRecord, bool) {
 		}
 	}
 	if err != nil {
-		l.logger.Warn("compaction cannot decode a batch's records; leaving it as it is", "offset", h.BaseOffset, "error", err)
+		l.logger().Warn("compaction cannot decode a batch's records; leaving it as it is", "offset", h.BaseOffset, "error", err)
 		return nil, false
 	}
 	return records, true

@@ -360,8 +360,8 @@ func TestIdempotentProducersLastBatchIsKeptEmpty(t *testing.T) {
 	last := producerBatches[len(producerBatches)-1]
 	options := log.CompactOptions{
 		UpTo: l.EndOffset(),
-		ProducerLastOffset: func(id int64) (int64, bool) {
-			return last.LastOffset, id == producer
+		ProducerLastOffsets: func() map[int64]int64 {
+			return map[int64]int64{producer: last.LastOffset}
 		},
 	}
 	compactAll(t, h, l, options)

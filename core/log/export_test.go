@@ -32,3 +32,7 @@ func WalkedFrom(l *Log, from int64) ([]int64, error) {
 	})
 	return bases, err
 }
+
+// ForgetKnownBatches drops what the log's reads remember of the batches
+// they checked (knownBatches), so that the next Read checks every batch.
+func ForgetKnownBatches(l *Log) { l.known = knownBatches{} }

@@ -20,10 +20,13 @@ import (
 // answering an acks=all produce, must wait until SyncedOffset is above the
 // write's last offset (OnSynced says when).
 type Log struct {
-	world  core.World
-	logger *slog.Logger
-	dir    string
-	config Config
+	world core.World
+	// nodeLogger is the World's logger, and logs the log's own, made from
+	// it on the first line the log logs (see logger).
+	nodeLogger *slog.Logger
+	logs       *slog.Logger
+	dir        string
+	config     Config
 
 	// segments are sorted by base offset, each starting where the previous
 	// one ends; the last is the active one. There is always at least one.
@@ -40,8 +43,10 @@ type Log struct {
 	// durableWaiters are WhenDurable calls, in round order.
 	durableWaiters []durableWaiter
 
-	// round is the sync in flight, nil when none is.
-	round *syncRound
+	// round is the sync in flight, nil when none is: roundState, which
+	// every round uses in turn.
+	round      *syncRound
+	roundState syncRound
 	// roundDelayed: a round is due but BUGGIFY deferred its start (see
 	// beginRound); until its timer fires no other round begins.
 	roundDelayed bool
@@ -95,6 +100,13 @@ type Log struct {
 
 	// reads is the buffer every read of this log reuses.
 	reads readBuffer
+	// known is what Read walked past last, which the next Read need not
+	// check again if it finds the same bytes (see knownBatches).
+	known knownBatches
+	// writeScratch is where the checkpoint and index files are encoded
+	// before each is written, reused: WriteAt keeps nothing it is given
+	// (see scratchForWrite).
+	writeScratch []byte
 	// headerCopy holds a batch header while an append writes the batch
 	// without it (writeHeaderLast). Reusing it is safe: WriteAt keeps
 	// nothing it is given (io.WriterAt), and the log appends once at a
@@ -121,6 +133,14 @@ type Log struct {
 	// compactionBytesPerCall is compactionReadBytesPerCallMax; tests lower
 	// it to make passes span many calls.
 	compactionBytesPerCall int64
+	// compactionScratch is where compaction looks into one batch at a
+	// time (lookInto, cleanBatch, rebuildBatch), reused batch after batch
+	// rather than allocated for each.
+	compactionScratch struct {
+		records []batch.RawRecord
+		kept    []batch.RawRecord
+		section []byte
+	}
 }
 
 // SyncStats counts the sync rounds of this Log since Open. Besides being
@@ -240,6 +260,30 @@ func (l *Log) Close() error {
 	l.indexFilesToSync = nil
 	return first
 }
+
+// logger is the log's logger: the World's, naming the log's directory.
+// It is made when the log first logs a line, not at Open: the node opens
+// a log for every partition it hosts, at every restart and reassignment,
+// and many a log never logs (each logger made is several allocations, in
+// the logger and in its handler).
+func (l *Log) logger() *slog.Logger {
+	if l.logs == nil {
+		l.logs = l.nodeLogger.With("log", l.dir)
+	}
+	return l.logs
+}
+
+// scratchForWrite is writeScratch emptied, made at once big enough for a
+// checkpoint with a few epochs rather than grown to it step by step.
+func (l *Log) scratchForWrite() []byte {
+	if l.writeScratch == nil {
+		l.writeScratch = make([]byte, 0, writeScratchBytes)
+	}
+	return l.writeScratch[:0]
+}
+
+// writeScratchBytes is writeScratch's first capacity.
+const writeScratchBytes = 512
 
 func (l *Log) active() *segment { return l.segments[len(l.segments)-1] }
 

@@ -77,7 +77,11 @@ func (x *offsetIndex) forget(position int64) {
 }
 
 func (x *offsetIndex) encode() []byte {
-	b := make([]byte, 0, len(x.entries)*offsetEntryBytes)
+	return x.appendTo(make([]byte, 0, len(x.entries)*offsetEntryBytes))
+}
+
+// appendTo is encode appending to b.
+func (x *offsetIndex) appendTo(b []byte) []byte {
 	for _, e := range x.entries {
 		b = binary.BigEndian.AppendUint32(b, uint32(e.offset-x.baseOffset))
 		b = binary.BigEndian.AppendUint32(b, uint32(e.position))

@@ -62,7 +62,7 @@ func Open(w core.World, dir string, config Config) (*Log, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	l := &Log{world: w, logger: logger.With("log", dir), dir: dir, config: config, compactionBytesPerCall: compactionReadBytesPerCallMax, restartedStart: -1}
+	l := &Log{world: w, nodeLogger: logger, dir: dir, config: config, compactionBytesPerCall: compactionReadBytesPerCallMax, restartedStart: -1}
 
 	// The directory's own name must become durable too, in every parent
 	// MkdirAll may have created.
@@ -117,7 +117,7 @@ func (l *Log) recover(names []string) error {
 		case err == nil:
 			saved = &c
 		case errors.Is(err, errBadData):
-			l.logger.Warn("checkpoint unreadable; scanning every segment", "error", err)
+			l.logger().Warn("checkpoint unreadable; scanning every segment", "error", err)
 		default:
 			return err
 		}
@@ -154,7 +154,7 @@ func (l *Log) recover(names []string) error {
 		// durable, so only a failed sync can have lost it, and a segment
 		// whose name no sync made durable holds nothing synced, nor does
 		// anything after it. Keep none of it: the log restarts at its start.
-		l.logger.Warn("the segment holding the start offset is missing; restarting the log empty",
+		l.logger().Warn("the segment holding the start offset is missing; restarting the log empty",
 			"start", start, "first segment", l.segments[0].baseOffset)
 		l.deleteSegments(l.segments)
 		l.segments = nil
@@ -178,7 +178,7 @@ func (l *Log) recover(names []string) error {
 	if l.endOffset < start {
 		// Everything from the start offset on was lost: it was never
 		// durable. The log starts again, empty, at its start offset.
-		l.logger.Warn("recovered log ends below its start offset; restarting it empty", "end", l.endOffset, "start", start)
+		l.logger().Warn("recovered log ends below its start offset; restarting it empty", "end", l.endOffset, "start", start)
 		l.deleteSegments(l.segments)
 		l.truncated()
 		s, err := l.createSegment(start)
@@ -260,7 +260,7 @@ func (l *Log) tidyDirectory(names []string) (checkpointFound bool, bases []int64
 			return false, nil, fmt.Errorf("log: finishing an interrupted compaction of segment %d: %w", base, err)
 		}
 		l.directoryDirty = true
-		l.logger.Info("finished an interrupted compaction swap", "segment", base)
+		l.logger().Info("finished an interrupted compaction swap", "segment", base)
 		if !segmentNames[base] {
 			segmentNames[base] = true
 			bases = append(bases, base)
@@ -295,7 +295,7 @@ func (l *Log) loadSegments(saved *checkpoint, start, recoveryPoint int64) (scann
 	for i := 0; i < len(l.segments); i++ {
 		s := l.segments[i]
 		if i > 0 && s.baseOffset < l.segments[i-1].endOffset {
-			l.logger.Info("deleting a segment a finished compaction swap replaced",
+			l.logger().Info("deleting a segment a finished compaction swap replaced",
 				"segment", s.baseOffset, "covered by", l.segments[i-1].baseOffset, "until", l.segments[i-1].endOffset)
 			l.deleteSegments(l.segments[i : i+1])
 			l.segments = slices.Delete(l.segments, i, i+1)
@@ -303,7 +303,7 @@ func (l *Log) loadSegments(saved *checkpoint, start, recoveryPoint int64) (scann
 			continue
 		}
 		if i > 0 && s.baseOffset != l.segments[i-1].endOffset {
-			l.logger.Warn("recovery found a gap; deleting the segments after it",
+			l.logger().Warn("recovery found a gap; deleting the segments after it",
 				"segment", s.baseOffset, "previous end", l.segments[i-1].endOffset)
 			l.deleteSegments(l.segments[i:])
 			l.segments = l.segments[:i]
@@ -318,7 +318,7 @@ func (l *Log) loadSegments(saved *checkpoint, start, recoveryPoint int64) (scann
 			if !errors.Is(err, errBadData) && !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
-			l.logger.Info("segment below the recovery point failed its checks; scanning from it", "segment", s.baseOffset, "error", err)
+			l.logger().Info("segment below the recovery point failed its checks; scanning from it", "segment", s.baseOffset, "error", err)
 		}
 		if len(scanned) == 0 && saved != nil {
 			// Epochs of the trusted segments come from the checkpoint;
@@ -417,7 +417,7 @@ func (l *Log) scanSegment(s *segment, start int64, saved *checkpoint) (complete 
 	if !errors.Is(err, errBadData) {
 		return false, err
 	}
-	l.logger.Warn("recovery cut a segment at a bad batch", "segment", s.baseOffset,
+	l.logger().Warn("recovery cut a segment at a bad batch", "segment", s.baseOffset,
 		"position", s.bytes, "offset", s.endOffset, "reason", err)
 	if err := s.file.Truncate(s.bytes); err != nil {
 		return false, err

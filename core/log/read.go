@@ -22,6 +22,20 @@ import (
 // corrupt data is never served. An offset outside [StartOffset, EndOffset]
 // gives ErrOffsetOutOfRange; EndOffset itself gives no bytes.
 func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]byte, error) {
+	return l.read(offset, maxOffset, maxBytes, atLeastOne, false)
+}
+
+// ReadTransient is Read for a caller done with the answer before the log
+// reads again, such as a replay that looks once at each batch's header:
+// the answer may lie in the log's own read buffer, which the log's next
+// read of any kind overwrites. Such a read is not remembered for the next
+// Read either (see knownBatches): a log that is only replayed, as a
+// follower's is at Open, is never fetched from.
+func (l *Log) ReadTransient(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]byte, error) {
+	return l.read(offset, maxOffset, maxBytes, atLeastOne, true)
+}
+
+func (l *Log) read(offset, maxOffset int64, maxBytes int, atLeastOne, transient bool) ([]byte, error) {
 	if err := l.usable(); err != nil {
 		return nil, err
 	}
@@ -54,6 +68,9 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 		var r batchReader
 		s.startReader(&r, entry.position, entry.offset, chunkBytes, l.reads.forChunk(firstChunkBytes))
 		r.handOut = true
+		if !transient {
+			r.skipKnown(&l.known, s, offset, l.config.IndexIntervalBytes)
+		}
 		// Adjacent batches, one run per chunk; nearly every answer is
 		// one run, and the array on the stack saves allocating for it.
 		var runsOnStack [2]run
@@ -88,7 +105,11 @@ func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]by
 		if !found {
 			return fmt.Errorf("%w: offset %d not found in segment %d", errBadData, offset, s.baseOffset)
 		}
-		result = joinRuns(runs, total)
+		if transient && len(runs) == 1 {
+			result = runs[0].bytes
+		} else {
+			result = joinRuns(runs, total)
+		}
 		return nil
 	})
 	if errors.Is(err, errBadData) {

@@ -98,6 +98,12 @@ type batchReader struct {
 	// loads counts the chunks read so far: batches handed out under the
 	// same count are adjacent in one buffer.
 	loads int
+
+	// known, when not nil, takes a copy of each batch checked in the
+	// first chunk (see skipKnown), and checkedUntil is where the batches
+	// skipKnown found there end (see crcChecked).
+	known        *knownBatches
+	checkedUntil int64
 }
 
 // start makes r a reader of file from position up to limit, where a batch
@@ -224,10 +230,11 @@ func (r *batchReader) nextOnce() bool {
 		return r.fail("batch starts at offset %d, below %d where the previous one ended", h.BaseOffset, r.nextOffset)
 	case h.LastOffsetDelta < 0 || h.LastOffsetDelta > relativeOffsetMax:
 		return r.fail("last offset delta %d", h.LastOffsetDelta)
-	case r.verifyCRC && !batch.CheckCRC(b):
+	case r.verifyCRC && !r.crcChecked(size) && !batch.CheckCRC(b):
 		return r.fail("CRC mismatch")
 	}
-	if h.BaseOffset > r.nextOffset || r.confirmEveryOffset {
+	confirmed := h.BaseOffset > r.nextOffset || r.confirmEveryOffset
+	if confirmed {
 		if err := r.confirmBaseOffset(h.BaseOffset); err != nil {
 			r.err = err
 			return false
@@ -236,6 +243,9 @@ func (r *batchReader) nextOnce() bool {
 	r.current, r.currentPosition = b, r.position
 	r.position += size
 	r.nextOffset = headerLastOffset(h) + 1
+	if r.known != nil {
+		r.addKnown(confirmed)
+	}
 	return true
 }
 

@@ -55,7 +55,7 @@ func (l *Log) ApplyRetention(upTo int64) (segmentsRemoved int) {
 	}
 	if active := l.active(); active.bytes > 0 && l.world.Clock.Elapsed()-active.activeSince >= l.config.SegmentAge {
 		if err := l.roll(); err != nil {
-			l.logger.Warn("retention could not roll the active segment", "error", err)
+			l.logger().Warn("retention could not roll the active segment", "error", err)
 		}
 	}
 	nowMilliseconds := l.world.Clock.Now().UnixMilli()
@@ -83,7 +83,7 @@ func (l *Log) ApplyRetention(upTo int64) (segmentsRemoved int) {
 		return 0
 	}
 	l.moveStart(max(l.startOffset, l.segments[first+removable].baseOffset))
-	l.logger.Debug("retention removed segments", "count", removable, "start", l.startOffset)
+	l.logger().Debug("retention removed segments", "count", removable, "start", l.startOffset)
 	l.checkInvariants()
 	return removable
 }

@@ -46,7 +46,7 @@ func (l *Log) roll() error {
 	old.seal()
 	l.writeIndexFiles(old)
 	l.segments = append(l.segments, s)
-	l.logger.Debug("rolled segment", "sealed", old.baseOffset, "active", s.baseOffset)
+	l.logger().Debug("rolled segment", "sealed", old.baseOffset, "active", s.baseOffset)
 	return nil
 }
 
@@ -55,29 +55,30 @@ func (l *Log) roll() error {
 // cache: if writing one fails it is left empty, and recovery then reads the
 // whole segment instead.
 func (l *Log) writeIndexFiles(s *segment) {
-	files := []struct {
-		name string
-		data []byte
-	}{
-		{offsetIndexPath(l.dir, s.baseOffset), s.offsets.encode()},
-		{timeIndexPath(l.dir, s.baseOffset), s.times.encode()},
-	}
-	for _, file := range files {
-		f, err := l.world.FS.OpenFile(file.name, true)
-		if err != nil {
-			l.logger.Warn("index file not written", "file", file.name, "error", err)
-			continue
-		}
-		if err = f.Truncate(0); err == nil {
-			_, err = f.WriteAt(file.data, 0)
-		}
-		if err != nil {
-			l.logger.Info("index file left empty", "file", file.name, "error", err)
-			f.Truncate(0)
-		}
-		l.indexFilesToSync = append(l.indexFilesToSync, f)
-	}
+	// Each encoded into the log's scratch buffer just before it is
+	// written: WriteAt keeps nothing it is given.
+	l.writeScratch = s.offsets.appendTo(l.scratchForWrite())
+	l.writeIndexFile(offsetIndexPath(l.dir, s.baseOffset), l.writeScratch)
+	l.writeScratch = s.times.appendTo(l.scratchForWrite())
+	l.writeIndexFile(timeIndexPath(l.dir, s.baseOffset), l.writeScratch)
 	l.directoryDirty = true
+}
+
+// writeIndexFile writes one index file for writeIndexFiles.
+func (l *Log) writeIndexFile(name string, data []byte) {
+	f, err := l.world.FS.OpenFile(name, true)
+	if err != nil {
+		l.logger().Warn("index file not written", "file", name, "error", err)
+		return
+	}
+	if err = f.Truncate(0); err == nil {
+		_, err = f.WriteAt(data, 0)
+	}
+	if err != nil {
+		l.logger().Info("index file left empty", "file", name, "error", err)
+		f.Truncate(0)
+	}
+	l.indexFilesToSync = append(l.indexFilesToSync, f)
 }
 
 // deleteSegments closes and removes the files of the given segments. The
@@ -109,7 +110,7 @@ func (l *Log) removeFile(name string) {
 	case err == nil:
 		l.directoryDirty = true
 	case !errors.Is(err, fs.ErrNotExist):
-		l.logger.Warn("file not removed", "file", name, "error", err)
+		l.logger().Warn("file not removed", "file", name, "error", err)
 	}
 }
 
@@ -120,6 +121,6 @@ func (l *Log) halt(reason error) {
 		return
 	}
 	l.failure = fmt.Errorf("%w: %v", ErrHalted, reason)
-	l.logger.Error("halting node", "reason", reason)
+	l.logger().Error("halting node", "reason", reason)
 	l.world.Halt(reason)
 }

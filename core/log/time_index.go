@@ -77,7 +77,11 @@ func (x *timeIndex) truncateFromOffset(offset int64) {
 }
 
 func (x *timeIndex) encode() []byte {
-	b := make([]byte, 0, len(x.entries)*timeEntryBytes)
+	return x.appendTo(make([]byte, 0, len(x.entries)*timeEntryBytes))
+}
+
+// appendTo is encode appending to b.
+func (x *timeIndex) appendTo(b []byte) []byte {
 	for _, e := range x.entries {
 		b = binary.BigEndian.AppendUint64(b, uint64(e.timestamp))
 		b = binary.BigEndian.AppendUint32(b, uint32(e.offset-x.baseOffset))

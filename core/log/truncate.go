@@ -62,7 +62,7 @@ func (l *Log) TruncateTo(offset int64) error {
 	l.epochs.truncateFromEnd(end)
 	l.lowerSynced(end)
 	l.lowerCleanerOffset(end)
-	l.logger.Debug("truncated", "offset", offset, "end", l.endOffset)
+	l.logger().Debug("truncated", "offset", offset, "end", l.endOffset)
 	l.truncated()
 	l.checkInvariants()
 	l.Sync()
@@ -122,7 +122,7 @@ func (l *Log) restartedAt(start int64, s *segment) error {
 	s.dirty = true
 	l.lowerSynced(start)
 	l.lowerCleanerOffset(start)
-	l.logger.Debug("truncated fully", "start", start)
+	l.logger().Debug("truncated fully", "start", start)
 	l.truncated()
 	l.checkpointBeforeRestart = l.checkpointWriting
 	if l.DurableStartOffset() == start && (l.checkpointWriting == nil || l.checkpointWriting.startOffset == start) {

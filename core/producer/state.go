@@ -193,6 +193,18 @@ func (s *State) Entries() []Entry {
 	return entries
 }
 
+// LastOffsets returns the last offset of each producer's last batch, by
+// producer id, for the producers with a batch on record.
+func (s *State) LastOffsets() map[int64]int64 {
+	last := make(map[int64]int64, len(s.producers))
+	for id, e := range s.producers { // order-independent: builds a map
+		if n := len(e.Batches); n > 0 {
+			last[id] = e.Batches[n-1].LastOffset
+		}
+	}
+	return last
+}
+
 // Len is the number of producers tracked.
 func (s *State) Len() int { return len(s.producers) }
 

@@ -81,10 +81,11 @@ func (p *Partition) appendReplicated(records []byte, startAt int64) error {
 	forget := p.w.Canaries.On(CanaryFollowerForgetsProducers)
 	scanner := batch.Scanner{Buf: records}
 	for scanner.Next() {
+		h := scanner.Header() // copied once, not once per use
 		if !forget {
-			p.producers.Record(scanner.Header(), now)
+			p.producers.Record(h, now)
 		}
-		recordsAppended += int64(scanner.Header().RecordCount)
+		recordsAppended += int64(h.RecordCount)
 	}
 	if p.log.SegmentCount() != segmentsBefore {
 		p.snapshots.write(p.producers, p.log.EndOffset())

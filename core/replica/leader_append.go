@@ -171,10 +171,11 @@ func (p *Partition) checkKeys(b []byte, h batch.Header) error {
 			return kerr.CorruptMessage
 		}
 	}
-	records, err := batch.SplitRecords(section, h.RecordCount)
+	records, err := batch.SplitRecordsInto(p.keyCheckRecords, section, h.RecordCount)
 	if err != nil {
 		return kerr.CorruptMessage
 	}
+	p.keyCheckRecords = records
 	for _, r := range records {
 		if r.Key == nil {
 			return kerr.InvalidRecord

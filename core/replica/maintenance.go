@@ -63,18 +63,9 @@ func (p *Partition) SyncThen(done func()) {
 // still tracks is kept, so that its sequence numbers survive a rebuild of
 // the producer state from the log.
 func (p *Partition) compact() {
-	lastOffsets := map[int64]int64{}
-	for _, e := range p.producers.Entries() {
-		if n := len(e.Batches); n > 0 {
-			lastOffsets[e.ProducerID] = e.Batches[n-1].LastOffset
-		}
-	}
 	result, err := p.log.Compact(corelog.CompactOptions{
-		UpTo: p.highWatermark,
-		ProducerLastOffset: func(producerID int64) (int64, bool) {
-			last, tracked := lastOffsets[producerID]
-			return last, tracked
-		},
+		UpTo:                p.highWatermark,
+		ProducerLastOffsets: p.producers.LastOffsets,
 	})
 	if err != nil {
 		p.logger.Warn("compaction step failed", "error", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"sluice/core"
+	"sluice/core/batch"
 	corelog "sluice/core/log"
 	"sluice/core/metadata"
 	"sluice/core/producer"
@@ -124,6 +125,11 @@ type Partition struct {
 	topicIDPending bool
 
 	closed bool
+
+	// keyCheckRecords is where checkKeys splits a produced batch of a
+	// compacted topic into its records (every offset commit is one),
+	// reused batch after batch.
+	keyCheckRecords []batch.RawRecord
 }
 
 // Identity names a partition replica.
@@ -267,6 +273,7 @@ func (p *Partition) Close() error {
 	}
 	p.stopLeading()
 	p.held = nil
+	p.snapshots.close()
 	if wasLeader {
 		p.leadershipChanged()
 	}

@@ -1,9 +1,11 @@
 package replica
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,11 +27,28 @@ const (
 	snapshotBytesMax = 64 << 20
 	// replayChunkBytes is how much log a replay reads at a time.
 	replayChunkBytes = 1 << 20
+	// temporarySuffix marks a snapshot being written; log.Open removes
+	// every file named so.
+	temporarySuffix = ".tmp"
 )
 
 type producerSnapshots struct {
 	w   core.World
 	dir string
+
+	// onDisk are the offsets of the snapshots in dir, ascending, when
+	// known is set: as the listing at Open found them and this replica's
+	// own renames and removals changed them since. Listing the directory
+	// after every snapshot written (prune) was most of the time a
+	// simulated seed spent listing directories. Only the open replica of
+	// a partition writes snapshots in its directory: a closed one starts
+	// none, and the one it was before a restart or a reopening could at
+	// most finish a write its temporary file still stands for, which
+	// log.Open removes (an Open that still finds one lists every time).
+	// Once closed, a replica's own late writes list the directory again:
+	// it may be another replica's by then.
+	onDisk []int64
+	known  bool
 }
 
 func newProducerSnapshots(w core.World, dir string) *producerSnapshots {
@@ -53,22 +72,54 @@ func snapshotName(offset int64) string {
 	return string(b[:])
 }
 
-// offsets lists the snapshot offsets on disk, ascending.
-func (s *producerSnapshots) offsets() []int64 {
+// list lists the snapshot offsets on disk, ascending, and reports whether
+// the directory holds a snapshot's temporary file.
+func (s *producerSnapshots) list() (offsets []int64, temporary bool) {
 	names, err := s.w.FS.ReadDir(s.dir)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	var offsets []int64
 	for _, name := range names {
 		if digits, ok := strings.CutSuffix(name, snapshotSuffix); ok {
 			if offset, err := strconv.ParseInt(digits, 10, 64); err == nil {
 				offsets = append(offsets, offset)
 			}
 		}
+		temporary = temporary || strings.HasSuffix(name, snapshotSuffix+temporarySuffix)
 	}
-	sort.Slice(offsets, func(i, j int) bool { return offsets[i] < offsets[j] })
+	slices.Sort(offsets)
+	return offsets, temporary
+}
+
+// listAndTrack lists the snapshots, and from then on keeps track of them
+// itself unless a snapshot's temporary file is left: a write that may
+// still rename it into place (see onDisk).
+func (s *producerSnapshots) listAndTrack() []int64 {
+	offsets, temporary := s.list()
+	s.known = !temporary
+	if s.known {
+		s.onDisk = slices.Clone(offsets)
+	}
 	return offsets
+}
+
+// close stops the tracking: a closed replica's directory may be another's.
+func (s *producerSnapshots) close() { s.onDisk, s.known = nil, false }
+
+// renamed notes a snapshot renamed into place at offset.
+func (s *producerSnapshots) renamed(offset int64) {
+	if !s.known {
+		return
+	}
+	if i, found := slices.BinarySearch(s.onDisk, offset); !found {
+		s.onDisk = slices.Insert(s.onDisk, i, offset)
+	}
+}
+
+// remove deletes the snapshot at offset, and reports whether it is gone.
+func (s *producerSnapshots) remove(offset int64) bool {
+	err := s.w.FS.Remove(path.Join(s.dir, snapshotName(offset)))
+	return err == nil || errors.Is(err, fs.ErrNotExist)
 }
 
 // write saves the state as of offset, then deletes snapshots beyond the
@@ -76,7 +127,7 @@ func (s *producerSnapshots) offsets() []int64 {
 // only means a longer replay.
 func (s *producerSnapshots) write(state *producer.State, offset int64) {
 	final := path.Join(s.dir, snapshotName(offset))
-	temporary := final + ".tmp"
+	temporary := final + temporarySuffix
 	f, err := s.w.FS.OpenFile(temporary, true)
 	if err != nil {
 		s.w.Log.Warn("producer snapshot not written", "offset", offset, "error", err)
@@ -102,6 +153,7 @@ func (s *producerSnapshots) write(state *producer.State, offset int64) {
 			s.w.Log.Warn("producer snapshot not renamed", "offset", offset, "error", err)
 			return
 		}
+		s.renamed(offset)
 		s.w.FS.SyncDir(s.dir, func(err error) {
 			if err != nil {
 				s.w.Halt(fmt.Errorf("replica: syncing %s: %w", s.dir, err))
@@ -113,21 +165,44 @@ func (s *producerSnapshots) write(state *producer.State, offset int64) {
 
 // prune keeps the newest snapshotsKept snapshots.
 func (s *producerSnapshots) prune() {
-	offsets := s.offsets()
-	for len(offsets) > snapshotsKept {
-		s.w.FS.Remove(path.Join(s.dir, snapshotName(offsets[0])))
-		offsets = offsets[1:]
+	if !s.known {
+		offsets, _ := s.list()
+		for len(offsets) > snapshotsKept {
+			s.remove(offsets[0])
+			offsets = offsets[1:]
+		}
+		return
 	}
+	excess := len(s.onDisk) - snapshotsKept
+	s.removeWhere(func(i int, _ int64) bool { return i < excess })
 }
 
 // removeAbove deletes snapshots newer than offset, of those listed in
-// offsets: after a truncation they describe batches that are gone.
+// offsets (the listing at Open, or the ones known since): after a
+// truncation they describe batches that are gone.
 func (s *producerSnapshots) removeAbove(offset int64, offsets []int64) {
-	for _, o := range offsets {
-		if o > offset {
-			s.w.FS.Remove(path.Join(s.dir, snapshotName(o)))
+	if !s.known {
+		for _, o := range offsets {
+			if o > offset {
+				s.remove(o)
+			}
 		}
+		return
 	}
+	s.removeWhere(func(_ int, o int64) bool { return o > offset })
+}
+
+// removeWhere removes, oldest first, the known snapshots doomed says
+// must go, given their index and offset, and forgets those that went.
+func (s *producerSnapshots) removeWhere(doomed func(i int, offset int64) bool) {
+	kept := s.onDisk[:0]
+	for i, o := range s.onDisk {
+		if doomed(i, o) && s.remove(o) {
+			continue
+		}
+		kept = append(kept, o)
+	}
+	s.onDisk = kept
 }
 
 // load returns the newest readable snapshot at or below limit, of those
@@ -158,12 +233,20 @@ func (s *producerSnapshots) load(limit, logStart int64, offsets []int64) (*produ
 func (p *Partition) rebuildProducerState() error {
 	end := p.log.EndOffset()
 	// One listing serves both: removing the snapshots above end changes
-	// nothing load looks at, which is at or below end.
-	offsets := p.snapshots.offsets()
+	// nothing load looks at, which is at or below end. The first rebuild,
+	// at Open, lists the directory; later ones (after a truncation) know
+	// what it holds (see producerSnapshots.onDisk).
+	var offsets []int64
+	if p.snapshots.known {
+		offsets = slices.Clone(p.snapshots.onDisk)
+	} else {
+		offsets = p.snapshots.listAndTrack()
+	}
 	p.snapshots.removeAbove(end, offsets)
 	state, from := p.snapshots.load(end, p.log.StartOffset(), offsets)
 	for from < end {
-		chunk, err := p.log.Read(from, end, replayChunkBytes, true)
+		// Scanned before the log reads again.
+		chunk, err := p.log.ReadTransient(from, end, replayChunkBytes, true)
 		if err != nil {
 			return fmt.Errorf("replica: replaying producer state of %s-%d from %d: %w", p.Topic, p.Index, from, err)
 		}
