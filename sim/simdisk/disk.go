@@ -50,6 +50,10 @@ type Disk struct {
 	usage      int64 // sum of the sizes of live files
 	namespace  namespaceLog
 	generation uint64 // goes up at each Crash; voids older handles and completions
+
+	// spareCompletions are syncs' completions that have run, for the
+	// next syncs to reuse (see syncCompletion).
+	spareCompletions []*syncCompletion
 }
 
 var _ core.FS = (*Disk)(nil)
