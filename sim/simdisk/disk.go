@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"slices"
 
 	"sluice/core"
 	"sluice/sim/kernel"
@@ -121,7 +120,7 @@ func (d *Disk) DurableFile(name string) ([]byte, bool) {
 	if current.directory {
 		return nil, false
 	}
-	return slices.Clone(current.durableData), true
+	return current.durableImage(), true
 }
 
 // newInode allocates an inode: an empty file or directory, named nowhere yet.

@@ -77,12 +77,20 @@ func (d *Disk) completeSyncFile(in *inode, covers uint64, failed bool) {
 	for covered < len(in.pending) && in.pending[covered].sequence < covers {
 		covered++
 	}
-	if failed {
+	switch {
+	case failed:
 		d.stats.SyncsFailed++
-	} else {
-		for _, op := range in.pending[:covered] {
-			in.durableData = op.applyOnSync(in.durableData)
+		if !in.durableApart {
+			in.keepDurableApart(covered)
 		}
+	case in.durableApart:
+		for i := range in.pending[:covered] {
+			in.durableData = in.pending[i].applyOnSync(in.durableData)
+		}
+		d.stats.SyncsCompleted++
+	default:
+		// The durable image is implied: it gains the covered
+		// operations as they leave the pending list.
 		d.stats.SyncsCompleted++
 	}
 	// Failed or not, the covered operations leave the pending list:
