@@ -12,6 +12,7 @@ import (
 // process crashes; tests call it directly.
 func (d *Disk) Crash() {
 	d.stats.Crashes++
+	d.forgetLastDirectory()
 	torn := d.keepPendingNamespace()
 	reachable := d.rebuildNamespace()
 	for _, in := range reachable {

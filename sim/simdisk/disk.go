@@ -50,6 +50,16 @@ type Disk struct {
 	namespace  namespaceLog
 	generation uint64 // goes up at each Crash; voids older handles and completions
 
+	// lastDirectory is the directory lastDirectoryName (not ".") last
+	// resolved to, nil if none: core works a directory at a time (it
+	// opens, writes and renames a partition's files, then syncs the
+	// directory), and walking to the same directory again, a map lookup
+	// per element of a name, was most of the cost of resolving one. A
+	// directory's name stays valid until a directory entry is removed or
+	// replaced, or a crash rebuilds the namespace; both empty the cache.
+	lastDirectoryName string
+	lastDirectory     *inode
+
 	// spareCompletions are syncs' completions that have run, for the
 	// next syncs to reuse (see syncCompletion).
 	spareCompletions []*syncCompletion
