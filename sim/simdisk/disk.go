@@ -135,7 +135,13 @@ func (d *Disk) DurableFile(name string) ([]byte, bool) {
 
 // newInode allocates an inode: an empty file or directory, named nowhere yet.
 func (d *Disk) newInode(directory bool) *inode {
-	in := &inode{number: d.inodeNext, directory: directory, counted: !directory}
+	return d.addInode(new(inode), directory)
+}
+
+// addInode makes in, a zero inode, an empty file or directory, named
+// nowhere yet.
+func (d *Disk) addInode(in *inode, directory bool) *inode {
+	*in = inode{number: d.inodeNext, directory: directory, counted: !directory}
 	if directory {
 		in.entries = map[string]inodeNumber{}
 		in.durableEntries = map[string]durableEntry{}

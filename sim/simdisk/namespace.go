@@ -272,20 +272,32 @@ func (d *Disk) OpenFile(name string, create bool) (core.File, error) {
 		return nil, err
 	}
 	var in *inode
+	var f *File
 	if existing, ok := parent.entries[base]; ok {
 		in = d.inode(existing)
 		if in.directory {
 			return nil, pathError("open", name, errIsDirectory)
 		}
+		f = new(File)
 	} else {
 		if !create {
 			return nil, pathError("open", name, fs.ErrNotExist)
 		}
-		in = d.newInode(false)
+		// A file created is opened at once: its inode, its first
+		// handle and room for its first operations (see File.record)
+		// come in one allocation, where they took three.
+		created := new(struct {
+			inode   inode
+			handle  File
+			pending [2]fileOperation
+		})
+		in, f = d.addInode(&created.inode, false), &created.handle
+		in.pending = created.pending[:0]
 		d.changeNamespace(entryChange{directory: parent.number, name: base, target: in.number})
 	}
 	in.handles++
-	return &File{disk: d, inode: in, name: name, generation: d.generation}, nil
+	*f = File{disk: d, inode: in, name: name, generation: d.generation}
+	return f, nil
 }
 
 // ReadDir implements core.FS.
