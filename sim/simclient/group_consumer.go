@@ -147,7 +147,11 @@ type GroupConsumer struct {
 	// fetchBuffers); fetchAnsweredEvent is fetchAnswered, made once.
 	fetching           fetchBuffers
 	fetchAnsweredEvent func(kmsg.Response, error)
-	stats              GroupConsumerStats
+	// committing is what commits are built with (see commitBuffers);
+	// commitAnsweredEvent is commitAnswered, made once.
+	committing          commitBuffers
+	commitAnsweredEvent func(kmsg.Response, error)
+	stats               GroupConsumerStats
 	// joinedOnce says some incarnation of this consumer has joined the
 	// group; it outlives crashes, for StaticRejoins only.
 	joinedOnce bool
@@ -260,6 +264,7 @@ type GroupMembership struct {
 func NewGroupConsumer(c *Client, config GroupConsumerConfig, recorder *history.Recorder, processes *Processes) *GroupConsumer {
 	g := &GroupConsumer{client: c, config: config.withDefaults(), recorder: recorder, processes: processes, logStarts: logStarts{}}
 	g.fetchAnsweredEvent = g.fetchAnswered
+	g.commitAnsweredEvent = g.commitAnswered
 	g.stepEvent = func() {
 		g.stepScheduled = false
 		g.step()
