@@ -32,8 +32,12 @@ type Conn struct {
 
 	state connState
 	// calls are the requests not yet answered, in the order they were
-	// (or will be) written. Invariant: the written ones come first.
+	// (or will be) written. Invariant: the written ones come first. They
+	// start in callsInline: a connection seldom has more than a few
+	// requests waiting, and growing the list was an allocation for
+	// nearly every connection.
 	calls           []*call
+	callsInline     [4]*call
 	correlationNext int32
 	// served is, by API key, the highest version the broker serves, from
 	// its ApiVersions answer, -1 where it serves none. Only the keys this
@@ -77,6 +81,7 @@ func (x *call) Run() { x.conn.timedOut(x) }
 // newConn starts a connection that dials after delay.
 func newConn(c *Client, address string, delay int64) *Conn {
 	conn := &Conn{client: c, address: address, state: connWaiting}
+	conn.calls = conn.callsInline[:0]
 	conn.dialEvent = c.kernel.ScheduleEvent(delay, c.process, "simclient.dial", conn.dial)
 	return conn
 }
