@@ -11,16 +11,34 @@ import (
 // traceHandler turns what core logs into trace notes, stamped with virtual
 // time and without slog's wall-clock time, so logs are part of what a seed
 // reproduces.
+//
+// The attributes a With adds are rendered into the line's prefix when the
+// logger first handles a record, not when it is made: core makes a logger
+// per component (a replica, a client connection), most of which never log
+// at the level the trace keeps, and rendering their attributes up front
+// was a string allocated, and values formatted, for nothing. Rendering
+// later prints the same: attributes whose text could change meanwhile (any
+// value that is not a plain string, number, duration or time) are rendered
+// at once, as before.
 type traceHandler struct {
 	kernel *kernel.Kernel
 	source string
 	level  slog.Level
-	prefix string // pre-rendered attributes from With
-	group  string
+	group  string // the group of the records' attributes (WithGroup), dotted
+
+	// parent is the handler this one was made from by With or WithGroup,
+	// whose prefix comes first; nil at the root. attrs are what With
+	// added here (slog hands the slice over), in attrsGroup.
+	parent     *traceHandler
+	attrs      []slog.Attr
+	attrsGroup string
+	// prefix is the rendered attributes, once rendered is set.
+	prefix   string
+	rendered bool
 }
 
 func newTraceHandler(k *kernel.Kernel, source string, level slog.Level) *traceHandler {
-	return &traceHandler{kernel: k, source: source, level: level}
+	return &traceHandler{kernel: k, source: source, level: level, rendered: true}
 }
 
 func (h *traceHandler) Enabled(_ context.Context, level slog.Level) bool {
@@ -34,7 +52,7 @@ func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 	b = append(b, r.Level.String()...)
 	b = append(b, ' ')
 	b = append(b, r.Message...)
-	b = append(b, h.prefix...)
+	b = append(b, h.renderedPrefix()...)
 	r.Attrs(func(a slog.Attr) bool {
 		b = appendAttr(b, h.group, a)
 		return true
@@ -43,24 +61,50 @@ func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 	return nil
 }
 
-func (h *traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	next := *h
-	b := make([]byte, 0, 256)
-	b = append(b, h.prefix...)
-	for _, a := range attrs {
-		b = appendAttr(b, h.group, a)
+// renderedPrefix is the handler's prefix: its parent's, then its own
+// attributes, rendered at the first call.
+func (h *traceHandler) renderedPrefix() string {
+	if !h.rendered {
+		h.prefix = string(h.appendPrefix(make([]byte, 0, 256)))
+		h.rendered, h.parent, h.attrs = true, nil, nil
 	}
-	next.prefix = string(b)
-	return &next
+	return h.prefix
+}
+
+// appendPrefix appends the handler's prefix to b.
+func (h *traceHandler) appendPrefix(b []byte) []byte {
+	if h.rendered {
+		return append(b, h.prefix...)
+	}
+	if h.parent != nil {
+		b = h.parent.appendPrefix(b)
+	}
+	for _, a := range h.attrs {
+		b = appendAttr(b, h.attrsGroup, a)
+	}
+	return b
+}
+
+func (h *traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	next := &traceHandler{kernel: h.kernel, source: h.source, level: h.level, group: h.group,
+		parent: h, attrs: attrs, attrsGroup: h.group}
+	for _, a := range attrs {
+		switch a.Value.Kind() {
+		case slog.KindAny, slog.KindLogValuer, slog.KindGroup:
+			next.renderedPrefix() // what it prints may change: now
+			return next
+		}
+	}
+	return next
 }
 
 func (h *traceHandler) WithGroup(name string) slog.Handler {
-	next := *h
+	next := &traceHandler{kernel: h.kernel, source: h.source, level: h.level, group: h.group, parent: h}
 	if next.group != "" {
 		next.group += "."
 	}
 	next.group += name
-	return &next
+	return next
 }
 
 func appendAttr(b []byte, group string, a slog.Attr) []byte {

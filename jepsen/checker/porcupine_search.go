@@ -60,11 +60,21 @@ func (s *search) addOperation(process int, call, ret int64, input searchInput, o
 	})
 }
 
-// run checks the operations with a time budget. Porcupine runs in its own
-// goroutines and reads the wall clock for the budget; the result is
-// nevertheless a function of the input unless the budget runs out, which
-// is reported as porcupine.Unknown.
+// run checks the operations with a time budget: linearizes first (see
+// quick_search.go), then, unless it found a linearization, porcupine
+// (runPorcupine).
 func (s *search) run(timeout time.Duration) searchOutcome {
+	if s.linearizes() {
+		return searchOutcome{result: porcupine.Ok}
+	}
+	return s.runPorcupine(timeout)
+}
+
+// runPorcupine checks the operations with porcupine, with a time budget.
+// Porcupine runs in its own goroutines and reads the wall clock for the
+// budget; the result is nevertheless a function of the input unless the
+// budget runs out, which is reported as porcupine.Unknown.
+func (s *search) runPorcupine(timeout time.Duration) searchOutcome {
 	s.numberClients()
 	result, info := porcupine.CheckOperationsVerbose(s.model, s.operations, timeout)
 	outcome := searchOutcome{result: result, info: info}

@@ -42,7 +42,7 @@ func visualize(s *search, options Options, w io.Writer) error {
 	for i := range s.operations {
 		s.operations[i].Metadata = historyOp(s.operations[i]) // names the op on the page
 	}
-	outcome := s.run(options.linearizabilityTimeout())
+	outcome := s.runPorcupine(options.linearizabilityTimeout()) // for its linearization info
 	if outcome.result == porcupine.Unknown {
 		return fmt.Errorf("checker: porcupine ran out of its %s budget; nothing to visualize", options.linearizabilityTimeout())
 	}

@@ -20,8 +20,38 @@ type producerDriver struct {
 	client     *simclient.Client
 	producer   *simclient.Producer
 	partitions []history.TopicPartition
+	lanes      []*producerLane // one per partition, in the same order
 	next       int
 }
+
+// producerLane is one partition a producer writes, and what its loop of
+// sends and thinks runs: made once per lane, where each send made two
+// closures.
+type producerLane struct {
+	run       *run
+	driver    *producerDriver
+	partition history.TopicPartition
+	sent      func(simclient.SendResult) // thinkAfterSend, made once
+}
+
+// addLane adds a partition for the producer to write.
+func (d *producerDriver) addLane(r *run, tp history.TopicPartition) *producerLane {
+	l := &producerLane{run: r, driver: d, partition: tp}
+	l.sent = l.thinkAfterSend
+	d.partitions = append(d.partitions, tp)
+	d.lanes = append(d.lanes, l)
+	return l
+}
+
+// thinkAfterSend has the lane think once a send is done, then send again.
+func (l *producerLane) thinkAfterSend(simclient.SendResult) {
+	r := l.run
+	think := kernel.Between(r.rng, thinkMin, max(thinkMin, r.scenario.Timeouts.Think))
+	l.driver.client.AfterAction(think, "workload.think", l)
+}
+
+// Run is the end of the lane's think (kernel.Action): it sends again.
+func (l *producerLane) Run() { l.run.sendNext(l) }
 
 // readerDriver is one reader and its client.
 type readerDriver struct {
@@ -108,7 +138,7 @@ func (r *run) startClients() {
 			Linger:          ps.Linger,
 		}, r.recorder, r.processes)
 		for _, p := range s.PartitionsOf(ps.Topic, ps.Partitions) {
-			d.partitions = append(d.partitions, history.TopicPartition{Topic: ps.Topic, Partition: p})
+			d.addLane(r, history.TopicPartition{Topic: ps.Topic, Partition: p})
 		}
 		c.OnRestart(func() { r.drive(d) })
 		r.producers = append(r.producers, d)
@@ -174,8 +204,8 @@ func memberAssignors(balancer scenario.Balancer, i int) []string {
 
 // drive starts every lane of a producer.
 func (r *run) drive(d *producerDriver) {
-	for _, tp := range d.partitions {
-		r.sendNext(d, tp)
+	for _, l := range d.lanes {
+		r.sendNext(l)
 	}
 }
 
@@ -183,7 +213,8 @@ func (r *run) drive(d *producerDriver) {
 // and sends again, until the liveness phase stops new sends. Its events
 // belong to the client's process, so a client crash stops the lane until
 // the restart starts it again.
-func (r *run) sendNext(d *producerDriver, tp history.TopicPartition) {
+func (r *run) sendNext(l *producerLane) {
+	d, tp := l.driver, l.partition
 	if r.stopSending || !d.client.Alive() || !d.producer.Idle(tp) {
 		return
 	}
@@ -192,10 +223,7 @@ func (r *run) sendNext(d *producerDriver, tp history.TopicPartition) {
 	value := d.settings.Name + "-" + strconv.Itoa(d.next)
 	key := producerKeys[d.next%keysPerProducer]
 	d.next++
-	err := d.producer.Send(tp, key, value, func(simclient.SendResult) {
-		think := kernel.Between(r.rng, thinkMin, max(thinkMin, r.scenario.Timeouts.Think))
-		d.client.After(think, "workload.think", func() { r.sendNext(d, tp) })
-	})
+	err := d.producer.Send(tp, key, value, l.sent)
 	if err != nil {
 		panic(fmt.Sprintf("clusterworkload: send %s: %v", value, err))
 	}

@@ -187,9 +187,7 @@ func (r *run) startGrownLanes(t scenario.Topic) {
 			continue
 		}
 		for p := int32(t.Partitions); p < int32(t.GrowTo); p++ {
-			tp := history.TopicPartition{Topic: t.Name, Partition: p}
-			d.partitions = append(d.partitions, tp)
-			r.sendNext(d, tp)
+			r.sendNext(d.addLane(r, history.TopicPartition{Topic: t.Name, Partition: p}))
 		}
 	}
 	for _, d := range r.offsetReaders {

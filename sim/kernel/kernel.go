@@ -53,11 +53,15 @@ type Kernel struct {
 // not here: the queue compares entries without following a pointer per
 // comparison, and a smaller Event is a cheaper allocation.
 type Event struct {
-	kernel      *Kernel
-	owner       *Process
-	incarnation uint64
-	label       string
-	fn          func()
+	kernel *Kernel
+	owner  *Process
+	label  string
+	action Action
+	// incarnation is the owner's incarnation when the event was
+	// scheduled, in 32 bits (no run crashes a process four billion
+	// times): with the flags below it fills one word, which keeps an
+	// Event at 56 bytes now that its action is an interface.
+	incarnation uint32
 	// queued is set while the event has an entry in a heap (soon or
 	// later, see Kernel), which a stopped event keeps for a while (see
 	// eventQueue).
@@ -68,6 +72,20 @@ type Event struct {
 	// resume (see Suspend): out of the queue, yet not run.
 	held bool
 }
+
+// Action is what an event does when it runs. A func() is one, through
+// Func; a scheduler on a hot path passes instead an object it has anyway
+// (a connection's direction for its deliveries, a request for its timeout),
+// whose Run method does the work: a closure would be an allocation per
+// event.
+type Action interface{ Run() }
+
+// Func is a func() as an Action. A func value is a single pointer, which
+// an interface holds as it is: wrapping one allocates nothing.
+type Func func()
+
+// Run calls f.
+func (f Func) Run() { f() }
 
 // NewKernel starts a kernel at time zero with the run's seed.
 func NewKernel(seed uint64, trace *Trace) *Kernel {
@@ -126,6 +144,15 @@ func (k *Kernel) Schedule(delay int64, owner *Process, label string, fn func()) 
 // cancels it. An *Event satisfies core.Timer as it is, so a simulated
 // clock's AfterFunc can hand it out without wrapping it.
 func (k *Kernel) ScheduleEvent(delay int64, owner *Process, label string, fn func()) *Event {
+	return k.ScheduleAction(delay, owner, label, Func(fn))
+}
+
+// ScheduleAction is ScheduleEvent with an Action to run rather than a
+// func: a caller that holds an object with a Run method schedules it
+// without allocating a closure. The kernel lets go of the action once the
+// event has run, been stopped or been dropped, so a caller may reuse the
+// object for another event from then on.
+func (k *Kernel) ScheduleAction(delay int64, owner *Process, label string, action Action) *Event {
 	if delay < 0 {
 		delay = 0
 	}
@@ -137,9 +164,9 @@ func (k *Kernel) ScheduleEvent(delay int64, owner *Process, label string, fn fun
 	e.kernel = k
 	e.owner = owner
 	e.label = label
-	e.fn = fn
+	e.action = action
 	if owner != nil {
-		e.incarnation = owner.incarnation
+		e.incarnation = uint32(owner.incarnation)
 	}
 	k.push(queued{at: k.now + delay, tie: k.ties.Uint64(), seq: k.seq, event: e}, delay <= soonDelayMax)
 	k.seq++
@@ -190,8 +217,8 @@ func (k *Kernel) front() *eventQueue {
 // one allocation per event was a measurable share of the kernel's cost.
 // Nothing is reused: each Event is handed out once, so a handle kept after
 // its event ran can never stop another one. The block stays in memory while
-// any of its events is referenced, which is why an event lets go of fn once
-// it has run or been stopped or dropped.
+// any of its events is referenced, which is why an event lets go of its
+// action once it has run or been stopped or dropped.
 func (k *Kernel) newEvent() *Event {
 	if k.spareNext == len(k.spareEvents) {
 		k.spareEvents = make([]Event, eventsPerBlock)
@@ -214,7 +241,7 @@ func (e *Event) Stop() bool {
 		return false
 	}
 	e.cancelled = true
-	e.fn = nil // never runs now; let go of what it holds
+	e.action = nil // never runs now; let go of what it holds
 	// Its entry stays in the heap until the front or a compaction drops
 	// it (see eventQueue). A held event is not in the queue; Resume
 	// skips it.
@@ -227,7 +254,7 @@ func (e *Event) Stop() bool {
 // dead reports whether an event must be skipped: cancelled, or owned by an
 // incarnation that has since crashed.
 func (e *Event) dead() bool {
-	return e.cancelled || (e.owner != nil && (e.owner.incarnation != e.incarnation || !e.owner.alive))
+	return e.cancelled || (e.owner != nil && (uint32(e.owner.incarnation) != e.incarnation || !e.owner.alive))
 }
 
 // next drops dead events from the front of the queue, sets aside those
@@ -240,7 +267,7 @@ func (k *Kernel) next() (at int64, e *Event) {
 		switch {
 		case e.dead():
 			q.popFront()
-			e.fn = nil
+			e.action = nil
 		case e.owner != nil && e.owner.suspended:
 			q.popFront()
 			e.held = true
@@ -289,7 +316,7 @@ func (k *Kernel) Resume(p *Process) {
 	for i, e := range held {
 		e.held = false
 		if e.dead() {
-			e.fn = nil
+			e.action = nil
 			continue
 		}
 		// The tie keeps held events in their order: ties drawn from
@@ -324,11 +351,12 @@ func (k *Kernel) run(at int64, e *Event) {
 		panic(fmt.Sprintf("kernel: more than %d steps; a livelock?", k.stepsMax))
 	}
 	k.trace.Event(k.now, e.owner, e.label)
-	// The event is done once it runs: let go of fn, so a handle kept
-	// after the run does not hold what fn captured.
-	fn := e.fn
-	e.fn = nil
-	fn()
+	// The event is done once it runs: let go of its action, so a handle
+	// kept after the run does not hold what the action refers to, and
+	// the action's owner may schedule it again from inside Run.
+	action := e.action
+	e.action = nil
+	action.Run()
 }
 
 // RunUntil runs events until virtual time would pass t or nothing is left,

@@ -167,8 +167,19 @@ func (c *Client) After(d time.Duration, label string, fn func()) *kernel.Event {
 	return c.kernel.ScheduleEvent(int64(d), c.process, label, fn)
 }
 
+// AfterAction is After with a kernel.Action to run: for a caller that
+// keeps one, and would otherwise allocate a closure every time.
+func (c *Client) AfterAction(d time.Duration, label string, action kernel.Action) *kernel.Event {
+	return c.kernel.ScheduleAction(int64(d), c.process, label, action)
+}
+
 // later runs fn on the next turn of the loop, never inside the caller.
-func (c *Client) later(fn func()) { c.kernel.ScheduleEvent(0, c.process, "simclient.later", fn) }
+func (c *Client) later(fn func()) { c.laterAction(kernel.Func(fn)) }
+
+// laterAction is later with a kernel.Action.
+func (c *Client) laterAction(action kernel.Action) {
+	c.kernel.ScheduleAction(0, c.process, "simclient.later", action)
+}
 
 // note records a line in the run's trace under the client's name.
 func (c *Client) note(text string) { c.kernel.Trace().Note(c.kernel.Now(), c.config.Name, text) }

@@ -32,8 +32,12 @@ type Conn struct {
 
 	state connState
 	// calls are the requests not yet answered, in the order they were
-	// (or will be) written. Invariant: the written ones come first.
+	// (or will be) written. Invariant: the written ones come first. They
+	// start in callsInline: a connection seldom has more than a few
+	// requests waiting, and growing the list was an allocation for
+	// nearly every connection.
 	calls           []*call
+	callsInline     [4]*call
 	correlationNext int32
 	// served is, by API key, the highest version the broker serves, from
 	// its ApiVersions answer, -1 where it serves none. Only the keys this
@@ -57,6 +61,7 @@ const (
 
 // call is one request and its completion.
 type call struct {
+	conn        *Conn
 	correlation int32 // given when written
 	request     kmsg.Request
 	done        func(kmsg.Response, error)
@@ -65,13 +70,18 @@ type call struct {
 	// outcome the client counts in its stats (see countOutcome).
 	counted bool
 	// timeout is the call's timeout event; its Stop cancels it. The event
-	// itself, not a cancel function, so a call costs one allocation less.
+	// itself, not a cancel function, so a call costs one allocation less;
+	// its action is the call (see Run), not a closure, for one more.
 	timeout *kernel.Event
 }
+
+// Run is the call's timeout event: x is its kernel.Action.
+func (x *call) Run() { x.conn.timedOut(x) }
 
 // newConn starts a connection that dials after delay.
 func newConn(c *Client, address string, delay int64) *Conn {
 	conn := &Conn{client: c, address: address, state: connWaiting}
+	conn.calls = conn.callsInline[:0]
 	conn.dialEvent = c.kernel.ScheduleEvent(delay, c.process, "simclient.dial", conn.dial)
 	return conn
 }
@@ -206,9 +216,8 @@ func (conn *Conn) refuse(counted bool, done func(kmsg.Response, error), err erro
 // enqueue adds a call and starts its timeout.
 func (conn *Conn) enqueue(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) *call {
 	x := conn.client.newCall()
-	x.request, x.done = req, done
-	x.timeout = conn.client.kernel.ScheduleEvent(int64(timeout), conn.client.process,
-		"simclient.request-timeout", func() { conn.timedOut(x) })
+	x.conn, x.request, x.done = conn, req, done
+	x.timeout = conn.client.kernel.ScheduleAction(int64(timeout), conn.client.process, "simclient.request-timeout", x)
 	conn.calls = append(conn.calls, x)
 	return x
 }
@@ -346,6 +355,6 @@ func (conn *Conn) complete(x *call, resp kmsg.Response, err error) {
 	done := x.done
 	// The call is finished: let go of what it holds, as its block of
 	// calls (see newCall) may outlive it.
-	x.request, x.done, x.timeout = nil, nil, nil
+	x.conn, x.request, x.done, x.timeout = nil, nil, nil, nil
 	done(resp, err)
 }

@@ -38,8 +38,9 @@ type fetchRead struct {
 	records, pollsEmpty, outOfRange, corrupt int64
 }
 
-// readFetchAnswer turns a fetch answer into the poll's records and moves
-// the asked partitions' positions (positionOf finds each). An empty
+// readFetchAnswer turns a fetch answer into the poll's records, in b's
+// polls and records, and moves the partitions b asked for to their new
+// positions (positionOf finds each). An empty
 // partition is part of the poll only when the broker's high watermark is
 // exactly the position: then it says the log ends there. An answer out of
 // range throws the position away (auto.offset.reset=earliest: it is
@@ -47,9 +48,10 @@ type fetchRead struct {
 // flipped on the broker's disk read) refuses that partition's answer, as
 // a Kafka consumer does, to be read again. sawLogStart, when set, is told
 // every log start offset the answer shows.
-func readFetchAnswer(c *Client, asked []fetched, resp *kmsg.FetchResponse, positionOf func(history.TopicPartition) *readPosition, sawLogStart func(history.TopicPartition, int64)) fetchRead {
-	var read fetchRead
-	for i, a := range asked {
+func readFetchAnswer(c *Client, b *fetchBuffers, resp *kmsg.FetchResponse, positionOf func(history.TopicPartition) *readPosition, sawLogStart func(history.TopicPartition, int64)) fetchRead {
+	read := fetchRead{polls: b.polls[:0]}
+	b.records = b.records[:0]
+	for _, a := range b.asked {
 		answer := findFetchPartition(resp, a.partition)
 		if answer == nil {
 			read.troubled = true // the broker left it out; ask again
@@ -71,32 +73,33 @@ func readFetchAnswer(c *Client, asked []fetched, resp *kmsg.FetchResponse, posit
 			read.refresh = read.refresh || metadataIsStale(answer.ErrorCode)
 			continue
 		}
-		records, next, err := decodeRecords(answer.RecordBatches, a.from)
+		start := len(b.records)
+		all, next, err := decodeRecords(b.records, answer.RecordBatches, a.from)
 		if err != nil {
 			read.corrupt++
 			c.note(fmt.Sprintf("%s fetch from %d refused: %v", a.partition, a.from, err))
 			read.troubled = true
 			continue
 		}
+		b.records = all
+		records := all[start:len(all):len(all)]
 		switch {
 		case len(records) > 0:
 			read.records += int64(len(records))
-			read.addPoll(history.Poll{Partition: a.partition, From: a.from, Records: records}, len(asked)-i)
+			read.polls = append(read.polls, history.Poll{Partition: a.partition, From: a.from, Records: records})
 		case answer.HighWatermark == a.from:
 			read.pollsEmpty++
-			read.addPoll(history.Poll{Partition: a.partition, From: a.from, Records: []history.Record{}}, len(asked)-i)
+			read.polls = append(read.polls, history.Poll{Partition: a.partition, From: a.from, Records: []history.Record{}})
 		}
 		if next > a.from {
 			p.offset = next
 		}
 	}
+	b.polls = read.polls
+	if len(read.polls) == 0 {
+		read.polls = nil // as an answer with nothing to poll always was
+	}
 	return read
-}
-
-// addPoll adds a partition's poll, one of at most left still to come: the
-// first makes room for them all, so the list is allocated once.
-func (read *fetchRead) addPoll(poll history.Poll, left int) {
-	read.polls = append(slices.Grow(read.polls, left), poll)
 }
 
 func findFetchPartition(resp *kmsg.FetchResponse, tp history.TopicPartition) *kmsg.FetchResponseTopicPartition {
@@ -114,17 +117,19 @@ func findFetchPartition(resp *kmsg.FetchResponse, tp history.TopicPartition) *km
 	return nil
 }
 
-// decodeRecords reads the records at or after from in a fetch answer's
-// batches, checking each batch's CRC, and returns the offset after the last
-// whole batch. A batch cut short at the end of the answer is ignored, as
-// Kafka's consumers do; anything else wrong refuses the whole answer.
-func decodeRecords(data []byte, from int64) (records []history.Record, next int64, err error) {
+// decodeRecords appends to records those at or after from in a fetch
+// answer's batches, checking each batch's CRC, and returns the offset after
+// the last whole batch. A batch cut short at the end of the answer is
+// ignored, as Kafka's consumers do; anything else wrong refuses the whole
+// answer, and returns records as it was.
+func decodeRecords(records []history.Record, data []byte, from int64) (_ []history.Record, next int64, err error) {
 	next = from
+	original := records
 	// Room for every record the batches hold, counted from their headers
 	// alone (no CRC), rather than growing batch by batch: the final
 	// drain's answers carry hundreds of one-record batches.
 	if count := recordsIn(data); count > 0 {
-		records = make([]history.Record, 0, count)
+		records = slices.Grow(records, count)
 	}
 	s := batch.Scanner{Buf: data, VerifyCRC: true}
 	for s.Next() {
@@ -135,7 +140,7 @@ func decodeRecords(data []byte, from int64) (records []history.Record, next int6
 		}
 		decoded, err := batch.Records(s.Batch())
 		if err != nil {
-			return nil, from, err
+			return original, from, err
 		}
 		for _, record := range decoded {
 			offset := h.BaseOffset + int64(record.OffsetDelta)
@@ -146,7 +151,7 @@ func decodeRecords(data []byte, from int64) (records []history.Record, next int6
 		}
 	}
 	if err := s.Err(); err != nil && !errors.Is(err, batch.ErrTorn) {
-		return nil, from, err
+		return original, from, err
 	}
 	return records, next, nil
 }

@@ -93,10 +93,36 @@ func newListOffsetsRequest(c *Client, tps []history.TopicPartition, timestamp in
 	return req
 }
 
+// fetchBuffers are what a consumer builds its fetches and reads their
+// answers with, kept from one fetch to the next: a consumer has one fetch
+// in flight at most, the client keeps nothing of a request once it has
+// answered it (the frame it sent was encoded apart), and the history
+// copies a poll it records. A fetch used to allocate all of them anew.
+type fetchBuffers struct {
+	// asked are the partitions of the fetch in flight, with their
+	// positions, until its answer has been read.
+	asked      []fetched
+	request    kmsg.FetchRequest
+	topics     []kmsg.FetchRequestTopic
+	partitions []kmsg.FetchRequestTopicPartition
+	// polls and records are what readFetchAnswer reads an answer into,
+	// valid until the next fetch.
+	polls   []history.Poll
+	records []history.Record
+}
+
+// ask starts a fetch's list of partitions.
+func (b *fetchBuffers) ask(capacity int) {
+	b.asked = slices.Grow(b.asked[:0], capacity)
+}
+
 // newFetchRequest reads each asked partition from its position, without a
 // fetch session (KIP-227), fenced by the leader epoch the client knows.
-func newFetchRequest(c *Client, config FetchConfig, asked []fetched) *kmsg.FetchRequest {
-	req := kmsg.NewPtrFetchRequest()
+// The request is b's, valid until the next call.
+func (b *fetchBuffers) newFetchRequest(c *Client, config FetchConfig) *kmsg.FetchRequest {
+	req := &b.request
+	*req = kmsg.FetchRequest{}
+	req.Default()
 	req.ReplicaID = -1
 	req.MaxWaitMillis = int32(config.FetchMaxWait / time.Millisecond)
 	req.MinBytes = 1
@@ -104,12 +130,14 @@ func newFetchRequest(c *Client, config FetchConfig, asked []fetched) *kmsg.Fetch
 	req.SessionID = 0
 	req.SessionEpoch = -1
 	// Every partition goes in one array, each topic's run of it capped at
-	// its end: one allocation however many partitions and topics.
-	partitions := make([]kmsg.FetchRequestTopicPartition, len(asked))
+	// its end.
+	partitions := slices.Grow(b.partitions[:0], len(b.asked))[:len(b.asked)]
+	topics := b.topics[:0]
 	run := 0 // where the last topic's partitions start
-	for i, a := range asked {
+	for i, a := range b.asked {
 		_, epoch, _ := c.Leader(a.partition)
 		partition := &partitions[i]
+		*partition = kmsg.FetchRequestTopicPartition{}
 		partition.Default()
 		partition.Partition = a.partition.Partition
 		partition.CurrentLeaderEpoch = epoch
@@ -117,13 +145,15 @@ func newFetchRequest(c *Client, config FetchConfig, asked []fetched) *kmsg.Fetch
 		partition.LastFetchedEpoch = -1
 		partition.LogStartOffset = -1
 		partition.PartitionMaxBytes = config.PartitionMaxBytes
-		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != a.partition.Topic {
+		if n := len(topics); n == 0 || topics[n-1].Topic != a.partition.Topic {
 			topic := kmsg.NewFetchRequestTopic()
 			topic.Topic = a.partition.Topic
-			req.Topics = append(req.Topics, topic)
+			topics = append(topics, topic)
 			run = i
 		}
-		req.Topics[len(req.Topics)-1].Partitions = partitions[run : i+1 : i+1]
+		topics[len(topics)-1].Partitions = partitions[run : i+1 : i+1]
 	}
+	b.partitions, b.topics = partitions, topics
+	req.Topics = topics
 	return req
 }

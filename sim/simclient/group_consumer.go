@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"sluice/jepsen/history"
 )
 
@@ -141,7 +143,15 @@ type GroupConsumer struct {
 	readBack   []func([]history.Commit)
 	leaderNext int
 	leaders    leaderGroups
-	stats      GroupConsumerStats
+	// fetching is what fetches are built and read with (see
+	// fetchBuffers); fetchAnsweredEvent is fetchAnswered, made once.
+	fetching           fetchBuffers
+	fetchAnsweredEvent func(kmsg.Response, error)
+	// committing is what commits are built with (see commitBuffers);
+	// commitAnsweredEvent is commitAnswered, made once.
+	committing          commitBuffers
+	commitAnsweredEvent func(kmsg.Response, error)
+	stats               GroupConsumerStats
 	// joinedOnce says some incarnation of this consumer has joined the
 	// group; it outlives crashes, for StaticRejoins only.
 	joinedOnce bool
@@ -253,6 +263,8 @@ type GroupMembership struct {
 // until Start.
 func NewGroupConsumer(c *Client, config GroupConsumerConfig, recorder *history.Recorder, processes *Processes) *GroupConsumer {
 	g := &GroupConsumer{client: c, config: config.withDefaults(), recorder: recorder, processes: processes, logStarts: logStarts{}}
+	g.fetchAnsweredEvent = g.fetchAnswered
+	g.commitAnsweredEvent = g.commitAnswered
 	g.stepEvent = func() {
 		g.stepScheduled = false
 		g.step()

@@ -98,54 +98,58 @@ func (g *GroupConsumer) fetch() {
 	chosen := groups[g.leaderNext%len(groups)]
 	leader := chosen.leader
 	g.leaderNext++
-	asked := make([]fetched, 0, len(chosen.partitions))
+	g.fetching.ask(len(chosen.partitions))
 	for _, tp := range chosen.partitions {
-		asked = append(asked, fetched{partition: tp, from: g.membership.positions[tp].offset})
+		g.fetching.asked = append(g.fetching.asked, fetched{partition: tp, from: g.membership.positions[tp].offset})
 	}
-	req := newFetchRequest(g.client, g.config.FetchConfig, asked)
-	op := g.invoke(history.FuncPoll, history.Payload{})
-	g.op = op
+	req := g.fetching.newFetchRequest(g.client, g.config.FetchConfig)
+	g.op = g.invoke(history.FuncPoll, history.Payload{})
 	g.stats.Fetches++
 	g.busy = true
-	g.client.RequestFetch(leader, req, func(resp kmsg.Response, err error) {
-		g.busy, g.op = false, nil
-		if err != nil {
-			// A read that got no answer changed nothing: fail.
-			g.stats.FetchesFailed++
-			op.Fail(err.Error())
-			g.backOff()
-			return
-		}
-		answer := resp.(*kmsg.FetchResponse)
-		if answer.ErrorCode != 0 {
-			g.stats.FetchesFailed++
-			op.Fail(kerr.ErrorForCode(answer.ErrorCode).Error())
-			if metadataIsStale(answer.ErrorCode) {
-				g.refreshAndBackOff()
-				return
-			}
-			g.backOff()
-			return
-		}
-		polls, troubled, refresh := g.readFetchAnswer(asked, answer)
-		op.OK(history.Payload{Polls: polls})
-		switch {
-		case refresh:
-			g.stats.Errors++
+	g.client.RequestFetch(leader, req, g.fetchAnsweredEvent)
+}
+
+// fetchAnswered takes the answer to the fetch in flight, whose poll is
+// g.op.
+func (g *GroupConsumer) fetchAnswered(resp kmsg.Response, err error) {
+	op := g.op
+	g.busy, g.op = false, nil
+	if err != nil {
+		// A read that got no answer changed nothing: fail.
+		g.stats.FetchesFailed++
+		op.Fail(err.Error())
+		g.backOff()
+		return
+	}
+	answer := resp.(*kmsg.FetchResponse)
+	if answer.ErrorCode != 0 {
+		g.stats.FetchesFailed++
+		op.Fail(kerr.ErrorForCode(answer.ErrorCode).Error())
+		if metadataIsStale(answer.ErrorCode) {
 			g.refreshAndBackOff()
-		case troubled:
-			g.stats.Errors++
-			g.backOff()
-		default:
-			g.schedule(0)
+			return
 		}
-	})
+		g.backOff()
+		return
+	}
+	polls, troubled, refresh := g.readFetchAnswer(answer)
+	op.OK(history.Payload{Polls: polls})
+	switch {
+	case refresh:
+		g.stats.Errors++
+		g.refreshAndBackOff()
+	case troubled:
+		g.stats.Errors++
+		g.backOff()
+	default:
+		g.schedule(0)
+	}
 }
 
 // readFetchAnswer reads a fetch answer (readFetchAnswer in
 // fetch_answers.go) into the group's positions.
-func (g *GroupConsumer) readFetchAnswer(asked []fetched, resp *kmsg.FetchResponse) (polls []history.Poll, troubled, refresh bool) {
-	read := readFetchAnswer(g.client, asked, resp, func(tp history.TopicPartition) *readPosition {
+func (g *GroupConsumer) readFetchAnswer(resp *kmsg.FetchResponse) (polls []history.Poll, troubled, refresh bool) {
+	read := readFetchAnswer(g.client, &g.fetching, resp, func(tp history.TopicPartition) *readPosition {
 		return &g.membership.positions[tp].readPosition
 	}, g.logStarts.saw)
 	g.stats.Records += read.records

@@ -2,6 +2,7 @@ package simclient
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -13,84 +14,115 @@ import (
 // poll that moved a position, and OffsetFetch to learn where a generation's
 // partitions start (and, now and then, to read commits back).
 
+// commitBuffers are what a consumer builds its commits with, kept from one
+// commit to the next: a consumer has one in flight at most (busy), the
+// history copies the commits it records, and the client keeps nothing of
+// a request once it has answered it. A commit used to allocate them all.
+type commitBuffers struct {
+	// commits are those of the commit in flight, until it is answered;
+	// epoch is the membership epoch it began in.
+	commits    []history.Commit
+	epoch      int
+	request    kmsg.OffsetCommitRequest
+	topics     []kmsg.OffsetCommitRequestTopic
+	partitions []kmsg.OffsetCommitRequestTopicPartition
+}
+
 // commit stores the positions that moved since the last commit, with the
 // member's generation and id, and records it as a commit op.
 func (g *GroupConsumer) commit() {
 	m := &g.membership
-	var commits []history.Commit
-	req := kmsg.NewPtrOffsetCommitRequest()
-	req.Group = g.config.Group
-	req.Generation = m.generation
-	req.MemberID = m.memberID
-	req.InstanceID = g.instanceID()
+	b := &g.committing
+	b.commits = b.commits[:0]
 	for _, tp := range g.committable() {
 		p := m.positions[tp]
 		if p.offset == history.OffsetUnknown || p.offset == p.committed {
 			continue
 		}
-		commits = append(commits, history.Commit{Group: g.config.Group, Partition: tp, Offset: p.offset, Generation: m.generation})
-		partition := kmsg.NewOffsetCommitRequestTopicPartition()
-		partition.Partition = tp.Partition
-		partition.Offset = p.offset
-		partition.LeaderEpoch = -1
-		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
-			topic := kmsg.NewOffsetCommitRequestTopic()
-			topic.Topic = tp.Topic
-			req.Topics = append(req.Topics, topic)
-		}
-		topic := &req.Topics[len(req.Topics)-1]
-		topic.Partitions = append(topic.Partitions, partition)
+		b.commits = append(b.commits, history.Commit{Group: g.config.Group, Partition: tp, Offset: p.offset, Generation: m.generation})
 	}
-	if len(commits) == 0 {
+	if len(b.commits) == 0 {
 		panic(fmt.Sprintf("simclient: %s commits with no position moved", g.client.Name()))
 	}
-	op := g.invoke(history.FuncCommit, history.Payload{Commits: commits})
-	g.op = op
+	req := &b.request
+	*req = kmsg.OffsetCommitRequest{}
+	req.Default()
+	req.Group = g.config.Group
+	req.Generation = m.generation
+	req.MemberID = m.memberID
+	req.InstanceID = g.instanceID()
+	// Every partition goes in one array, each topic's run of it capped
+	// at its end.
+	partitions := slices.Grow(b.partitions[:0], len(b.commits))[:len(b.commits)]
+	topics := b.topics[:0]
+	run := 0 // where the last topic's partitions start
+	for i, commit := range b.commits {
+		partition := &partitions[i]
+		*partition = kmsg.NewOffsetCommitRequestTopicPartition()
+		partition.Partition = commit.Partition.Partition
+		partition.Offset = commit.Offset
+		partition.LeaderEpoch = -1
+		if n := len(topics); n == 0 || topics[n-1].Topic != commit.Partition.Topic {
+			topic := kmsg.NewOffsetCommitRequestTopic()
+			topic.Topic = commit.Partition.Topic
+			topics = append(topics, topic)
+			run = i
+		}
+		topics[len(topics)-1].Partitions = partitions[run : i+1 : i+1]
+	}
+	b.partitions, b.topics = partitions, topics
+	req.Topics = topics
+	g.op = g.invoke(history.FuncCommit, history.Payload{Commits: b.commits})
 	g.stats.Commits++
 	g.busy = true
-	epoch := m.epoch
-	g.client.RequestAddress(m.coordinator, req, func(resp kmsg.Response, err error) {
-		g.busy, g.op = false, nil
-		var o outcome
-		var code int16
-		if err != nil {
-			o = transportOutcome(err)
-		} else {
-			o, code, err = readCommitAnswer(resp.(*kmsg.OffsetCommitResponse), commits)
+	b.epoch = m.epoch
+	g.client.RequestAddress(m.coordinator, req, g.commitAnsweredEvent)
+}
+
+// commitAnswered takes the answer to the commit in flight, whose op is
+// g.op.
+func (g *GroupConsumer) commitAnswered(resp kmsg.Response, err error) {
+	m, b, op := &g.membership, &g.committing, g.op
+	g.busy, g.op = false, nil
+	var o outcome
+	var code int16
+	if err != nil {
+		o = transportOutcome(err)
+	} else {
+		o, code, err = readCommitAnswer(resp.(*kmsg.OffsetCommitResponse), b.commits)
+	}
+	switch {
+	case o == written:
+		g.stats.CommitsOK++
+		op.OK(history.Payload{})
+		for _, commit := range b.commits {
+			m.positions[commit.Partition].committed = commit.Offset
 		}
-		switch {
-		case o == written:
-			g.stats.CommitsOK++
-			op.OK(history.Payload{})
-			for _, commit := range commits {
-				m.positions[commit.Partition].committed = commit.Offset
-			}
-			if g.config.VerifyCommitChance > 0 && g.client.rng.Float64() < g.config.VerifyCommitChance {
-				m.verifyPending = true
-			}
-			g.schedule(0)
-			return
-		case o.mayBeWritten():
-			g.stats.CommitsInfo++
-			g.info(op, err.Error())
-		default:
-			g.stats.CommitsFailed++
-			op.Fail(err.Error())
+		if g.config.VerifyCommitChance > 0 && g.client.rng.Float64() < g.config.VerifyCommitChance {
+			m.verifyPending = true
 		}
-		switch {
-		case g.cooperative() && g.rebalancing(epoch) && isMembershipError(code):
-			// The rebalance under way decides the membership: the
-			// commit went with the generation it is replacing.
-		case g.membershipLost(code):
-			// A commit before rejoining that the coordinator refused
-			// for membership is not worth another try.
-			m.finalCommitTried = true
-		case code == 0 || coordinatorMoved(code):
-			// A transport error or a coordinator that moved.
-			g.coordinatorLost(err)
-		}
-		g.backOff()
-	})
+		g.schedule(0)
+		return
+	case o.mayBeWritten():
+		g.stats.CommitsInfo++
+		g.info(op, err.Error())
+	default:
+		g.stats.CommitsFailed++
+		op.Fail(err.Error())
+	}
+	switch {
+	case g.cooperative() && g.rebalancing(b.epoch) && isMembershipError(code):
+		// The rebalance under way decides the membership: the
+		// commit went with the generation it is replacing.
+	case g.membershipLost(code):
+		// A commit before rejoining that the coordinator refused
+		// for membership is not worth another try.
+		m.finalCommitTried = true
+	case code == 0 || coordinatorMoved(code):
+		// A transport error or a coordinator that moved.
+		g.coordinatorLost(err)
+	}
+	g.backOff()
 }
 
 // readCommitAnswer reads an OffsetCommit answer for the commits sent: ok

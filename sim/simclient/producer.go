@@ -69,6 +69,10 @@ type Producer struct {
 	// lingering holds, by broker, the attempts waiting to go out
 	// together (Linger), in the order they came.
 	lingering map[int32][]*produce
+	// sent is where a send's one-value payload is put together for the
+	// history, which copies it: a slice literal passed to the recorder
+	// escaped to the heap, twice a send.
+	sent [1]history.Send
 }
 
 // lane is one partition's stream of sends: one history process, one batch
@@ -85,6 +89,7 @@ type lane struct {
 
 // produce is one send: its history operation, its batch, and its retries.
 type produce struct {
+	producer *Producer
 	lane     *lane
 	op       *history.Pending
 	key      string
@@ -108,7 +113,24 @@ type produce struct {
 	// waitingForIdentity is set while the send waits for InitProducerId,
 	// which the delivery timeout must be able to interrupt.
 	waitingForIdentity bool
+
+	// attemptEvent and deadlineEvent are the actions of the events that
+	// attempt the send and end its delivery timeout: kept in the send,
+	// so that scheduling them allocates nothing.
+	attemptEvent  sendAttempt
+	deadlineEvent sendDeadline
 }
+
+// sendAttempt is an event that attempts a send (kernel.Action).
+type sendAttempt struct{ send *produce }
+
+func (a *sendAttempt) Run() { a.send.producer.attempt(a.send) }
+
+// sendDeadline is the event that ends a send's delivery timeout
+// (kernel.Action).
+type sendDeadline struct{ send *produce }
+
+func (d *sendDeadline) Run() { d.send.producer.deliveryTimedOut(d.send) }
 
 // SendResult is how a send ended, as recorded in the history.
 type SendResult struct {
@@ -182,30 +204,33 @@ func (p *Producer) Send(tp history.TopicPartition, key, value string, done func(
 	if l.inFlight != nil {
 		return ErrLaneBusy
 	}
-	op, err := p.recorder.Invoke(l.process, history.FuncSend, history.Payload{Sends: []history.Send{
-		{Partition: tp, Key: key, Value: value, Offset: history.OffsetUnknown},
-	}})
+	p.sent[0] = history.Send{Partition: tp, Key: key, Value: value, Offset: history.OffsetUnknown}
+	op, err := p.recorder.Invoke(l.process, history.FuncSend, history.Payload{Sends: p.sent[:]})
 	if err != nil {
 		return err
 	}
 	p.client.WantTopic(tp.Topic)
 	s := &produce{
-		lane: l, op: op, key: key, value: value, done: done,
+		producer: p, lane: l, op: op, key: key, value: value, done: done,
 		deadline: p.client.Now() + int64(p.config.DeliveryTimeout),
 		backoff:  p.config.RetryBackoff,
 	}
+	s.attemptEvent.send, s.deadlineEvent.send = s, s
 	l.inFlight = s
 	p.inFlight++
 	p.stats.Sends++
-	p.client.later(func() { p.attempt(s) })
-	p.client.After(p.config.DeliveryTimeout, "simclient.delivery-timeout", func() {
-		// Attempts check the deadline themselves; only a send parked
-		// waiting for a producer id needs waking.
-		if !s.finished && s.waitingForIdentity {
-			p.giveUp(s, fmt.Errorf("delivery timeout waiting for a producer id: %w", orNone(s.lastError)))
-		}
-	})
+	p.client.laterAction(&s.attemptEvent)
+	p.client.AfterAction(p.config.DeliveryTimeout, "simclient.delivery-timeout", &s.deadlineEvent)
 	return nil
+}
+
+// deliveryTimedOut ends a send's delivery timeout. Attempts check the
+// deadline themselves; only a send parked waiting for a producer id needs
+// waking.
+func (p *Producer) deliveryTimedOut(s *produce) {
+	if !s.finished && s.waitingForIdentity {
+		p.giveUp(s, fmt.Errorf("delivery timeout waiting for a producer id: %w", orNone(s.lastError)))
+	}
 }
 
 // attempt sends the batch once, building it first if needed.
@@ -277,7 +302,16 @@ func (p *Producer) send(leader int32, sends []*produce) {
 // produceRequest asks to append every send's batch, one partition each (a
 // lane has one send in flight), topics in the order they come.
 func (p *Producer) produceRequest(sends ...*produce) *kmsg.ProduceRequest {
-	req := kmsg.NewPtrProduceRequest()
+	// The request, its first topic and that topic's first partition come
+	// in one allocation: a send without linger goes alone.
+	one := new(struct {
+		request   kmsg.ProduceRequest
+		topic     [1]kmsg.ProduceRequestTopic
+		partition [1]kmsg.ProduceRequestTopicPartition
+	})
+	req := &one.request
+	req.Default()
+	req.Topics = one.topic[:0]
 	req.Acks = p.config.Acks
 	req.TimeoutMillis = int32(p.config.ProduceTimeout / time.Millisecond)
 	for _, s := range sends {
@@ -285,6 +319,9 @@ func (p *Producer) produceRequest(sends ...*produce) *kmsg.ProduceRequest {
 		if i < 0 {
 			topic := kmsg.NewProduceRequestTopic()
 			topic.Topic = s.lane.partition.Topic
+			if len(req.Topics) == 0 {
+				topic.Partitions = one.partition[:0]
+			}
 			req.Topics = append(req.Topics, topic)
 			i = len(req.Topics) - 1
 		}
@@ -386,7 +423,7 @@ func (p *Producer) retry(s *produce) {
 		p.giveUp(s, fmt.Errorf("delivery timeout: %w", orNone(s.lastError)))
 		return
 	}
-	p.client.After(wait, "simclient.produce-retry", func() { p.attempt(s) })
+	p.client.AfterAction(wait, "simclient.produce-retry", &s.attemptEvent)
 }
 
 // giveUp ends a send that was not acknowledged: fail if nothing can have
@@ -414,9 +451,9 @@ func (p *Producer) finish(s *produce, result SendResult) {
 	switch result.Type {
 	case history.OK:
 		p.stats.OK++
-		acknowledged := s.op.Invocation().Sends[0]
-		acknowledged.Offset = result.Offset
-		s.op.OK(history.Payload{Sends: []history.Send{acknowledged}})
+		p.sent[0] = s.op.Invocation().Sends[0]
+		p.sent[0].Offset = result.Offset
+		s.op.OK(history.Payload{Sends: p.sent[:]})
 	case history.Fail:
 		p.stats.Failed++
 		s.op.Fail(result.Err.Error())

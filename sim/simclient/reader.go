@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"sluice/jepsen/history"
 )
 
@@ -69,8 +71,12 @@ type Reader struct {
 	// next step: fetch reads it and keeps nothing of it.
 	fetchable []history.TopicPartition
 	poll      *history.Pending
-	drain     *drain
-	stats     ReaderStats
+	// fetching is what fetches are built and read with (see
+	// fetchBuffers); fetchAnsweredEvent is fetchAnswered, made once.
+	fetching           fetchBuffers
+	fetchAnsweredEvent func(kmsg.Response, error)
+	drain              *drain
+	stats              ReaderStats
 	// logStarts are the highest log start offsets answers showed (see
 	// LogStart).
 	logStarts logStarts
@@ -108,6 +114,7 @@ func NewReader(c *Client, config ReaderConfig, recorder *history.Recorder, proce
 		r.stepScheduled = false
 		r.step()
 	}
+	r.fetchAnsweredEvent = r.fetchAnswered
 	r.process = processes.Next()
 	r.positions = map[history.TopicPartition]*position{}
 	r.logStarts = logStarts{}

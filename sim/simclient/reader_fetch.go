@@ -86,11 +86,11 @@ func (r *Reader) fetch(tps []history.TopicPartition) {
 	chosen := groups[r.leaderNext%len(groups)]
 	leader := chosen.leader
 	r.leaderNext++
-	asked := make([]fetched, 0, len(chosen.partitions))
+	r.fetching.ask(len(chosen.partitions))
 	for _, tp := range chosen.partitions {
-		asked = append(asked, fetched{partition: tp, from: r.positions[tp].offset})
+		r.fetching.asked = append(r.fetching.asked, fetched{partition: tp, from: r.positions[tp].offset})
 	}
-	req := newFetchRequest(r.client, r.config, asked)
+	req := r.fetching.newFetchRequest(r.client, r.config)
 	op, err := r.recorder.Invoke(r.process, history.FuncPoll, history.Payload{})
 	if err != nil {
 		panic(fmt.Sprintf("simclient: %s cannot record a poll: %v", r.client.Name(), err))
@@ -98,38 +98,43 @@ func (r *Reader) fetch(tps []history.TopicPartition) {
 	r.poll = op
 	r.stats.Fetches++
 	r.requestInFlight = true
-	r.client.RequestFetch(leader, req, func(resp kmsg.Response, err error) {
-		r.requestInFlight = false
-		r.poll = nil
-		if err != nil {
-			// A read that got no answer changed nothing: fail, not info.
-			r.stats.FetchesFailed++
-			op.Fail(err.Error())
-			r.backOff(false)
-			return
-		}
-		answer := resp.(*kmsg.FetchResponse)
-		if answer.ErrorCode != 0 {
-			r.stats.FetchesFailed++
-			op.Fail(kerr.ErrorForCode(answer.ErrorCode).Error())
-			r.backOff(metadataIsStale(answer.ErrorCode))
-			return
-		}
-		polls, troubled, refresh := r.readFetchAnswer(asked, answer)
-		op.OK(history.Payload{Polls: polls})
-		if troubled {
-			r.stats.Errors++
-			r.backOff(refresh)
-			return
-		}
-		r.schedule(0)
-	})
+	r.client.RequestFetch(leader, req, r.fetchAnsweredEvent)
+}
+
+// fetchAnswered takes the answer to the fetch in flight, whose poll is
+// r.poll.
+func (r *Reader) fetchAnswered(resp kmsg.Response, err error) {
+	op := r.poll
+	r.requestInFlight = false
+	r.poll = nil
+	if err != nil {
+		// A read that got no answer changed nothing: fail, not info.
+		r.stats.FetchesFailed++
+		op.Fail(err.Error())
+		r.backOff(false)
+		return
+	}
+	answer := resp.(*kmsg.FetchResponse)
+	if answer.ErrorCode != 0 {
+		r.stats.FetchesFailed++
+		op.Fail(kerr.ErrorForCode(answer.ErrorCode).Error())
+		r.backOff(metadataIsStale(answer.ErrorCode))
+		return
+	}
+	polls, troubled, refresh := r.readFetchAnswer(answer)
+	op.OK(history.Payload{Polls: polls})
+	if troubled {
+		r.stats.Errors++
+		r.backOff(refresh)
+		return
+	}
+	r.schedule(0)
 }
 
 // readFetchAnswer reads a fetch answer (readFetchAnswer in
 // fetch_answers.go), noting every log start offset it shows.
-func (r *Reader) readFetchAnswer(asked []fetched, resp *kmsg.FetchResponse) (polls []history.Poll, troubled, refresh bool) {
-	read := readFetchAnswer(r.client, asked, resp, func(tp history.TopicPartition) *readPosition {
+func (r *Reader) readFetchAnswer(resp *kmsg.FetchResponse) (polls []history.Poll, troubled, refresh bool) {
+	read := readFetchAnswer(r.client, &r.fetching, resp, func(tp history.TopicPartition) *readPosition {
 		return &r.positions[tp].readPosition
 	}, r.sawLogStart)
 	r.stats.RecordsRead += read.records

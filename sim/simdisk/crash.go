@@ -12,6 +12,7 @@ import (
 // process crashes; tests call it directly.
 func (d *Disk) Crash() {
 	d.stats.Crashes++
+	d.forgetLastDirectory()
 	torn := d.keepPendingNamespace()
 	reachable := d.rebuildNamespace()
 	for _, in := range reachable {
@@ -103,14 +104,22 @@ func (d *Disk) keepPendingWrites(in *inode) bool {
 	if len(pending) > 0 && d.chance(d.faults.TornWrite) {
 		kept = d.rng.IntN(len(pending) + 1)
 	}
-	for i, op := range pending[:kept] {
+	// The current image is lost: when the durable image is implied, it
+	// is undone into it in place.
+	image := in.durableData
+	if !in.durableApart {
+		image = in.undoPending(in.data, 0, kept)
+	}
+	for i := range pending[:kept] {
+		op := &pending[i]
 		if i == kept-1 && !op.truncate && d.rng.IntN(2) == 0 {
-			in.durableData = d.tearWrite(in.durableData, op)
+			image = d.tearWrite(image, op)
 			continue
 		}
-		in.durableData = op.applyTo(in.durableData)
+		image = op.applyTo(image)
 	}
-	in.data = slices.Clone(in.durableData)
+	in.data = image
+	in.durableApart, in.durableData = false, nil
 	in.pending = nil
 	in.operationsIssued = 0
 	return kept > 0
@@ -120,7 +129,7 @@ func (d *Disk) keepPendingWrites(in *inode) bool {
 // is either absent (the file ends where the prefix does, if the write was
 // extending it) or zeros (the size reached the media, the data blocks did
 // not; inside the old size the old bytes remain).
-func (d *Disk) tearWrite(image []byte, op fileOperation) []byte {
+func (d *Disk) tearWrite(image []byte, op *fileOperation) []byte {
 	d.stats.WritesTorn++
 	prefix := d.rng.IntN(len(op.bytes)) // strictly fewer bytes than written
 	oldSize := int64(len(image))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"slices"
 
 	"sluice/core"
 	"sluice/sim/kernel"
@@ -50,6 +49,20 @@ type Disk struct {
 	usage      int64 // sum of the sizes of live files
 	namespace  namespaceLog
 	generation uint64 // goes up at each Crash; voids older handles and completions
+
+	// lastDirectory is the directory lastDirectoryName (not ".") last
+	// resolved to, nil if none: core works a directory at a time (it
+	// opens, writes and renames a partition's files, then syncs the
+	// directory), and walking to the same directory again, a map lookup
+	// per element of a name, was most of the cost of resolving one. A
+	// directory's name stays valid until a directory entry is removed or
+	// replaced, or a crash rebuilds the namespace; both empty the cache.
+	lastDirectoryName string
+	lastDirectory     *inode
+
+	// spareCompletions are syncs' completions that have run, for the
+	// next syncs to reuse (see syncCompletion).
+	spareCompletions []*syncCompletion
 }
 
 var _ core.FS = (*Disk)(nil)
@@ -117,12 +130,18 @@ func (d *Disk) DurableFile(name string) ([]byte, bool) {
 	if current.directory {
 		return nil, false
 	}
-	return slices.Clone(current.durableData), true
+	return current.durableImage(), true
 }
 
 // newInode allocates an inode: an empty file or directory, named nowhere yet.
 func (d *Disk) newInode(directory bool) *inode {
-	in := &inode{number: d.inodeNext, directory: directory, counted: !directory}
+	return d.addInode(new(inode), directory)
+}
+
+// addInode makes in, a zero inode, an empty file or directory, named
+// nowhere yet.
+func (d *Disk) addInode(in *inode, directory bool) *inode {
+	*in = inode{number: d.inodeNext, directory: directory, counted: !directory}
 	if directory {
 		in.entries = map[string]inodeNumber{}
 		in.durableEntries = map[string]durableEntry{}

@@ -86,7 +86,7 @@ func (f *File) WriteAt(p []byte, offset int64) (int, error) {
 		}
 	}
 	if n > 0 {
-		f.record(fileOperation{offset: offset, bytes: slices.Clone(p[:n])})
+		f.record(fileOperation{offset: offset, length: int64(n)}, p[:n])
 	}
 	return n, err
 }
@@ -117,22 +117,36 @@ func (f *File) Truncate(size int64) error {
 		}
 		return pathError("truncate", f.name, refusal)
 	}
-	f.record(fileOperation{truncate: true, size: size})
+	f.record(fileOperation{truncate: true, size: size}, nil)
 	return nil
 }
 
 // record applies an operation to the current image and queues it for the
-// durable one.
-func (f *File) record(op fileOperation) {
+// durable one; p is a write's bytes. The operation keeps what it replaced
+// in the current image, or, when the file keeps its durable image apart,
+// a copy of p (see inode).
+func (f *File) record(op fileOperation, p []byte) {
 	in := f.inode
 	op.sequence = in.operationsIssued
 	in.operationsIssued++
-	oldSize := int64(len(in.data))
-	in.data = op.applyTo(in.data)
+	op.oldSize = int64(len(in.data))
+	switch {
+	case in.durableApart:
+		op.bytes = slices.Clone(p)
+	case op.truncate && op.size < op.oldSize:
+		op.replaced = slices.Clone(in.data[op.size:])
+	case !op.truncate && op.offset < op.oldSize:
+		op.replaced = slices.Clone(in.data[op.offset:min(op.oldSize, op.offset+op.length)])
+	}
+	if op.truncate {
+		in.data = resize(in.data, op.size)
+	} else {
+		in.data = writeInto(in.data, op.offset, p)
+	}
 	if len(in.data) > fileBytesMax {
 		panic(fmt.Sprintf("simdisk: %s grew to %d bytes, past fileBytesMax", f.name, len(in.data)))
 	}
-	f.disk.resized(in, oldSize, int64(len(in.data)))
+	f.disk.resized(in, op.oldSize, int64(len(in.data)))
 	if in.pending == nil {
 		// Most files take two operations before their first sync (a
 		// state file's truncate and write, say): room for both at once.

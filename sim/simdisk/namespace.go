@@ -70,6 +70,9 @@ func firstElement(name string) (element, rest string) {
 
 // lookup resolves a valid name through the current namespace.
 func (d *Disk) lookup(op, name string) (*inode, error) {
+	if d.lastDirectory != nil && name == d.lastDirectoryName {
+		return d.lastDirectory, nil
+	}
 	if _, valid := checkName(name); !valid {
 		return nil, pathError(op, name, errInvalidName)
 	}
@@ -77,7 +80,16 @@ func (d *Disk) lookup(op, name string) (*inode, error) {
 	if err != nil {
 		return nil, pathError(op, name, err)
 	}
+	if in.directory && name != "." {
+		d.lastDirectoryName, d.lastDirectory = name, in
+	}
 	return in, nil
+}
+
+// validElement reports whether element, which holds no slash, may be an
+// element of a name (see checkName).
+func validElement(element string) bool {
+	return element != "" && element != "." && element != ".." && utf8.ValidString(element)
 }
 
 // checkName is fs.ValidPath(name), and also returns the index of name's
@@ -136,6 +148,13 @@ func (d *Disk) walk(name string) (*inode, error) {
 // lookupParent resolves the directory that holds (or would hold) name's
 // entry, and returns it with the entry's name. The root has no parent.
 func (d *Disk) lookupParent(op, name string) (*inode, string, error) {
+	// A name in the last directory resolved needs only its last element
+	// checked: the rest was checked and resolved then.
+	if i := strings.LastIndexByte(name, '/'); i >= 0 && d.lastDirectory != nil && name[:i] == d.lastDirectoryName {
+		if base := name[i+1:]; validElement(base) {
+			return d.lastDirectory, base, nil
+		}
+	}
 	lastSlash, valid := checkName(name)
 	if !valid {
 		return nil, "", pathError(op, name, errInvalidName)
@@ -154,7 +173,17 @@ func (d *Disk) lookupParent(op, name string) (*inode, string, error) {
 	if !parent.directory {
 		return nil, "", pathError(op, name, errNotDirectory)
 	}
+	if lastSlash >= 0 {
+		d.lastDirectoryName, d.lastDirectory = parentName, parent
+	}
 	return parent, base, nil
+}
+
+// forgetLastDirectory empties the cache of the last directory resolved
+// (see Disk.lastDirectory): a directory left its name, or the namespace was
+// rebuilt.
+func (d *Disk) forgetLastDirectory() {
+	d.lastDirectoryName, d.lastDirectory = "", nil
 }
 
 // changeNamespace applies entry changes to the current namespace and logs
@@ -167,12 +196,15 @@ func (d *Disk) changeNamespace(changes ...entryChange) {
 	replaced := replacedInline[:0]
 	for _, change := range changes {
 		directory := d.inode(change.directory)
-		if old, ok := directory.entries[change.name]; ok {
+		old, existed := directory.entries[change.name]
+		if existed {
 			oldInode := d.inode(old)
 			oldInode.links--
 			replaced = append(replaced, oldInode)
+			if oldInode.directory {
+				d.forgetLastDirectory() // a directory removed, renamed or replaced
+			}
 		}
-		_, existed := directory.entries[change.name]
 		if change.target == noInode {
 			delete(directory.entries, change.name)
 		} else {
@@ -240,20 +272,32 @@ func (d *Disk) OpenFile(name string, create bool) (core.File, error) {
 		return nil, err
 	}
 	var in *inode
+	var f *File
 	if existing, ok := parent.entries[base]; ok {
 		in = d.inode(existing)
 		if in.directory {
 			return nil, pathError("open", name, errIsDirectory)
 		}
+		f = new(File)
 	} else {
 		if !create {
 			return nil, pathError("open", name, fs.ErrNotExist)
 		}
-		in = d.newInode(false)
+		// A file created is opened at once: its inode, its first
+		// handle and room for its first operations (see File.record)
+		// come in one allocation, where they took three.
+		created := new(struct {
+			inode   inode
+			handle  File
+			pending [2]fileOperation
+		})
+		in, f = d.addInode(&created.inode, false), &created.handle
+		in.pending = created.pending[:0]
 		d.changeNamespace(entryChange{directory: parent.number, name: base, target: in.number})
 	}
 	in.handles++
-	return &File{disk: d, inode: in, name: name, generation: d.generation}, nil
+	*f = File{disk: d, inode: in, name: name, generation: d.generation}
+	return f, nil
 }
 
 // ReadDir implements core.FS.

@@ -34,8 +34,9 @@ type connection struct {
 	endsStorage       [2]end
 	directionsStorage [2]direction
 
-	// connectTimer is the handshake's timeout; nil once the handshake is
-	// complete or the connection is over.
+	// connectTimer is the handshake's timeout, whose action is the
+	// connection (see Run); nil once the handshake is complete or the
+	// connection is over.
 	connectTimer *kernel.Event
 
 	over bool
@@ -88,14 +89,18 @@ func (n *Network) connect(dialer *Endpoint, l *listener, h core.Handler) *end {
 			d.stall()
 		}
 	}
-	c.connectTimer = n.kernel.ScheduleEvent(int64(n.faults.connectTimeout()), nil, "net.connect-timeout", func() {
-		c.connectTimer = nil
-		if c.breakConnection(ErrConnectTimeout, false) {
-			n.stats.DialsTimedOut++
-		}
-	})
+	c.connectTimer = n.kernel.ScheduleAction(int64(n.faults.connectTimeout()), nil, "net.connect-timeout", c)
 	c.directions[sideDialer].enqueue(segment{kind: segmentSyn})
 	return c.ends[sideDialer]
+}
+
+// Run is the handshake's timeout (the connection is its kernel.Action):
+// the connection breaks if the handshake has not completed.
+func (c *connection) Run() {
+	c.connectTimer = nil
+	if c.breakConnection(ErrConnectTimeout, false) {
+		c.network.stats.DialsTimedOut++
+	}
 }
 
 // Send implements core.Conn: it queues frame on this end's outgoing

@@ -99,13 +99,12 @@ type direction struct {
 	// this way are lost on arrival, so they are dropped at once.
 	receiverGone bool
 
-	delivery   *kernel.Event // the head's delivery event
+	// delivery is the head's delivery event, whose action is the
+	// direction itself (see Run): every delivery schedules one, and a
+	// closure or a method value would be an allocation each time, or
+	// one per direction made.
+	delivery   *kernel.Event
 	stallTimer *kernel.Event // the StallBreakAfter timer, while one runs
-
-	// deliver is deliverHead bound to this direction once, when the
-	// direction is made: a method value is an allocation, and every
-	// delivery schedules it.
-	deliver func()
 }
 
 // init makes d, a zero direction, the one carrying segments from sender to
@@ -114,7 +113,6 @@ func (d *direction) init(c *connection, sender, receiver *end) {
 	d.connection, d.sender, d.receiver = c, sender, receiver
 	d.array = d.queueInline[:]
 	d.queue = d.array[:0]
-	d.deliver = d.deliverHead
 }
 
 // makeRoom makes room for one more segment behind the queue, which reaches
@@ -202,8 +200,11 @@ func (d *direction) scheduleHead() {
 		return
 	}
 	n := d.connection.network
-	d.delivery = n.kernel.ScheduleEvent(head.deliverAt-n.now(), d.receiver.endpoint.owner, head.kind.deliveryLabel(), d.deliver)
+	d.delivery = n.kernel.ScheduleAction(head.deliverAt-n.now(), d.receiver.endpoint.owner, head.kind.deliveryLabel(), d)
 }
+
+// Run is the head's delivery event: d is its kernel.Action.
+func (d *direction) Run() { d.deliverHead() }
 
 // deliverHead is the delivery event: it takes the head off the queue,
 // schedules the next one, then acts on the head.

@@ -140,17 +140,13 @@ func (e *Endpoint) ephemeralAddress() string {
 // failDial returns a connection that never got anywhere: after delay its
 // handler is told err.
 func (e *Endpoint) failDial(addr string, h core.Handler, err error, delay int64) core.Conn {
-	f := &failedDial{remoteAddr: addr, owner: e.owner, incarnation: e.owner.Incarnation()}
-	e.network.kernel.ScheduleEvent(delay, e.owner, "net.dial-failed", func() {
-		f.reported = true
-		if !f.closed {
-			h.Closed(err)
-		}
-	})
+	f := &failedDial{remoteAddr: addr, owner: e.owner, incarnation: e.owner.Incarnation(), handler: h, err: err}
+	e.network.kernel.ScheduleAction(delay, e.owner, "net.dial-failed", f)
 	return f
 }
 
-// failedDial is the core.Conn of a dial that found nobody to talk to.
+// failedDial is the core.Conn of a dial that found nobody to talk to, and
+// the action of the event that reports the failure (see Run).
 type failedDial struct {
 	remoteAddr string
 	owner      *kernel.Process
@@ -158,6 +154,17 @@ type failedDial struct {
 	incarnation uint64
 	reported    bool // the handler has been told
 	closed      bool // Close was called, so the handler must not be told
+	handler     core.Handler
+	err         error // what the handler is told
+}
+
+// Run reports the failure to the handler, unless the dialer closed the
+// connection first.
+func (f *failedDial) Run() {
+	f.reported = true
+	if !f.closed {
+		f.handler.Closed(f.err)
+	}
 }
 
 // Send pretends the frame is queued until the failure is known, as a

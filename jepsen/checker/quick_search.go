@@ -1,0 +1,150 @@
+package checker
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Nearly every search of a run that passes succeeds, and its first tries
+// find the linearization. Porcupine, built for the general case, pays for
+// it all the same: a goroutine and a timer per search, a node for every
+// call and return, and, at every operation it linearizes, a copy of the
+// set of operations linearized so far, to remember what it tried in case
+// it has to backtrack. linearizes runs the same search first (Wing and
+// Gong's, as porcupine does), without that memory, on arrays, and within a
+// budget of steps. When it finds a linearization, the history is
+// linearizable: that is the verdict. When it finds none (the history is
+// not linearizable, or needs more backtracking than the budget allows),
+// porcupine searches as before and gives the verdict and its details.
+
+// quickSearchSteps bounds linearizes: steps per operation, and a floor.
+// A search that succeeds at its first tries takes two steps an operation,
+// and one more per candidate that does not fit: in the cluster workload's
+// runs, all but a few in a thousand take less than three an operation.
+// One that fails (a history that is not linearizable, a permitted loss
+// of writes for one) searches on until it runs out, and porcupine then
+// searches again: the budget is what it wastes.
+const (
+	quickSearchStepsPerOperation = 8
+	quickSearchStepsMin          = 256
+)
+
+// quickEntry is a call or a return of an operation, in time order; the
+// entries form a doubly linked list of those not yet linearized.
+type quickEntry struct {
+	time      int64
+	operation int32
+	isReturn  bool
+}
+
+// linearizes reports whether it found a linearization of s's operations:
+// an order of them that respects real time (an operation that returned
+// before another was called comes first) in which the model accepts every
+// one. False means nothing, but that porcupine must decide.
+func (s *search) linearizes() bool {
+	return s.linearizesWithin(max(quickSearchStepsMin, quickSearchStepsPerOperation*len(s.operations)))
+}
+
+// linearizesWithin is linearizes with a budget of steps.
+func (s *search) linearizesWithin(budget int) bool {
+	n := len(s.operations)
+	if n == 0 {
+		return true
+	}
+	if s.model.Step == nil {
+		return false // a model of StepContext only: porcupine's to run
+	}
+	// Entries sorted by time, a call before a return at the same time,
+	// as porcupine sorts them.
+	entries := make([]quickEntry, 0, 2*n)
+	for i, operation := range s.operations {
+		entries = append(entries,
+			quickEntry{time: operation.Call, operation: int32(i)},
+			quickEntry{time: operation.Return, operation: int32(i), isReturn: true})
+	}
+	slices.SortFunc(entries, func(x, y quickEntry) int {
+		if c := cmp.Compare(x.time, y.time); c != 0 {
+			return c
+		}
+		switch {
+		case !x.isReturn && y.isReturn:
+			return -1
+		case x.isReturn && !y.isReturn:
+			return 1
+		}
+		return 0
+	})
+	// The list: node 0 is its head, node i+1 is entries[i]; -1 ends it.
+	// returnOf maps an operation to its return's node.
+	next := make([]int32, 2*n+1)
+	previous := make([]int32, 2*n+1)
+	returnOf := make([]int32, n)
+	for node := range next {
+		next[node], previous[node] = int32(node+1), int32(node-1)
+	}
+	next[2*n] = -1
+	for i, e := range entries {
+		if e.isReturn {
+			returnOf[e.operation] = int32(i + 1)
+		}
+	}
+	// lift takes a call and its return out of the list; unlift puts them
+	// back, undoing the lifts in reverse order.
+	lift := func(call int32) {
+		next[previous[call]] = next[call]
+		previous[next[call]] = previous[call] // a call's return follows it
+		ret := returnOf[entries[call-1].operation]
+		next[previous[ret]] = next[ret]
+		if next[ret] >= 0 {
+			previous[next[ret]] = previous[ret]
+		}
+	}
+	unlift := func(call int32) {
+		ret := returnOf[entries[call-1].operation]
+		next[previous[ret]] = ret
+		if next[ret] >= 0 {
+			previous[next[ret]] = ret
+		}
+		next[previous[call]] = call
+		previous[next[call]] = call
+	}
+
+	type linearized struct {
+		call  int32
+		state any // the state before the operation
+	}
+	var stack []linearized
+	state := s.model.Init()
+	for node := next[0]; next[0] >= 0; {
+		if budget--; budget < 0 {
+			return false
+		}
+		e := entries[node-1]
+		if !e.isReturn {
+			// A candidate: called before any operation left returned,
+			// so it may go next.
+			operation := &s.operations[e.operation]
+			if ok, after := s.model.Step(state, operation.Input, operation.Output); ok {
+				stack = append(stack, linearized{call: node, state: state})
+				state = after
+				lift(node)
+				node = next[0]
+			} else {
+				node = next[node]
+			}
+			continue
+		}
+		// The earliest return still in the list: no later call may go
+		// before its operation, and none of the candidates fit. Take the
+		// last operation linearized back and try what follows it.
+		if len(stack) == 0 {
+			return false
+		}
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		state = top.state
+		unlift(top.call)
+		node = next[top.call]
+	}
+	return true
+}

@@ -1,0 +1,57 @@
+package checker
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/anishathalye/porcupine"
+	"pgregory.net/rapid"
+)
+
+// TestQuickSearchAgreesWithPorcupine checks linearizes against porcupine
+// on random small searches of both models: given steps enough to search
+// everything, it finds a linearization exactly when porcupine says there
+// is one. (With its budget it may give up sooner; porcupine then decides.)
+func TestQuickSearchAgreesWithPorcupine(t *testing.T) {
+	const everything = 1 << 24
+	t.Run("log", func(t *testing.T) {
+		rapid.Check(t, func(t *rapid.T) {
+			ops := randomSmallHistory(t)
+			a, err := newAnalysis(ops, Options{})
+			if err != nil {
+				t.Fatalf("generated a malformed history: %v", err)
+			}
+			for _, tp := range a.partitions {
+				s := a.logSearch(tp)
+				want := porcupine.CheckOperations(s.model, s.operations)
+				if got := s.linearizesWithin(everything); got != want {
+					t.Fatalf("%s: quick search says linearizable=%v, porcupine %v:\n%s", tp, got, want, dump(ops))
+				}
+			}
+		})
+	})
+	t.Run("register", func(t *testing.T) {
+		rapid.Check(t, func(t *rapid.T) {
+			s := &search{model: committedOffsetModel}
+			for i := range rapid.IntRange(1, 9).Draw(t, "operations") {
+				call := rapid.Int64Range(0, 10).Draw(t, fmt.Sprintf("call %d", i))
+				ret := call + rapid.Int64Range(0, 6).Draw(t, fmt.Sprintf("length %d", i))
+				switch rapid.IntRange(0, 2).Draw(t, fmt.Sprintf("kind %d", i)) {
+				case 0:
+					offset := rapid.Int64Range(1, 3).Draw(t, fmt.Sprintf("offset %d", i))
+					s.addOperation(i, call, ret, &registerInput{write: true, offset: offset}, int64(0))
+				case 1:
+					offset := rapid.Int64Range(1, 3).Draw(t, fmt.Sprintf("offset %d", i))
+					s.addOperation(i, call, returnTimeUnknown, &registerInput{write: true, offset: offset}, int64(0))
+				default:
+					read := rapid.Int64Range(-1, 3).Draw(t, fmt.Sprintf("read %d", i))
+					s.addOperation(i, call, ret, &registerInput{}, read)
+				}
+			}
+			want := porcupine.CheckOperations(s.model, s.operations)
+			if got := s.linearizesWithin(everything); got != want {
+				t.Fatalf("quick search says linearizable=%v, porcupine %v: %+v", got, want, s.operations)
+			}
+		})
+	})
+}
