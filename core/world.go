@@ -16,6 +16,20 @@ type World struct {
 	// is part of what a seed must reproduce.
 	Log *slog.Logger
 
+	// Events receives the few lines that tell the cluster's story, which
+	// an operator (or the simulator's observer) follows even when other
+	// info lines are not kept: a metadata quorum or partition leadership
+	// won, a metadata snapshot taken, downloaded or restored, a
+	// compaction that removed records, a reassignment completed, leaders
+	// moved back to their preferred replicas, an unclean election. Core
+	// logs them with the same messages, levels and attributes as it
+	// would on Log; nil means Log (see EventLog). Apart from Log, a
+	// handler can keep these at info while Log keeps warnings only, and
+	// the some 200 other info records a simulated seed logs are then
+	// never built (slog builds an enabled record, caller's stack
+	// included, before a handler can drop it).
+	Events *slog.Logger
+
 	// Halt stops the node at once, as a crash would: no further callbacks
 	// run and unsynced writes may be lost. Core calls it when continuing
 	// would risk acknowledged data, such as after a failed fsync, whose
@@ -37,4 +51,13 @@ type World struct {
 	// that must look inside compressed batches (log compaction). Nil means
 	// uncompressed only: those features leave compressed batches intact.
 	Codecs Codecs
+}
+
+// EventLog is the logger of the lines Events describes: Events, or Log
+// when Events is nil.
+func (w *World) EventLog() *slog.Logger {
+	if w.Events != nil {
+		return w.Events
+	}
+	return w.Log
 }

@@ -45,8 +45,12 @@ const defaultSessionTimeout = 9 * time.Second
 
 // Controller is the metadata state machine.
 type Controller struct {
-	w        core.World
-	log      *slog.Logger
+	w   core.World
+	log *slog.Logger
+	// events is the logger of the lines core.World's Events describes
+	// (unclean elections, reassignments completed, leaders rebalanced),
+	// made at the first (eventLogger).
+	events   *slog.Logger
 	config   Config
 	proposer Proposer
 	image    *metadata.Image
@@ -79,6 +83,15 @@ type Controller struct {
 	// whichever is latest (catch_up.go). Every controller tracks it
 	// from Apply, active or not.
 	catchUpOffsets map[int32]int64
+}
+
+// eventLogger is the controller's logger of the lines core.World's Events
+// describes, made at the first.
+func (c *Controller) eventLogger() *slog.Logger {
+	if c.events == nil {
+		c.events = c.w.EventLog().With("role", "controller")
+	}
+	return c.events
 }
 
 // New returns a controller that proposes through p. Its image starts empty

@@ -153,7 +153,7 @@ func (c *Controller) electAllowingUnclean(p *metadata.Partition, isr []int32, vi
 		// controller takes the replica order as it is, target first).
 		for _, replica := range slices.Concat(minus(p.Replicas, p.AddingReplicas), p.AddingReplicas) {
 			if view.mayLead(replica) {
-				c.log.Warn(UncleanElectionMessage,
+				c.eventLogger().Warn(UncleanElectionMessage,
 					"topic", p.Topic.Name, "partition", p.Index, "leader", replica, "previous_isr", p.ISR)
 				return replica, []int32{replica}
 			}

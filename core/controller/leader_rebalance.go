@@ -46,7 +46,7 @@ func (c *Controller) rebalanceLeaders() {
 			}
 		}
 		if len(records) > 0 {
-			c.log.Info(LeadersRebalancedMessage, "partitions", len(records))
+			c.eventLogger().Info(LeadersRebalancedMessage, "partitions", len(records))
 		}
 		return records, func(f *failure) {
 			if f != nil {

@@ -204,7 +204,7 @@ func (c *Controller) completeReassignment(p *metadata.Partition, s partitionTarg
 	if done.leader >= 0 && !slices.Contains(target, done.leader) {
 		done.leader = firstEligible(target, isr, view)
 	}
-	c.log.Info(ReassignmentCompletedMessage, "topic", p.Topic.Name, "partition", p.Index,
+	c.eventLogger().Info(ReassignmentCompletedMessage, "topic", p.Topic.Name, "partition", p.Index,
 		"replicas", target, "removed", s.removing, "leader", done.leader)
 	return done
 }

@@ -127,7 +127,7 @@ func (q *Quorum) startSnapshotDownload(id snapshotID) {
 	}
 	d.file = f
 	q.fetcher.download = d
-	q.logger.Info("downloading snapshot", "snapshot", id.String(), "leader", q.leaderID)
+	q.eventLogger().Info("downloading snapshot", "snapshot", id.String(), "leader", q.leaderID)
 	q.requestSnapshotChunk()
 }
 

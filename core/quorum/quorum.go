@@ -44,8 +44,12 @@ const metadataSegmentBytes = 64 << 20
 // type, which acts according to the node's role; roles change only through
 // the become functions in roles.go, which check that the move is legal.
 type Quorum struct {
-	world       core.World
-	logger      *slog.Logger
+	world  core.World
+	logger *slog.Logger
+	// events is the logger of the lines core.World's Events describes
+	// (leadership won, snapshots taken, downloaded and restored), made
+	// at the first (eventLogger).
+	events      *slog.Logger
 	config      Config
 	dir         string
 	peers       *peer.Client
@@ -140,6 +144,15 @@ type Quorum struct {
 
 // leaderAndEpoch is a known leader (or noNode) and its epoch.
 type leaderAndEpoch struct{ leaderID, epoch int32 }
+
+// eventLogger is the member's logger of the lines core.World's Events
+// describes, made at the first.
+func (q *Quorum) eventLogger() *slog.Logger {
+	if q.events == nil {
+		q.events = q.world.EventLog().With("quorum", q.config.NodeID)
+	}
+	return q.events
+}
 
 // Open opens (or creates) the metadata log in dir, which also holds the
 // quorum-state file and the snapshots, and recovers: the newest valid

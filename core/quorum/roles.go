@@ -213,7 +213,7 @@ func (q *Quorum) becomeLeader() {
 	q.leaderID = q.config.NodeID
 	q.saveState()
 	q.leader = newLeaderState(q, granted)
-	q.logger.Info("became leader", "epoch", q.epoch, "granted", fmt.Sprint(granted))
+	q.eventLogger().Info("became leader", "epoch", q.epoch, "granted", fmt.Sprint(granted))
 	q.finishTransitionThen(q.startLeading)
 }
 

@@ -62,7 +62,7 @@ func (q *Quorum) adoptSnapshot(c snapshotContent) error {
 	}
 	q.appliedEnd = c.id.endOffset
 	q.highWatermark = max(q.highWatermark, c.id.endOffset)
-	q.logger.Info("restored snapshot", "snapshot", c.id.String(), "records", len(c.records))
+	q.eventLogger().Info("restored snapshot", "snapshot", c.id.String(), "records", len(c.records))
 	q.alignLogWithSnapshot(c.id)
 	q.maybeCaughtUp()
 	return nil
@@ -96,7 +96,7 @@ func (q *Quorum) maybeSnapshot() {
 			q.logger.Warn("snapshot not written", "snapshot", id.String(), "error", err)
 			return
 		}
-		q.logger.Info("took snapshot", "snapshot", id.String(), "records", len(records))
+		q.eventLogger().Info("took snapshot", "snapshot", id.String(), "records", len(records))
 		q.addSnapshot(id)
 		if q.logReset == nil && id.endOffset > q.metadataLog.StartOffset() {
 			if err := q.metadataLog.AdvanceStartOffset(id.endOffset); err != nil {

@@ -79,7 +79,7 @@ func (p *Partition) compact() {
 		if result.RecordsRemoved+result.TombstonesRemoved > 0 {
 			level = slog.LevelInfo
 		}
-		p.logger.Log(context.Background(), level, CompactedMessage, "segments rewritten", result.SegmentsRewritten,
+		p.eventLogger().Log(context.Background(), level, CompactedMessage, "segments rewritten", result.SegmentsRewritten,
 			"records removed", result.RecordsRemoved, "tombstones removed", result.TombstonesRemoved,
 			"cleaner offset", p.log.CleanerOffset())
 	}

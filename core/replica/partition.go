@@ -18,6 +18,12 @@ import (
 type Partition struct {
 	w      core.World
 	logger *slog.Logger
+	// events is the logger of the lines core.World's Events describes
+	// (leadership won, records compacted away), made at the first
+	// (eventLogger): most replicas never log one. name is the
+	// partition's name in both loggers' lines ("orders-0").
+	events *slog.Logger
+	name   string
 	dir    string
 	nodeID int32
 
@@ -140,6 +146,15 @@ type Identity struct {
 	NodeID  int32
 }
 
+// eventLogger is the partition's logger of the lines core.World's Events
+// describes, made at the first.
+func (p *Partition) eventLogger() *slog.Logger {
+	if p.events == nil {
+		p.events = p.w.EventLog().With("partition", p.name)
+	}
+	return p.events
+}
+
 // Open opens or creates the partition's log in dir and rebuilds its
 // producer state. The replica starts in no role; the broker applies the
 // metadata's decision with BecomeLeader or BecomeFollower.
@@ -159,9 +174,11 @@ func Open(w core.World, dir string, id Identity, config Config) (*Partition, err
 	if err != nil {
 		return nil, err
 	}
+	name := fmt.Sprintf("%s-%d", id.Topic, id.Index)
 	p := &Partition{
 		w:                   w,
-		logger:              w.Log.With("partition", fmt.Sprintf("%s-%d", id.Topic, id.Index)),
+		logger:              w.Log.With("partition", name),
+		name:                name,
 		dir:                 dir,
 		nodeID:              id.NodeID,
 		Topic:               id.Topic,

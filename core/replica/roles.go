@@ -71,7 +71,7 @@ func (p *Partition) BecomeLeader(leaderEpoch, partitionEpoch int32, replicas, is
 	p.proposal = nil
 	p.followers = nil
 	p.trackFollowers()
-	p.logger.Info("became leader", "topic_id", p.TopicID, "leader_epoch", leaderEpoch, "partition_epoch", partitionEpoch,
+	p.eventLogger().Info("became leader", "topic_id", p.TopicID, "leader_epoch", leaderEpoch, "partition_epoch", partitionEpoch,
 		"isr", isr, "epoch_start", p.epochStartOffset, "high_watermark", p.highWatermark)
 	p.updateHighWatermark()
 	p.leadershipChanged()

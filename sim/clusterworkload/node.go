@@ -152,10 +152,11 @@ func brokerConfig(s scenario.Scenario, id int) broker.Config {
 	return c
 }
 
-// world is the machine's world with the observer watching its log.
+// world is the machine's world with the observer watching the lines core
+// logs on Events (the rest of its log goes to the trace unwatched).
 func (n *node) world() core.World {
 	w := n.machine.World()
-	w.Log = slog.New(&watchingHandler{inner: w.Log.Handler(), observer: n.run.observer, node: n.id})
+	w.Events = slog.New(&watchingHandler{inner: w.Log.Handler(), observer: n.run.observer, node: n.id})
 	w.Clock = punctualClock{w.Clock}
 	return w
 }
