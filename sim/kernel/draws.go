@@ -37,13 +37,13 @@ func (k *Kernel) Every(rng Source, mean time.Duration, label string, stopped fun
 	}
 	var next func()
 	next = func() {
-		k.ScheduleEvent(int64(Exponential(rng, mean)), nil, label, func() {
+		k.Post(int64(Exponential(rng, mean)), nil, label, Func(func() {
 			if stopped() {
 				return
 			}
 			fire()
 			next()
-		})
+		}))
 	}
 	next()
 }

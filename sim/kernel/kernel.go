@@ -39,6 +39,10 @@ type Kernel struct {
 	spareEvents []Event
 	spareNext   int
 
+	// recycledEvents are events of Post and ScheduleHandle that have run
+	// or been dropped, for the next ones to reuse (see Handle).
+	recycledEvents []*Event
+
 	// stepsMax bounds a run, so a livelock shows up as a failure rather
 	// than a hang.
 	stepsMax uint64
@@ -59,9 +63,12 @@ type Event struct {
 	action Action
 	// incarnation is the owner's incarnation when the event was
 	// scheduled, in 32 bits (no run crashes a process four billion
-	// times): with the flags below it fills one word, which keeps an
-	// Event at 56 bytes now that its action is an interface.
+	// times).
 	incarnation uint32
+	// generation counts the uses of a recycled event: a Handle stops the
+	// event only while it is still the use the Handle was given for.
+	// (32 bits: a run is bounded far below four billion events.)
+	generation uint32
 	// queued is set while the event has an entry in a heap (soon or
 	// later, see Kernel), which a stopped event keeps for a while (see
 	// eventQueue).
@@ -71,6 +78,29 @@ type Event struct {
 	// held is set while the event waits for its suspended owner to
 	// resume (see Suspend): out of the queue, yet not run.
 	held bool
+	// recycled is set on the events of Post and ScheduleHandle, whose
+	// *Event never leaves the kernel: the kernel takes such an event
+	// back once it has run or been dropped (see release).
+	recycled bool
+}
+
+// Handle stops an event scheduled by ScheduleHandle. Unlike an *Event it
+// may be kept after its event ran or was dropped, when the kernel reuses
+// the event for another: it stops the event only while that is still the
+// use it was handed out for, and reports false otherwise, as Event.Stop
+// does for an event that already ran. The zero Handle stops nothing.
+type Handle struct {
+	event      *Event
+	generation uint32
+}
+
+// Stop stops the event if it is still the Handle's use, and reports
+// whether it did (see Event.Stop).
+func (h Handle) Stop() bool {
+	if h.event == nil || h.event.generation != h.generation {
+		return false
+	}
+	return h.event.Stop()
 }
 
 // Action is what an event does when it runs. A func() is one, through
@@ -153,14 +183,38 @@ func (k *Kernel) ScheduleEvent(delay int64, owner *Process, label string, fn fun
 // event has run, been stopped or been dropped, so a caller may reuse the
 // object for another event from then on.
 func (k *Kernel) ScheduleAction(delay int64, owner *Process, label string, action Action) *Event {
+	e := k.newEvent()
+	k.schedule(e, delay, owner, label, action)
+	return e
+}
+
+// Post is ScheduleAction for an event nobody will stop: it hands out no
+// handle, so the kernel reuses the event once it has run or been dropped.
+// Network deliveries, disk completions and the like, a large share of a
+// run's events, cost no allocation this way.
+func (k *Kernel) Post(delay int64, owner *Process, label string, action Action) {
+	k.schedule(k.recycledEvent(), delay, owner, label, action)
+}
+
+// ScheduleHandle is ScheduleAction returning a Handle rather than the
+// event: the kernel reuses the event once it has run or been dropped, and
+// a Handle kept past then stops nothing. (core's timers cannot have one: a
+// core.Timer is an interface, and a Handle in one would be an allocation.)
+func (k *Kernel) ScheduleHandle(delay int64, owner *Process, label string, action Action) Handle {
+	e := k.recycledEvent()
+	k.schedule(e, delay, owner, label, action)
+	return Handle{event: e, generation: e.generation}
+}
+
+// schedule queues e, fresh from newEvent or recycledEvent (so zero but for
+// its generation and recycled fields), to run action after delay. Setting
+// the fields one by one is the whole initialisation; copying in a
+// composite literal would write the struct twice, through the write
+// barrier's bulk path.
+func (k *Kernel) schedule(e *Event, delay int64, owner *Process, label string, action Action) {
 	if delay < 0 {
 		delay = 0
 	}
-	// newEvent's events are fresh (zero, never handed out before), so
-	// setting the fields one by one is the whole initialisation; copying
-	// in a composite literal would write the struct twice, through the
-	// write barrier's bulk path.
-	e := k.newEvent()
 	e.kernel = k
 	e.owner = owner
 	e.label = label
@@ -170,7 +224,6 @@ func (k *Kernel) ScheduleAction(delay int64, owner *Process, label string, actio
 	}
 	k.push(queued{at: k.now + delay, tie: k.ties.Uint64(), seq: k.seq, event: e}, delay <= soonDelayMax)
 	k.seq++
-	return e
 }
 
 // soonDelayMax is the longest delay of an event that goes in the soon heap:
@@ -215,8 +268,9 @@ func (k *Kernel) front() *eventQueue {
 // newEvent returns a fresh Event. Events are allocated eventsPerBlock at a
 // time, in one slice, because a run schedules tens of thousands of them and
 // one allocation per event was a measurable share of the kernel's cost.
-// Nothing is reused: each Event is handed out once, so a handle kept after
-// its event ran can never stop another one. The block stays in memory while
+// An Event handed out as an *Event is never reused, so a handle kept after
+// its event ran can never stop another one; only the events of Post and
+// ScheduleHandle are (see recycledEvent). The block stays in memory while
 // any of its events is referenced, which is why an event lets go of its
 // action once it has run or been stopped or dropped.
 func (k *Kernel) newEvent() *Event {
@@ -230,9 +284,34 @@ func (k *Kernel) newEvent() *Event {
 }
 
 // eventsPerBlock is how many Events newEvent allocates at once: as many
-// 56-byte Events as fill the allocator's 4096-byte size class (a block of
-// 64 was rounded up to it, wasting an eighth).
-const eventsPerBlock = 4096 / 56
+// 64-byte Events as fill the allocator's 4096-byte size class.
+const eventsPerBlock = 4096 / 64
+
+// recycledEvent returns an event for Post or ScheduleHandle: one taken back
+// by release if there is one, a fresh one otherwise.
+func (k *Kernel) recycledEvent() *Event {
+	if n := len(k.recycledEvents); n > 0 {
+		e := k.recycledEvents[n-1]
+		k.recycledEvents = k.recycledEvents[:n-1]
+		return e
+	}
+	e := k.newEvent()
+	e.recycled = true
+	return e
+}
+
+// release lets go of an event that has left the queue, to run or because
+// it was stopped or its owner died: its action goes, and a recycled event
+// goes back to the kernel for another use, in a new generation so that a
+// Handle of this use stops nothing from now on.
+func (k *Kernel) release(e *Event) {
+	if !e.recycled {
+		e.action = nil
+		return
+	}
+	*e = Event{generation: e.generation + 1, recycled: true}
+	k.recycledEvents = append(k.recycledEvents, e)
+}
 
 // Stop prevents the event from running and reports whether it did so: false
 // when the event already ran, was dropped, or was stopped before.
@@ -246,7 +325,7 @@ func (e *Event) Stop() bool {
 	// it (see eventQueue). A held event is not in the queue; Resume
 	// skips it.
 	if e.queued {
-		e.kernel.heapOf(e).stop()
+		e.kernel.heapOf(e).stop(e.kernel)
 	}
 	return true
 }
@@ -267,7 +346,7 @@ func (k *Kernel) next() (at int64, e *Event) {
 		switch {
 		case e.dead():
 			q.popFront()
-			e.action = nil
+			k.release(e)
 		case e.owner != nil && e.owner.suspended:
 			q.popFront()
 			e.held = true
@@ -316,7 +395,7 @@ func (k *Kernel) Resume(p *Process) {
 	for i, e := range held {
 		e.held = false
 		if e.dead() {
-			e.action = nil
+			k.release(e)
 			continue
 		}
 		// The tie keeps held events in their order: ties drawn from
@@ -353,9 +432,10 @@ func (k *Kernel) run(at int64, e *Event) {
 	k.trace.Event(k.now, e.owner, e.label)
 	// The event is done once it runs: let go of its action, so a handle
 	// kept after the run does not hold what the action refers to, and
-	// the action's owner may schedule it again from inside Run.
+	// the action's owner may schedule it again from inside Run (a
+	// recycled event may be handed out again from inside Run too).
 	action := e.action
-	e.action = nil
+	k.release(e)
 	action.Run()
 }
 

@@ -136,3 +136,122 @@ func TestCrashEndsSuspensionAndDropsHeldEvents(t *testing.T) {
 		t.Fatalf("ran=%d suspended=%v: the held event must die with the crash", ran, p.Suspended())
 	}
 }
+
+// TestRecycledEventsStopOnlyTheirOwnUse checks the events of Post and
+// ScheduleHandle: the kernel reuses one once it has run or been dropped,
+// and a Handle kept past then stops nothing, whatever the event is used
+// for next.
+func TestRecycledEventsStopOnlyTheirOwnUse(t *testing.T) {
+	k := NewKernel(9, nil)
+	p := NewProcess("n1")
+	var ran []string
+	record := func(name string) Action { return Func(func() { ran = append(ran, name) }) }
+
+	first := k.ScheduleHandle(10, nil, "first", record("first"))
+	for k.Step() {
+	}
+	if first.Stop() {
+		t.Fatalf("a Handle stopped its event after it ran")
+	}
+	second := k.ScheduleHandle(10, nil, "second", record("second"))
+	if second.event != first.event {
+		t.Fatalf("the event that ran was not reused")
+	}
+	if first.Stop() {
+		t.Fatalf("a stale Handle stopped the event's next use")
+	}
+	if !second.Stop() || second.Stop() {
+		t.Fatalf("a Handle should stop its own use once")
+	}
+	for k.Step() {
+	}
+	// The stopped event left the queue and is reused by Post, which
+	// neither Handle may stop.
+	k.Post(10, p, "third", record("third"))
+	if first.Stop() || second.Stop() {
+		t.Fatalf("a stale Handle stopped a posted event")
+	}
+	for k.Step() {
+	}
+	// An event dropped because its owner crashed is reused too.
+	k.Post(10, p, "dies", record("dies"))
+	k.Post(5, nil, "crash", Func(p.Crash))
+	for k.Step() {
+	}
+	if !slices.Equal(ran, []string{"first", "third"}) {
+		t.Fatalf("ran %v", ran)
+	}
+	if got := len(k.recycledEvents); got != 2 {
+		t.Fatalf("%d events wait for reuse after the run, want 2", got)
+	}
+}
+
+// TestHandlesAgainstAModel schedules, stops and runs a mix of recycled and
+// plain events, stopping through fresh and stale Handles alike, and checks
+// each against a model: an event runs once unless stopped first, and a
+// Stop succeeds exactly when its own event has neither run nor been
+// stopped.
+func TestHandlesAgainstAModel(t *testing.T) {
+	k := NewKernel(13, nil)
+	rng := NewRand(13, "test/handles")
+	owner := NewProcess("n1")
+	type use struct {
+		handle  Handle
+		event   *Event // plain events only
+		ran     bool
+		stopped bool
+	}
+	var uses []*use
+	var schedule func()
+	schedule = func() {
+		u := &use{}
+		uses = append(uses, u)
+		action := Func(func() {
+			if u.ran || u.stopped {
+				t.Fatalf("event %p ran twice or after it was stopped", u)
+			}
+			u.ran = true
+			if len(uses) < 3000 {
+				schedule()
+			}
+		})
+		delay := rng.Int64N(3 * soonDelayMax)
+		switch rng.IntN(3) {
+		case 0:
+			u.handle = k.ScheduleHandle(delay, owner, "h", action)
+		case 1:
+			u.event = k.ScheduleAction(delay, owner, "e", action)
+		default:
+			k.Post(delay, owner, "p", action)
+		}
+	}
+	for range 100 {
+		schedule()
+	}
+	for k.Step() {
+		for range 2 {
+			u := uses[rng.IntN(len(uses))]
+			var stopped bool
+			switch {
+			case u.handle != (Handle{}):
+				stopped = u.handle.Stop()
+			case u.event != nil:
+				stopped = u.event.Stop()
+			default:
+				continue
+			}
+			if want := !u.ran && !u.stopped; stopped != want {
+				t.Fatalf("Stop reported %v for an event that ran=%v stopped=%v", stopped, u.ran, u.stopped)
+			}
+			u.stopped = u.stopped || stopped
+		}
+	}
+	if len(k.recycledEvents) == 0 {
+		t.Fatalf("no event was recycled")
+	}
+	for _, u := range uses {
+		if u.ran == u.stopped {
+			t.Fatalf("an event ran=%v and stopped=%v: it must do exactly one", u.ran, u.stopped)
+		}
+	}
+}

@@ -82,20 +82,22 @@ func (q *eventQueue) popFront() *Event {
 
 // stop counts an entry whose event was just cancelled, and compacts the
 // heap once such entries make up half of it.
-func (q *eventQueue) stop() {
+func (q *eventQueue) stop(k *Kernel) {
 	q.stopped++
 	if len(q.entries) >= compactEntriesMin && 2*q.stopped >= len(q.entries) {
-		q.compact()
+		q.compact(k)
 	}
 }
 
-// compact drops every stopped entry and restores the heap order over the
-// rest (Floyd's heap construction, linear in the entries).
-func (q *eventQueue) compact() {
+// compact drops every stopped entry, releasing its event to k, and restores
+// the heap order over the rest (Floyd's heap construction, linear in the
+// entries).
+func (q *eventQueue) compact(k *Kernel) {
 	kept := q.entries[:0]
 	for _, entry := range q.entries {
 		if entry.event.cancelled {
 			entry.event.queued = false
+			k.release(entry.event)
 			continue
 		}
 		kept = append(kept, entry)

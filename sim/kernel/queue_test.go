@@ -170,11 +170,11 @@ func cmpInt[T int64 | uint64](a, b T) int {
 }
 
 // TestEventBlockFillsSizeClass checks that a block of events is what
-// eventsPerBlock assumes: 56-byte events filling 4096 bytes at most.
+// eventsPerBlock assumes: 64-byte events filling 4096 bytes at most.
 func TestEventBlockFillsSizeClass(t *testing.T) {
 	size := reflect.TypeFor[Event]().Size()
-	if size != 56 {
-		t.Fatalf("an Event is %d bytes; eventsPerBlock assumes 56", size)
+	if size != 64 {
+		t.Fatalf("an Event is %d bytes; eventsPerBlock assumes 64", size)
 	}
 	if block := eventsPerBlock * size; block > 4096 || block+size <= 4096 {
 		t.Fatalf("a block of %d events is %d bytes; want the most that fit 4096", eventsPerBlock, block)

@@ -159,18 +159,16 @@ func (c *Client) Now() int64 { return c.kernel.Now() }
 // WallClock is the client's wall-clock time, for record timestamps.
 func (c *Client) WallClock() time.Time { return wallClockEpoch.Add(time.Duration(c.kernel.Now())) }
 
-// After runs fn after d on the client's process: a crash cancels it. The
-// returned event's Stop cancels it too. (The event rather than a cancel
-// function: most callers drop it, and a method value would cost them an
-// allocation each time.)
-func (c *Client) After(d time.Duration, label string, fn func()) *kernel.Event {
-	return c.kernel.ScheduleEvent(int64(d), c.process, label, fn)
+// After runs fn after d on the client's process: a crash cancels it, and
+// nothing else can (no caller needs to, so the kernel reuses the event).
+func (c *Client) After(d time.Duration, label string, fn func()) {
+	c.kernel.Post(int64(d), c.process, label, kernel.Func(fn))
 }
 
 // AfterAction is After with a kernel.Action to run: for a caller that
 // keeps one, and would otherwise allocate a closure every time.
-func (c *Client) AfterAction(d time.Duration, label string, action kernel.Action) *kernel.Event {
-	return c.kernel.ScheduleAction(int64(d), c.process, label, action)
+func (c *Client) AfterAction(d time.Duration, label string, action kernel.Action) {
+	c.kernel.Post(int64(d), c.process, label, action)
 }
 
 // later runs fn on the next turn of the loop, never inside the caller.
@@ -178,7 +176,7 @@ func (c *Client) later(fn func()) { c.laterAction(kernel.Func(fn)) }
 
 // laterAction is later with a kernel.Action.
 func (c *Client) laterAction(action kernel.Action) {
-	c.kernel.ScheduleAction(0, c.process, "simclient.later", action)
+	c.kernel.Post(0, c.process, "simclient.later", action)
 }
 
 // note records a line in the run's trace under the client's name.

@@ -46,8 +46,8 @@ type Conn struct {
 	served [apiKeysPinnedMax]int16
 
 	// dialEvent is the dial's event while it waits (its Stop cancels
-	// it), nil once it ran or was stopped.
-	dialEvent *kernel.Event
+	// it); the zero Handle once it ran or was stopped.
+	dialEvent kernel.Handle
 }
 
 type connState uint8
@@ -69,10 +69,11 @@ type call struct {
 	// counted is set for a request sent through the Client, whose
 	// outcome the client counts in its stats (see countOutcome).
 	counted bool
-	// timeout is the call's timeout event; its Stop cancels it. The event
-	// itself, not a cancel function, so a call costs one allocation less;
-	// its action is the call (see Run), not a closure, for one more.
-	timeout *kernel.Event
+	// timeout is the call's timeout event; its Stop cancels it. A
+	// kernel.Handle, not a cancel function, so a call costs one
+	// allocation less, and the kernel reuses the event once done; its
+	// action is the call (see Run), not a closure, for one more.
+	timeout kernel.Handle
 }
 
 // Run is the call's timeout event: x is its kernel.Action.
@@ -82,7 +83,7 @@ func (x *call) Run() { x.conn.timedOut(x) }
 func newConn(c *Client, address string, delay int64) *Conn {
 	conn := &Conn{client: c, address: address, state: connWaiting}
 	conn.calls = conn.callsInline[:0]
-	conn.dialEvent = c.kernel.ScheduleEvent(delay, c.process, "simclient.dial", conn.dial)
+	conn.dialEvent = c.kernel.ScheduleHandle(delay, c.process, "simclient.dial", kernel.Func(conn.dial))
 	return conn
 }
 
@@ -90,7 +91,7 @@ func newConn(c *Client, address string, delay int64) *Conn {
 func (conn *Conn) Address() string { return conn.address }
 
 func (conn *Conn) dial() {
-	conn.dialEvent = nil
+	conn.dialEvent = kernel.Handle{}
 	conn.state = connHandshaking
 	conn.network = conn.client.endpoint.Dial(conn.address, conn)
 	req := kmsg.NewPtrApiVersionsRequest()
@@ -217,7 +218,7 @@ func (conn *Conn) refuse(counted bool, done func(kmsg.Response, error), err erro
 func (conn *Conn) enqueue(req kmsg.Request, timeout time.Duration, done func(kmsg.Response, error)) *call {
 	x := conn.client.newCall()
 	x.conn, x.request, x.done = conn, req, done
-	x.timeout = conn.client.kernel.ScheduleAction(int64(timeout), conn.client.process, "simclient.request-timeout", x)
+	x.timeout = conn.client.kernel.ScheduleHandle(int64(timeout), conn.client.process, "simclient.request-timeout", x)
 	conn.calls = append(conn.calls, x)
 	return x
 }
@@ -332,10 +333,8 @@ func (conn *Conn) fail(cause error) {
 // shut closes the network side without completing anything.
 func (conn *Conn) shut() {
 	conn.state = connClosed
-	if conn.dialEvent != nil {
-		conn.dialEvent.Stop()
-		conn.dialEvent = nil
-	}
+	conn.dialEvent.Stop()
+	conn.dialEvent = kernel.Handle{}
 	if conn.network != nil {
 		conn.network.Close()
 	}
@@ -355,6 +354,6 @@ func (conn *Conn) complete(x *call, resp kmsg.Response, err error) {
 	done := x.done
 	// The call is finished: let go of what it holds, as its block of
 	// calls (see newCall) may outlive it.
-	x.conn, x.request, x.done, x.timeout = nil, nil, nil, nil
+	x.conn, x.request, x.done, x.timeout = nil, nil, nil, kernel.Handle{}
 	done(resp, err)
 }

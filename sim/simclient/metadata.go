@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/jepsen/history"
+	"sluice/sim/kernel"
 )
 
 // metadataCache is the client's view of the cluster: broker addresses and,
@@ -84,7 +85,7 @@ func (c *Client) RefreshMetadata(done func(error)) {
 	if m.refreshed {
 		delay = max(0, m.lastRefreshAt+int64(c.config.MetadataRefreshBackoff)-c.kernel.Now())
 	}
-	c.kernel.ScheduleEvent(delay, c.process, "simclient.metadata", c.startRefreshEvent)
+	c.kernel.Post(delay, c.process, "simclient.metadata", kernel.Func(c.startRefreshEvent))
 }
 
 func (c *Client) startRefresh() {

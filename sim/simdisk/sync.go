@@ -162,12 +162,12 @@ func (d *Disk) scheduleCompletion(in *inode, label string, completion kernel.Act
 		at = in.lastCompletionAt + 1
 	}
 	in.lastCompletionAt = at
-	d.kernel.ScheduleAction(at-now, d.owner, label, completion)
+	d.kernel.Post(at-now, d.owner, label, completion)
 }
 
 // failLater reports err to done on a later turn of the loop.
 func (d *Disk) failLater(label string, done func(error), err error) {
-	d.kernel.ScheduleEvent(0, d.owner, label, func() { done(err) })
+	d.kernel.Post(0, d.owner, label, kernel.Func(func() { done(err) }))
 }
 
 // drawLatency draws a sync latency in [SyncLatencyMin, SyncLatencyMax].

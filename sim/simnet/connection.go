@@ -35,9 +35,9 @@ type connection struct {
 	directionsStorage [2]direction
 
 	// connectTimer is the handshake's timeout, whose action is the
-	// connection (see Run); nil once the handshake is complete or the
-	// connection is over.
-	connectTimer *kernel.Event
+	// connection (see Run); the zero Handle once the handshake is
+	// complete or the connection is over.
+	connectTimer kernel.Handle
 
 	over bool
 }
@@ -89,7 +89,7 @@ func (n *Network) connect(dialer *Endpoint, l *listener, h core.Handler) *end {
 			d.stall()
 		}
 	}
-	c.connectTimer = n.kernel.ScheduleAction(int64(n.faults.connectTimeout()), nil, "net.connect-timeout", c)
+	c.connectTimer = n.kernel.ScheduleHandle(int64(n.faults.connectTimeout()), nil, "net.connect-timeout", c)
 	c.directions[sideDialer].enqueue(segment{kind: segmentSyn})
 	return c.ends[sideDialer]
 }
@@ -97,7 +97,7 @@ func (n *Network) connect(dialer *Endpoint, l *listener, h core.Handler) *end {
 // Run is the handshake's timeout (the connection is its kernel.Action):
 // the connection breaks if the handshake has not completed.
 func (c *connection) Run() {
-	c.connectTimer = nil
+	c.connectTimer = kernel.Handle{}
 	if c.breakConnection(ErrConnectTimeout, false) {
 		c.network.stats.DialsTimedOut++
 	}
@@ -216,11 +216,11 @@ func (c *connection) breakConnection(err error, latent bool) bool {
 		if latent {
 			delay = n.latency()
 		}
-		n.kernel.ScheduleEvent(delay, x.endpoint.owner, "net.closed", func() {
+		n.kernel.Post(delay, x.endpoint.owner, "net.closed", kernel.Func(func() {
 			if !x.silenced {
 				x.handler.Closed(err)
 			}
-		})
+		}))
 	}
 	c.retire()
 	return true
@@ -240,10 +240,8 @@ func (c *connection) retire() {
 	for _, d := range c.directions {
 		d.drop()
 	}
-	if c.connectTimer != nil {
-		c.connectTimer.Stop()
-		c.connectTimer = nil
-	}
+	c.connectTimer.Stop()
+	c.connectTimer = kernel.Handle{}
 	c.network.removeConnection(c)
 }
 
@@ -264,10 +262,8 @@ func (c *connection) receive(d *direction, s segment) {
 	case segmentSyn:
 		c.accept()
 	case segmentSynAck:
-		if c.connectTimer != nil {
-			c.connectTimer.Stop()
-			c.connectTimer = nil
-		}
+		c.connectTimer.Stop()
+		c.connectTimer = kernel.Handle{}
 		c.directions[sideDialer].release()
 		for _, d := range c.directions {
 			d.armStallTimer()

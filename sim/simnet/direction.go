@@ -102,9 +102,10 @@ type direction struct {
 	// delivery is the head's delivery event, whose action is the
 	// direction itself (see Run): every delivery schedules one, and a
 	// closure or a method value would be an allocation each time, or
-	// one per direction made.
-	delivery   *kernel.Event
-	stallTimer *kernel.Event // the StallBreakAfter timer, while one runs
+	// one per direction made. A kernel.Handle, so the kernel reuses the
+	// event once it has run: the zero Handle while none is pending.
+	delivery   kernel.Handle
+	stallTimer kernel.Handle // the StallBreakAfter timer, while one runs
 }
 
 // init makes d, a zero direction, the one carrying segments from sender to
@@ -192,7 +193,7 @@ func (d *direction) departure(size int) int64 {
 // scheduleHead schedules the delivery of the head if it is launched and not
 // already scheduled. The event belongs to the receiver's process.
 func (d *direction) scheduleHead() {
-	if d.delivery != nil || d.launched == 0 {
+	if d.delivery != (kernel.Handle{}) || d.launched == 0 {
 		return
 	}
 	head := d.queue[0]
@@ -200,7 +201,7 @@ func (d *direction) scheduleHead() {
 		return
 	}
 	n := d.connection.network
-	d.delivery = n.kernel.ScheduleAction(head.deliverAt-n.now(), d.receiver.endpoint.owner, head.kind.deliveryLabel(), d)
+	d.delivery = n.kernel.ScheduleHandle(head.deliverAt-n.now(), d.receiver.endpoint.owner, head.kind.deliveryLabel(), d)
 }
 
 // Run is the head's delivery event: d is its kernel.Action.
@@ -216,7 +217,7 @@ func (d *direction) deliverHead() {
 	if n.isCut(d.sender.endpoint.host, d.receiver.endpoint.host) {
 		panic(fmt.Sprintf("simnet: connection %d delivered across the cut link %s->%s", d.connection.number, d.sender.endpoint.host, d.receiver.endpoint.host))
 	}
-	d.delivery = nil
+	d.delivery = kernel.Handle{}
 	head := d.queue[0]
 	if d.heldForPausedReceiver(head) {
 		return // ResumeReceiving schedules it again
@@ -281,29 +282,25 @@ func (d *direction) resume() {
 func (d *direction) armStallTimer() {
 	n := d.connection.network
 	after := int64(n.faults.StallBreakAfter)
-	if !d.stalled || len(d.queue) == 0 || d.stallTimer != nil || after <= 0 || d.connection.connectTimer != nil {
+	if !d.stalled || len(d.queue) == 0 || d.stallTimer != (kernel.Handle{}) || after <= 0 || d.connection.connectTimer != (kernel.Handle{}) {
 		return
 	}
-	d.stallTimer = n.kernel.ScheduleEvent(after, nil, "net.stall-timeout", func() {
-		d.stallTimer = nil
+	d.stallTimer = n.kernel.ScheduleHandle(after, nil, "net.stall-timeout", kernel.Func(func() {
+		d.stallTimer = kernel.Handle{}
 		if d.connection.breakConnection(ErrStallTimeout, false) {
 			n.stats.StallBreaks++
 		}
-	})
+	}))
 }
 
 func (d *direction) disarmStallTimer() {
-	if d.stallTimer != nil {
-		d.stallTimer.Stop()
-		d.stallTimer = nil
-	}
+	d.stallTimer.Stop()
+	d.stallTimer = kernel.Handle{}
 }
 
 func (d *direction) cancelHead() {
-	if d.delivery != nil {
-		d.delivery.Stop()
-		d.delivery = nil
-	}
+	d.delivery.Stop()
+	d.delivery = kernel.Handle{}
 }
 
 // drop loses everything queued, as a break or a crash does.

@@ -141,7 +141,7 @@ func (e *Endpoint) ephemeralAddress() string {
 // handler is told err.
 func (e *Endpoint) failDial(addr string, h core.Handler, err error, delay int64) core.Conn {
 	f := &failedDial{remoteAddr: addr, owner: e.owner, incarnation: e.owner.Incarnation(), handler: h, err: err}
-	e.network.kernel.ScheduleAction(delay, e.owner, "net.dial-failed", f)
+	e.network.kernel.Post(delay, e.owner, "net.dial-failed", f)
 	return f
 }
 
