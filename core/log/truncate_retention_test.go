@@ -350,3 +350,47 @@ func TestMaxTimestampAcrossSegments(t *testing.T) {
 		t.Fatalf("nothing lies below offset 0")
 	}
 }
+
+// TruncateTo at the log end removes no batch, but forgets an epoch that
+// starts there: one the log start was moved onto, which holds no batch, as
+// Kafka's truncateTo does. An epoch with batches below the end stays.
+func TestTruncateAtTheEndForgetsAnEpochWithoutBatches(t *testing.T) {
+	h := newHarness(t, 1, simdisk.Faults{})
+	l := h.open(log.DefaultConfig())
+	fill(t, l, 4, 2) // epochs 0 and 1
+	h.syncAll(l)
+	end := l.EndOffset()
+
+	if err := l.TruncateTo(end); err != nil {
+		t.Fatal(err)
+	}
+	if l.LatestEpoch() != 1 || l.EndOffset() != end {
+		t.Fatalf("TruncateTo(end) with batches in the latest epoch: epoch %d, end %d; want 1, %d", l.LatestEpoch(), l.EndOffset(), end)
+	}
+
+	if err := l.AdvanceStartOffset(end); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.EpochEntries(); len(got) != 1 || got[0] != (log.EpochEntry{Epoch: 1, StartOffset: end}) {
+		t.Fatalf("epochs %v after deleting everything, want epoch 1 at %d", got, end)
+	}
+	if err := l.TruncateTo(end + 5); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.EpochEntries(); len(got) != 0 || l.LatestEpoch() != -1 {
+		t.Fatalf("epochs %v (latest %d) after TruncateTo at the end, want none", got, l.LatestEpoch())
+	}
+	if l.StartOffset() != end || l.EndOffset() != end {
+		t.Fatalf("log [%d, %d), want [%d, %d)", l.StartOffset(), l.EndOffset(), end, end)
+	}
+
+	// The next append starts its epoch at the end.
+	h.drain()
+	info := mustAppend(t, l, makeBatch(1, 10, 5), 3)
+	if info.FirstOffset != end {
+		t.Fatalf("append at %d, want %d", info.FirstOffset, end)
+	}
+	if e, o := l.EndOffsetForEpoch(2); e != 2 || o != end {
+		t.Fatalf("EndOffsetForEpoch(2) = (%d, %d), want (2, %d)", e, o, end)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	corelog "sluice/core/log"
 )
 
 // These tests replay the scenarios of KIP-101 ("Alter replication protocol
@@ -231,4 +233,53 @@ func TestFollowerNeverTruncatesBelowItsHighWatermark(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A follower whose log DeleteRecords emptied keeps the epoch in force at
+// its start, with no batch in it (epoch 2 at offset 2 here). A leader that
+// never had epoch 2, elected uncleanly, answers its fetch with epoch 1
+// ending at 2: a cut of nothing. Kafka's follower forgets the empty epoch
+// (its truncateTo always trims the epoch cache from the log end) and
+// fetches on. Refusing the answer fetched with epoch 2 again, for good, and
+// the follower never rejoined the ISR (cluster seed 1493525).
+func TestFollowerForgetsAnEpochThatHoldsNoBatch(t *testing.T) {
+	h := newHarness(t, 3, map[string]string{"unclean.leader.election.enable": "true"})
+	h.setLeader(1, []int32{1, 2, 3})
+	_, x := h.produce("x")
+	h.runUntil("x acknowledged", func() bool { return x.answered })
+
+	// a1, in epoch 1, reaches node 3 but not node 2.
+	h.nodes[2].cut = true
+	h.appendUnreplicated("a1")
+	h.runUntil("node 3 has a1", func() bool { return h.end(3) == 2 })
+
+	// Node 2 leads epoch 2 alone, writes b1 where the others have a1, and
+	// deletes everything it has.
+	h.nodes[1].cut, h.nodes[2].cut, h.nodes[3].cut = true, false, true
+	h.setLeader(2, []int32{2})
+	h.awaitLeader()
+	h.appendUnreplicated("b1")
+	if err := h.partition(2).log.AdvanceStartOffset(2); err != nil {
+		t.Fatal(err)
+	}
+	h.run(10 * time.Millisecond)
+	if got := h.partition(2).log.EpochEntries(); !slices.Equal(got, []corelog.EpochEntry{{Epoch: 2, StartOffset: 2}}) {
+		t.Fatalf("node 2's epochs %v, want only epoch 2 at its start 2", got)
+	}
+
+	// Node 3 is elected without node 2's epoch.
+	h.nodes[1].cut, h.nodes[3].cut = false, false
+	h.setLeader(3, []int32{3, 1})
+	h.awaitLeader()
+	_, c := h.produce("c")
+	h.runUntil("c acknowledged", func() bool { return c.answered })
+	h.runUntil("node 2 has c", func() bool { return slices.Equal(h.values(2), []string{"2:c@3"}) })
+	h.runUntil("node 2 back in the ISR", func() bool { return slices.Contains(h.partition(3).ISR(), 2) })
+	if got := h.partition(2).log.EpochEntries(); !slices.Equal(got, []corelog.EpochEntry{{Epoch: 3, StartOffset: 2}}) {
+		t.Fatalf("node 2's epochs %v, want only epoch 3 at 2", got)
+	}
+	if !slices.Equal(h.values(3), []string{"0:x@1", "1:a1@1", "2:c@3"}) {
+		t.Fatalf("node 3's log %v", h.values(3))
+	}
+	h.requireSameLogs(1, 3)
 }

@@ -51,6 +51,19 @@ func (p *Partition) truncateDivergence(leaderEpoch int32, leaderEnd int64) error
 		target = min(ownEnd, leaderEnd, end)
 	}
 	if target >= end {
+		// A cut of nothing: the log's latest epoch starts at its end with
+		// no batch (its start was moved there), and the leader never had
+		// that epoch. Forget it, as Kafka's truncateTo does, and fetch
+		// again with the epoch before it, or with none.
+		latest := p.log.LatestEpoch()
+		if err := p.log.TruncateTo(end); err != nil {
+			return kafkaError(err)
+		}
+		if p.log.LatestEpoch() != latest {
+			p.logger.Info("forgot an epoch that holds no batch", "epoch", latest, "log_end", end,
+				"leader_epoch", leaderEpoch, "leader_end", leaderEnd)
+			return nil
+		}
 		p.logger.Warn("diverging epoch answer asks for no truncation", "epoch", leaderEpoch, "leader_end", leaderEnd,
 			"own_epoch", ownEpoch, "own_end", ownEnd, "log_end", end)
 		return kerr.UnknownServerError
