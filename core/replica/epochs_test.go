@@ -283,3 +283,64 @@ func TestFollowerForgetsAnEpochThatHoldsNoBatch(t *testing.T) {
 	}
 	h.requireSameLogs(1, 3)
 }
+
+// A leader cut off from the rest appends an idempotent batch that never
+// commits; the next leader commits another record at its offset, and
+// deletes below the next one. KIP-279's answer to the old leader, now a
+// follower, for an epoch below every one the leader still has, is the
+// leader's log start: a cut there would keep the divergent batch below
+// the start, and the producer state built from it. Leading again, the
+// replica would answer the batch's retry as a duplicate at an offset that
+// holds another record (cluster seed 1606352). It restarts its log at the
+// leader's start instead, and takes the retry as new.
+func TestFollowerRestartsRatherThanKeepDivergentBatchesBelowTheLeadersStart(t *testing.T) {
+	h := newHarness(t, 3, nil)
+	h.setLeader(1, []int32{1, 2, 3})
+	_, x := h.produce("x")
+	h.runUntil("x acknowledged", func() bool { return x.answered })
+
+	// Node 1, cut off, appends producer 7's first batch at 1, and another
+	// at 2.
+	h.nodes[2].cut, h.nodes[3].cut = true, true
+	const producer = 7
+	if _, err := h.partition(1).AppendAsLeader(h.batch(producer, 0, 0, "z"), false); err != nil {
+		t.Fatal(err)
+	}
+	h.appendUnreplicated("w")
+
+	// Node 2 leads, commits y at 1, and deletes below 2: node 1's
+	// divergent z lies below that start.
+	h.nodes[1].cut, h.nodes[2].cut, h.nodes[3].cut = true, false, false
+	h.setLeader(2, []int32{2, 3})
+	h.awaitLeader()
+	_, y := h.produce("y")
+	h.runUntil("y acknowledged", func() bool { return y.answered && y.err == nil })
+	if err := h.partition(2).log.AdvanceStartOffset(2); err != nil {
+		t.Fatal(err)
+	}
+	h.run(10 * time.Millisecond)
+
+	h.nodes[1].cut = false
+	h.runUntil("node 1 restarted at the leader's start", func() bool {
+		p := h.partition(1)
+		return p.LogStartOffset() == 2 && p.LogEndOffset() == 2
+	})
+	h.runUntil("node 1 back in the ISR", func() bool { return slices.Contains(h.partition(2).ISR(), 1) })
+
+	h.setLeader(1, []int32{1, 2, 3})
+	h.awaitLeader()
+	retry, err := h.partition(1).AppendAsLeader(h.batch(producer, 0, 0, "z"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if retry.Duplicate || retry.BaseOffset != 2 {
+		t.Fatalf("the retry was answered %+v: want it appended anew at 2, not a duplicate of the uncommitted batch", retry)
+	}
+	h.runUntil("every replica has z at 2", func() bool {
+		return h.end(2) == 3 && h.end(3) == 3
+	})
+	if want := []string{"2:z@3"}; !slices.Equal(h.values(1), want) {
+		t.Fatalf("node 1's log %v, want %v", h.values(1), want)
+	}
+	h.requireSameLogs(1, 2, 3)
+}

@@ -125,7 +125,7 @@ func (p *Partition) HandleFetchAnswer(position FetchPosition, answer FetchAnswer
 	case answer.Error != nil:
 		return answer.Error
 	case answer.DivergingEpoch >= 0 || answer.DivergingEndOffset >= 0:
-		return p.truncateDivergence(answer.DivergingEpoch, answer.DivergingEndOffset)
+		return p.truncateDivergence(answer.DivergingEpoch, answer.DivergingEndOffset, answer.LogStartOffset)
 	}
 	if len(answer.Records) > 0 {
 		if err := p.appendAsFollower(answer.Records); err != nil {

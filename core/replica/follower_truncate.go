@@ -29,8 +29,24 @@ import (
 // committed.
 
 // truncateDivergence cuts the log where the leader's answer says it
-// diverges (Kafka's AbstractFetcherThread.getOffsetTruncationState).
-func (p *Partition) truncateDivergence(leaderEpoch int32, leaderEnd int64) error {
+// diverges (Kafka's AbstractFetcherThread.getOffsetTruncationState), given
+// the leader's log start as well.
+//
+// One answer needs more than a cut. For a last epoch below every epoch the
+// leader still has (retention or DeleteRecords took its history), KIP-279
+// answers that epoch with the leader's log start as its end. Whatever the
+// cut keeps then lies below the leader's start: nothing there can be
+// checked against the leader, and this log's start follows the leader's
+// past it at the next fetch. But the producer state is rebuilt from what
+// the cut keeps, and a batch kept there may be one this replica appended as
+// a leader cut off from the rest, never committed, at an offset that holds
+// another record everywhere else: leading later, the replica would answer
+// that batch's retry as a duplicate, at that offset (cluster seed 1606352).
+// So where the cut would keep only records below the leader's start, the
+// log restarts at that start instead, as Kafka's follower does when it
+// falls behind the leader's start (truncateFullyAndStartAt). Kafka itself
+// cuts and keeps the batch.
+func (p *Partition) truncateDivergence(leaderEpoch int32, leaderEnd, leaderStart int64) error {
 	if leaderEpoch < 0 || leaderEnd < 0 {
 		p.logger.Warn("leader sent an undefined diverging epoch", "epoch", leaderEpoch, "end", leaderEnd)
 		return kerr.UnknownServerError
@@ -49,6 +65,11 @@ func (p *Partition) truncateDivergence(leaderEpoch int32, leaderEnd int64) error
 		target = min(ownEnd, end)
 	default:
 		target = min(ownEnd, leaderEnd, end)
+	}
+	if leaderStart >= 0 && p.log.StartOffset() < target && target <= leaderStart {
+		return p.restartLogAt(leaderStart, fmt.Sprintf(
+			"diverges from the leader below its log start %d: its epoch %d ends at %d, this log's %d at %d",
+			leaderStart, leaderEpoch, leaderEnd, ownEpoch, ownEnd))
 	}
 	if target >= end {
 		// A cut of nothing: the log's latest epoch starts at its end with
