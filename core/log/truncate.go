@@ -10,9 +10,7 @@ import (
 // does this where its log diverges from the leader's. Segments after the
 // cut are deleted and the epoch cache forgets epochs that started after
 // it; SyncedOffset drops to at most the new end. An offset at or above
-// EndOffset removes no batch, but still forgets an epoch that starts at the
-// end, as Kafka's truncateTo does (see below); one below StartOffset is
-// ErrOffsetOutOfRange.
+// EndOffset changes nothing; one below StartOffset is ErrOffsetOutOfRange.
 // If nothing at or after StartOffset would remain, the log is emptied and
 // restarts at StartOffset. Where compaction removed batches, the log ends
 // where the last remaining batch before offset ends, which may be below
@@ -32,15 +30,6 @@ func (l *Log) TruncateTo(offset int64) error {
 		return fmt.Errorf("%w: cannot truncate to %d below the start %d", ErrOffsetOutOfRange, offset, l.startOffset)
 	}
 	if offset >= l.endOffset {
-		// The only epoch that can start at the end holds no batch: the
-		// log start was moved onto it (truncateFromStart keeps the epoch
-		// in force there). A leader that never had that epoch answers
-		// the follower's fetch with an older one that ends at this log's
-		// end, a cut of nothing; keeping the entry would send the same
-		// last epoch again and get the same answer, for good (cluster
-		// seed 1493525). Nothing durable changes: recovery trims such an
-		// entry too.
-		l.epochs.truncateFromEnd(l.endOffset)
 		return nil
 	}
 	i := l.segmentIndexFor(offset)

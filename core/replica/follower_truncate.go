@@ -72,18 +72,17 @@ func (p *Partition) truncateDivergence(leaderEpoch int32, leaderEnd, leaderStart
 			leaderStart, leaderEpoch, leaderEnd, ownEpoch, ownEnd))
 	}
 	if target >= end {
-		// A cut of nothing: the log's latest epoch starts at its end with
-		// no batch (its start was moved there), and the leader never had
-		// that epoch. Forget it, as Kafka's truncateTo does, and fetch
-		// again with the epoch before it, or with none.
-		latest := p.log.LatestEpoch()
-		if err := p.log.TruncateTo(end); err != nil {
-			return kafkaError(err)
-		}
-		if p.log.LatestEpoch() != latest {
-			p.logger.Info("forgot an epoch that holds no batch", "epoch", latest, "log_end", end,
-				"leader_epoch", leaderEpoch, "leader_end", leaderEnd)
-			return nil
+		// A cut of nothing: this log is empty (its start was moved to
+		// its end), its epoch cache holds only the epoch in force there,
+		// with no batch, and the leader never had that epoch. Kafka's
+		// truncateTo forgets such an entry; here the log restarts, empty,
+		// at its end, which forgets it too and also holds appends until
+		// no crash can bring it back: a checkpoint still naming it would
+		// make recovery refuse the older epoch's batches that come next
+		// (log seed 1586227, when the entry was dropped on its own).
+		if p.log.StartOffset() == end && p.log.LatestEpoch() >= 0 {
+			return p.restartLogAt(end, fmt.Sprintf("forgets epoch %d, which holds no batch: the leader's epoch %d ends at %d",
+				p.log.LatestEpoch(), leaderEpoch, leaderEnd))
 		}
 		p.logger.Warn("diverging epoch answer asks for no truncation", "epoch", leaderEpoch, "leader_end", leaderEnd,
 			"own_epoch", ownEpoch, "own_end", ownEnd, "log_end", end)
