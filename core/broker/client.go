@@ -152,36 +152,36 @@ func (c *client) newExchange(frame []byte) *exchange {
 	if !ok {
 		return &exchange{}
 	}
-	switch key {
-	case fetchKey:
+	switch kmsg.Key(key) {
+	case kmsg.Fetch:
 		return c.newFetchExchange()
-	case 2:
+	case kmsg.ListOffsets:
 		return withBody[kmsg.ListOffsetsRequest]()
-	case 3:
+	case kmsg.Metadata:
 		return withBody[kmsg.MetadataRequest]()
-	case 8:
+	case kmsg.OffsetCommit:
 		return withBody[kmsg.OffsetCommitRequest]()
-	case 9:
+	case kmsg.OffsetFetch:
 		return withBody[kmsg.OffsetFetchRequest]()
-	case 10:
+	case kmsg.FindCoordinator:
 		return withBody[kmsg.FindCoordinatorRequest]()
-	case 11:
+	case kmsg.JoinGroup:
 		return withBody[kmsg.JoinGroupRequest]()
-	case 12:
+	case kmsg.Heartbeat:
 		return withBody[kmsg.HeartbeatRequest]()
-	case 14:
+	case kmsg.SyncGroup:
 		return withBody[kmsg.SyncGroupRequest]()
-	case apiVersionsKey:
+	case kmsg.ApiVersions:
 		return withBody[kmsg.ApiVersionsRequest]()
-	case 52:
+	case kmsg.Vote:
 		return withBody[kmsg.VoteRequest]()
-	case 53:
+	case kmsg.BeginQuorumEpoch:
 		return withBody[kmsg.BeginQuorumEpochRequest]()
-	case 56:
+	case kmsg.AlterPartition:
 		return withBody[kmsg.AlterPartitionRequest]()
-	case 62:
+	case kmsg.BrokerRegistration:
 		return withBody[kmsg.BrokerRegistrationRequest]()
-	case 63:
+	case kmsg.BrokerHeartbeat:
 		return withBody[kmsg.BrokerHeartbeatRequest]()
 	default:
 		return &exchange{}

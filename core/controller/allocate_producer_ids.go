@@ -29,15 +29,10 @@ func (c *Controller) AllocateProducerIDs(req *kmsg.AllocateProducerIDsRequest, d
 		done(resp)
 	}
 	c.submit(func() ([]metadata.Record, func(*failure)) {
-		broker, registered := c.image.Brokers[req.BrokerID]
-		switch {
-		case !registered:
-			f := fail(kerr.StaleBrokerEpoch, "no broker registration found for broker %d", req.BrokerID)
-			return nil, func(*failure) { answer(-1, f) }
-		case broker.Epoch != req.BrokerEpoch:
-			f := fail(kerr.StaleBrokerEpoch, "broker %d is at epoch %d, not %d", req.BrokerID, broker.Epoch, req.BrokerEpoch)
-			return nil, func(*failure) { answer(-1, f) }
-		case c.image.NextProducerID > math.MaxInt64-producerIDBlockSize:
+		if _, refused := c.registeredAt(req.BrokerID, req.BrokerEpoch); refused != nil {
+			return nil, func(*failure) { answer(-1, refused) }
+		}
+		if c.image.NextProducerID > math.MaxInt64-producerIDBlockSize {
 			f := fail(kerr.UnknownServerError, "producer ids are exhausted")
 			return nil, func(*failure) { answer(-1, f) }
 		}

@@ -59,13 +59,8 @@ type alterPartitionPlan struct {
 
 func (c *Controller) planAlterPartition(req *kmsg.AlterPartitionRequest) alterPartitionPlan {
 	plan := alterPartitionPlan{request: req}
-	sender, registered := c.image.Brokers[req.BrokerID]
-	switch {
-	case !registered:
-		plan.topLevel = fail(kerr.StaleBrokerEpoch, "no broker registration found for broker %d", req.BrokerID)
-		return plan
-	case sender.Epoch != req.BrokerEpoch:
-		plan.topLevel = fail(kerr.StaleBrokerEpoch, "broker %d is at epoch %d, not %d", req.BrokerID, sender.Epoch, req.BrokerEpoch)
+	if _, refused := c.registeredAt(req.BrokerID, req.BrokerEpoch); refused != nil {
+		plan.topLevel = refused
 		return plan
 	}
 	seen := map[*metadata.Partition]bool{}

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core/metadata"
@@ -80,13 +79,9 @@ const (
 // changes.
 func (h *heartbeat) plan() []metadata.Record {
 	c, req := h.c, h.request
-	broker, registered := c.image.Brokers[req.BrokerID]
-	switch {
-	case !registered:
-		h.refused = fail(kerr.StaleBrokerEpoch, "no broker registration found for broker %d", req.BrokerID)
-		return nil
-	case broker.Epoch != req.BrokerEpoch:
-		h.refused = fail(kerr.StaleBrokerEpoch, "broker %d is at epoch %d, not %d", req.BrokerID, broker.Epoch, req.BrokerEpoch)
+	broker, refused := c.registeredAt(req.BrokerID, req.BrokerEpoch)
+	if refused != nil {
+		h.refused = refused
 		return nil
 	}
 	s := c.renewSession(req.BrokerID, broker.Epoch, true)

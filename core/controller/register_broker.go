@@ -116,3 +116,18 @@ func (c *Controller) nextBrokerEpoch(id int32) int64 {
 	}
 	return epoch
 }
+
+// registeredAt returns broker id's registration if the broker is
+// registered at epoch; otherwise STALE_BROKER_EPOCH, which tells the
+// broker to register again. Every request a broker sends on its own
+// behalf (heartbeats, AlterPartition, producer id blocks) passes this.
+func (c *Controller) registeredAt(id int32, epoch int64) (*metadata.Broker, *failure) {
+	broker, registered := c.image.Brokers[id]
+	switch {
+	case !registered:
+		return nil, fail(kerr.StaleBrokerEpoch, "no broker registration found for broker %d", id)
+	case broker.Epoch != epoch:
+		return nil, fail(kerr.StaleBrokerEpoch, "broker %d is at epoch %d, not %d", id, broker.Epoch, epoch)
+	}
+	return broker, nil
+}
