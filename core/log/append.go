@@ -26,7 +26,8 @@ type AppendInfo struct {
 //
 // The batches are not durable yet: they are once SyncedOffset passes
 // LastOffset (see Sync). A write error such as core.ErrDiskFull leaves no
-// part of them in the log.
+// part of them in the log, and fences appends until the undo is durable
+// (ErrTruncationNotDurable), as a TruncateTo does.
 func (l *Log) Append(batches []byte, leaderEpoch int32) (AppendInfo, error) {
 	if err := l.writable(); err != nil {
 		return AppendInfo{}, err
@@ -169,14 +170,21 @@ func (l *Log) appendChecked(batches []byte, spans []batchSpan) (AppendInfo, erro
 	s := l.active()
 	position := s.bytes
 	if err := writeHeaderLast(s.file, batches, position, &l.headerCopy); err != nil {
-		// No partial batch may stay: cut the file back, and sync the cut
-		// with the next round, so that a crash cannot leave the partial
-		// bytes behind a sealed segment. If even the cut fails, the file
-		// holds bytes the log cannot account for.
+		// No partial batch may stay: cut the file back. The cut is a
+		// truncation at the log end like any other, and fences appends
+		// until a sync makes it durable: otherwise the segment could seal
+		// and the next one fill before the cut reaches the disk, and a
+		// crash that keeps the later segments' bytes but not the cut
+		// leaves the partial bytes inside the log, where recovery must
+		// cut it and drop every segment after. If even the cut fails,
+		// the file holds bytes the log cannot account for.
 		s.dirty = true
 		if truncateErr := s.file.Truncate(position); truncateErr != nil {
 			l.halt(fmt.Errorf("log: cannot undo a failed append (%v): %w", err, truncateErr))
+			return AppendInfo{}, fmt.Errorf("log: append: %w", err)
 		}
+		l.truncated()
+		l.Sync()
 		return AppendInfo{}, fmt.Errorf("log: append: %w", err)
 	}
 	s.dirty = true
