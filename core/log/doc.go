@@ -16,8 +16,9 @@
 // How callers use durability: append, call Sync, and acknowledge a write
 // only once SyncedOffset is above its last offset (OnSynced reports each
 // advance). Syncs are group commits: one round covers every change made
-// before it began. After a truncation (TruncateTo, or recovery cutting a
-// torn tail), appends fail with ErrTruncationNotDurable until the sync the
+// before it began. After a truncation (TruncateTo, recovery cutting a torn
+// tail, or an append refused by a full disk cutting its partial write
+// back), appends fail with ErrTruncationNotDurable until the sync the
 // truncation started completes, and after a restart at another start
 // (TruncateFullyAndStartAt) until a checkpoint with the new start is
 // durable; the caller retries. A crash brings back a prefix of some state

@@ -427,7 +427,9 @@ func (l *Log) lowerSynced(end int64) {
 //     a sync covers it a crash may undo any part of that; had new batches
 //     been appended meanwhile, a stale segment could line up after them (a
 //     segment re-created under a deleted one's name is the worst case). So
-//     after a truncation, whether by TruncateTo or by recovery itself,
+//     after a truncation, whether by TruncateTo, by recovery itself, or by
+//     a refused append cutting its partial write back (else the segment
+//     could seal, and the next fill, over bytes a crash brings back),
 //     appends are refused with ErrTruncationNotDurable until a sync round
 //     that began after it has completed. TruncateTo and Open start that
 //     round themselves. Until then a crash can only bring back the old
