@@ -427,42 +427,70 @@ func (l *Log) scanSegment(s *segment, start int64, saved *checkpoint) (complete 
 
 // recoverEpoch returns the check a scanned batch's leader epoch must pass
 // before the epoch cache takes it. The epoch field is outside the CRC, so
-// the first batch of a new epoch is believed only when a second read of its
-// header agrees. Batches wholly below the start offset are deleted as far
-// as readers go and say nothing about epochs: a truncation may have
-// emptied the epoch cache since they were written.
+// every batch's epoch is believed only once two reads in a row agree on it
+// (confirmedEpoch): not only a new epoch's, since a flip in flight can as
+// well make the first batch of an epoch read as one of the epoch before,
+// and the cache would then lose that epoch for good (log seed 2103031).
+// Batches wholly below the start offset are deleted as far as readers go
+// and say nothing about epochs: a truncation may have emptied the epoch
+// cache since they were written.
 //
 // Compaction may have removed an epoch's first batches, so an epoch first
 // seen after a gap may have started inside the gap: if the checkpoint knows
 // the epoch to start there, that start is taken.
 func (l *Log) recoverEpoch(s *segment, start int64, saved *checkpoint) func(h batch.Header, position int64) error {
+	header := make([]byte, batch.HeaderSize)
 	return func(h batch.Header, position int64) error {
-		if h.LastOffset() < start || !l.epochs.startsNewEpoch(h.LeaderEpoch) {
+		if h.LastOffset() < start {
 			return nil
 		}
-		if h.LeaderEpoch < 0 || h.LeaderEpoch < l.epochs.latestEpoch() {
-			return fmt.Errorf("%w: batch at offset %d has epoch %d after epoch %d", errBadData, h.BaseOffset, h.LeaderEpoch, l.epochs.latestEpoch())
+		epoch, err := confirmedEpoch(s.file, header, h, position)
+		if err != nil {
+			return err
+		}
+		if !l.epochs.startsNewEpoch(epoch) {
+			return nil
+		}
+		if epoch < 0 || epoch < l.epochs.latestEpoch() {
+			return fmt.Errorf("%w: batch at offset %d has epoch %d after epoch %d", errBadData, h.BaseOffset, epoch, l.epochs.latestEpoch())
 		}
 		if len(l.epochs.entries) >= epochEntriesMax {
 			return fmt.Errorf("%w: batch at offset %d starts more epochs than the cache holds", errBadData, h.BaseOffset)
 		}
-		header := make([]byte, batch.HeaderSize)
-		if err := readFull(s.file, header, position); err != nil {
-			return err
-		}
-		again, err := batch.Parse(header)
-		if err != nil || again.LeaderEpoch != h.LeaderEpoch || again.BaseOffset != h.BaseOffset {
-			return fmt.Errorf("%w: batch at offset %d read with two different epochs", errBadData, h.BaseOffset)
-		}
 		epochStart := h.BaseOffset
 		if saved != nil && h.BaseOffset > s.endOffset {
 			for _, e := range saved.epochs {
-				if e.Epoch == h.LeaderEpoch && e.StartOffset >= max(s.endOffset, start) && e.StartOffset < h.BaseOffset {
+				if e.Epoch == epoch && e.StartOffset >= max(s.endOffset, start) && e.StartOffset < h.BaseOffset {
 					epochStart = e.StartOffset
 				}
 			}
 		}
-		l.epochs.assign(h.LeaderEpoch, epochStart)
+		l.epochs.assign(epoch, epochStart)
 		return nil
 	}
+}
+
+// confirmedEpoch reads the header of the batch h was read from (at
+// position) again, into header, until two reads in a row agree on its
+// leader epoch, the read h came from counting as the first, and returns
+// that epoch. A re-read that fails to parse or names another base offset
+// (also outside the CRC) was flipped in flight and breaks the run. After
+// readAttemptsMax re-reads without agreement the batch is bad data.
+func confirmedEpoch(f core.File, header []byte, h batch.Header, position int64) (int32, error) {
+	previous, believable := h.LeaderEpoch, true
+	for range readAttemptsMax {
+		if err := readFull(f, header, position); err != nil {
+			return 0, err
+		}
+		again, err := batch.Parse(header)
+		if err != nil || again.BaseOffset != h.BaseOffset {
+			believable = false
+			continue
+		}
+		if believable && again.LeaderEpoch == previous {
+			return previous, nil
+		}
+		previous, believable = again.LeaderEpoch, true
+	}
+	return 0, fmt.Errorf("%w: batch at offset %d: no two reads in a row agree on its leader epoch", errBadData, h.BaseOffset)
 }
