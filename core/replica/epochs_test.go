@@ -344,3 +344,64 @@ func TestFollowerRestartsRatherThanKeepDivergentBatchesBelowTheLeadersStart(t *t
 	}
 	h.requireSameLogs(1, 2, 3)
 }
+
+// Cluster seed 2005452: as above, but the leader deletes everything it has,
+// so this follower's fetch comes at the leader's log start itself. KIP-279
+// answers its last epoch, below every one the leader still has, with that
+// start as the epoch's end: no divergence at all. The follower's divergent
+// batches lie above its high watermark, in an epoch older than the
+// leader's; it must restart at the leader's start, not take the leader's
+// high watermark over them and keep the producer state they built.
+func TestFollowerRestartsRatherThanKeepAnUncheckedTailBelowTheLeadersStart(t *testing.T) {
+	h := newHarness(t, 3, nil)
+	h.setLeader(1, []int32{1, 2, 3})
+	_, x := h.produce("x")
+	h.runUntil("x acknowledged", func() bool { return x.answered })
+
+	// Node 1, cut off, appends producer 7's first batch at 1, and another
+	// at 2.
+	h.nodes[2].cut, h.nodes[3].cut = true, true
+	const producer = 7
+	if _, err := h.partition(1).AppendAsLeader(h.batch(producer, 0, 0, "z"), false); err != nil {
+		t.Fatal(err)
+	}
+	h.appendUnreplicated("w")
+
+	// Node 2 leads, commits y at 1 and v at 2, and deletes below its end:
+	// its history starts at 3, where node 1's log ends.
+	h.nodes[1].cut, h.nodes[2].cut, h.nodes[3].cut = true, false, false
+	h.setLeader(2, []int32{2, 3})
+	h.awaitLeader()
+	_, y := h.produce("y")
+	h.runUntil("y acknowledged", func() bool { return y.answered && y.err == nil })
+	_, v := h.produce("v")
+	h.runUntil("v acknowledged", func() bool { return v.answered && v.err == nil })
+	if err := h.partition(2).log.AdvanceStartOffset(3); err != nil {
+		t.Fatal(err)
+	}
+	h.run(10 * time.Millisecond)
+
+	h.nodes[1].cut = false
+	h.runUntil("node 1 at the leader's start", func() bool {
+		p := h.partition(1)
+		return p.LogStartOffset() == 3 && p.LogEndOffset() == 3
+	})
+	h.runUntil("node 1 back in the ISR", func() bool { return slices.Contains(h.partition(2).ISR(), 1) })
+
+	h.setLeader(1, []int32{1, 2, 3})
+	h.awaitLeader()
+	retry, err := h.partition(1).AppendAsLeader(h.batch(producer, 0, 0, "z"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if retry.Duplicate || retry.BaseOffset != 3 {
+		t.Fatalf("the retry was answered %+v: want it appended anew at 3, not a duplicate of the uncommitted batch", retry)
+	}
+	h.runUntil("every replica has z at 3", func() bool {
+		return h.end(2) == 4 && h.end(3) == 4
+	})
+	if want := []string{"3:z@3"}; !slices.Equal(h.values(1), want) {
+		t.Fatalf("node 1's log %v, want %v", h.values(1), want)
+	}
+	h.requireSameLogs(1, 2, 3)
+}

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 )
@@ -126,6 +127,10 @@ func (p *Partition) HandleFetchAnswer(position FetchPosition, answer FetchAnswer
 		return answer.Error
 	case answer.DivergingEpoch >= 0 || answer.DivergingEndOffset >= 0:
 		return p.truncateDivergence(answer.DivergingEpoch, answer.DivergingEndOffset, answer.LogStartOffset)
+	case p.uncheckableBelowLeaderStart(position, answer):
+		return p.restartLogAt(answer.LogStartOffset, fmt.Sprintf(
+			"its records above the high watermark %d, of epoch %d, lie below the leader's log start %d, where the leader of epoch %d cannot check them",
+			p.highWatermark, p.log.LatestEpoch(), answer.LogStartOffset, p.leaderEpoch))
 	}
 	if len(answer.Records) > 0 {
 		if err := p.appendAsFollower(answer.Records); err != nil {
@@ -136,6 +141,29 @@ func (p *Partition) HandleFetchAnswer(position FetchPosition, answer FetchAnswer
 	p.advanceFollowerHighWatermark()
 	p.followLeaderStart(answer.LogStartOffset)
 	return nil
+}
+
+// uncheckableBelowLeaderStart reports whether an answer without a
+// divergence still leaves this follower's tail unchecked: the fetch was
+// made at the leader's log start, so everything this log holds lies below
+// it, and its records above the high watermark come from an epoch older
+// than the leader's. The leader found no divergence only because its
+// history stops at its log start: KIP-279 answers an epoch below every one
+// the leader still has with that start as the epoch's end, which is the
+// fetch offset itself. Such a tail may have been written by a leader cut
+// off from the rest, never committed, at offsets that hold other records
+// everywhere else (cluster seed 2005452). Taking the leader's high
+// watermark over it would count it committed, and the producer state built
+// from it would outlive it once the log start follows the leader's: leading
+// later, this replica would answer a retry of such a batch as a duplicate,
+// at an offset that holds another record. Records of the leader's own
+// epoch need no check (only that leader wrote its epoch), nor do records
+// below the high watermark (committed, so the leader's).
+func (p *Partition) uncheckableBelowLeaderStart(position FetchPosition, answer FetchAnswer) bool {
+	end := p.log.EndOffset()
+	return answer.LogStartOffset >= position.FetchOffset &&
+		p.highWatermark < end && p.log.StartOffset() < end &&
+		p.log.LatestEpoch() < p.leaderEpoch
 }
 
 // followLeaderStart moves this follower's log start up to the leader's
