@@ -407,6 +407,13 @@ func (g *GroupConsumer) applyAssignment() {
 	payload := history.Payload{Group: g.config.Group, MemberID: g.identity(), Generation: m.generation, Assigned: m.assigned}
 	g.invoke(history.FuncSubscribe, history.Payload{Topics: []string{g.config.Topic}}).OK(payload)
 	g.client.note(fmt.Sprintf("group %s generation %d assigned %v (added %v, revoked %v)", g.config.Group, m.generation, m.assigned, added, revoked))
+	// Heartbeats go on now that the member holds a generation, as after
+	// an eager join (joined). The SyncGroup answer asked for one already,
+	// but a heartbeat still scheduled from before (held by a pause, say)
+	// refused that, then ran before this and, finding no generation held,
+	// scheduled none: without this the member never heartbeats again
+	// (cluster seed 2229658).
+	g.scheduleHeartbeat(g.config.HeartbeatInterval)
 	g.schedule(0)
 }
 
