@@ -181,10 +181,10 @@ func (l *Log) appendChecked(batches []byte, spans []batchSpan) (AppendInfo, erro
 		s.dirty = true
 		if truncateErr := s.file.Truncate(position); truncateErr != nil {
 			l.halt(fmt.Errorf("log: cannot undo a failed append (%v): %w", err, truncateErr))
-			return AppendInfo{}, fmt.Errorf("log: append: %w", err)
+		} else {
+			l.truncated()
+			l.Sync()
 		}
-		l.truncated()
-		l.Sync()
 		return AppendInfo{}, fmt.Errorf("log: append: %w", err)
 	}
 	s.dirty = true

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -294,72 +295,34 @@ func TestFollowerForgetsAnEpochThatHoldsNoBatch(t *testing.T) {
 // holds another record (cluster seed 1606352). It restarts its log at the
 // leader's start instead, and takes the retry as new.
 func TestFollowerRestartsRatherThanKeepDivergentBatchesBelowTheLeadersStart(t *testing.T) {
-	h := newHarness(t, 3, nil)
-	h.setLeader(1, []int32{1, 2, 3})
-	_, x := h.produce("x")
-	h.runUntil("x acknowledged", func() bool { return x.answered })
-
-	// Node 1, cut off, appends producer 7's first batch at 1, and another
-	// at 2.
-	h.nodes[2].cut, h.nodes[3].cut = true, true
-	const producer = 7
-	if _, err := h.partition(1).AppendAsLeader(h.batch(producer, 0, 0, "z"), false); err != nil {
-		t.Fatal(err)
-	}
-	h.appendUnreplicated("w")
-
-	// Node 2 leads, commits y at 1, and deletes below 2: node 1's
-	// divergent z lies below that start.
-	h.nodes[1].cut, h.nodes[2].cut, h.nodes[3].cut = true, false, false
-	h.setLeader(2, []int32{2, 3})
-	h.awaitLeader()
-	_, y := h.produce("y")
-	h.runUntil("y acknowledged", func() bool { return y.answered && y.err == nil })
-	if err := h.partition(2).log.AdvanceStartOffset(2); err != nil {
-		t.Fatal(err)
-	}
-	h.run(10 * time.Millisecond)
-
-	h.nodes[1].cut = false
-	h.runUntil("node 1 restarted at the leader's start", func() bool {
-		p := h.partition(1)
-		return p.LogStartOffset() == 2 && p.LogEndOffset() == 2
-	})
-	h.runUntil("node 1 back in the ISR", func() bool { return slices.Contains(h.partition(2).ISR(), 1) })
-
-	h.setLeader(1, []int32{1, 2, 3})
-	h.awaitLeader()
-	retry, err := h.partition(1).AppendAsLeader(h.batch(producer, 0, 0, "z"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if retry.Duplicate || retry.BaseOffset != 2 {
-		t.Fatalf("the retry was answered %+v: want it appended anew at 2, not a duplicate of the uncommitted batch", retry)
-	}
-	h.runUntil("every replica has z at 2", func() bool {
-		return h.end(2) == 3 && h.end(3) == 3
-	})
-	if want := []string{"2:z@3"}; !slices.Equal(h.values(1), want) {
-		t.Fatalf("node 1's log %v, want %v", h.values(1), want)
-	}
-	h.requireSameLogs(1, 2, 3)
+	requireRetryTakenAnewAtTheLeadersStart(t, "y")
 }
 
-// Cluster seed 2005452: as above, but the leader deletes everything it has,
-// so this follower's fetch comes at the leader's log start itself. KIP-279
-// answers its last epoch, below every one the leader still has, with that
-// start as the epoch's end: no divergence at all. The follower's divergent
-// batches lie above its high watermark, in an epoch older than the
-// leader's; it must restart at the leader's start, not take the leader's
-// high watermark over them and keep the producer state they built.
+// Cluster seed 2005452: as above, but the new leader commits a record at
+// each of the old leader's divergent offsets before it deletes, so the
+// follower's fetch comes at the leader's log start itself. KIP-279 answers
+// its last epoch, below every one the leader still has, with that start as
+// the epoch's end: no divergence at all. The follower's divergent batches
+// lie above its high watermark, in an epoch older than the leader's; it
+// must restart at the leader's start, not take the leader's high watermark
+// over them and keep the producer state they built.
 func TestFollowerRestartsRatherThanKeepAnUncheckedTailBelowTheLeadersStart(t *testing.T) {
+	requireRetryTakenAnewAtTheLeadersStart(t, "y", "v")
+}
+
+// requireRetryTakenAnewAtTheLeadersStart plays both tests above. Node 1,
+// leading and cut off, appends producer 7's first batch (z) at 1 and w at
+// 2, neither committed. Node 2 then leads, commits committed from 1 on,
+// one batch each, and deletes below its end. Node 1 comes back, must
+// restart its log at that start, rejoin the ISR, and, leading again, take
+// producer 7's retry of z as a new batch at the start, not as a duplicate
+// of the batch that never committed.
+func requireRetryTakenAnewAtTheLeadersStart(t *testing.T, committed ...string) {
 	h := newHarness(t, 3, nil)
 	h.setLeader(1, []int32{1, 2, 3})
 	_, x := h.produce("x")
 	h.runUntil("x acknowledged", func() bool { return x.answered })
 
-	// Node 1, cut off, appends producer 7's first batch at 1, and another
-	// at 2.
 	h.nodes[2].cut, h.nodes[3].cut = true, true
 	const producer = 7
 	if _, err := h.partition(1).AppendAsLeader(h.batch(producer, 0, 0, "z"), false); err != nil {
@@ -367,16 +330,15 @@ func TestFollowerRestartsRatherThanKeepAnUncheckedTailBelowTheLeadersStart(t *te
 	}
 	h.appendUnreplicated("w")
 
-	// Node 2 leads, commits y at 1 and v at 2, and deletes below its end:
-	// its history starts at 3, where node 1's log ends.
 	h.nodes[1].cut, h.nodes[2].cut, h.nodes[3].cut = true, false, false
 	h.setLeader(2, []int32{2, 3})
 	h.awaitLeader()
-	_, y := h.produce("y")
-	h.runUntil("y acknowledged", func() bool { return y.answered && y.err == nil })
-	_, v := h.produce("v")
-	h.runUntil("v acknowledged", func() bool { return v.answered && v.err == nil })
-	if err := h.partition(2).log.AdvanceStartOffset(3); err != nil {
+	for _, value := range committed {
+		_, ack := h.produce(value)
+		h.runUntil(value+" acknowledged", func() bool { return ack.answered && ack.err == nil })
+	}
+	start := h.end(2)
+	if err := h.partition(2).log.AdvanceStartOffset(start); err != nil {
 		t.Fatal(err)
 	}
 	h.run(10 * time.Millisecond)
@@ -384,7 +346,7 @@ func TestFollowerRestartsRatherThanKeepAnUncheckedTailBelowTheLeadersStart(t *te
 	h.nodes[1].cut = false
 	h.runUntil("node 1 at the leader's start", func() bool {
 		p := h.partition(1)
-		return p.LogStartOffset() == 3 && p.LogEndOffset() == 3
+		return p.LogStartOffset() == start && p.LogEndOffset() == start
 	})
 	h.runUntil("node 1 back in the ISR", func() bool { return slices.Contains(h.partition(2).ISR(), 1) })
 
@@ -394,13 +356,13 @@ func TestFollowerRestartsRatherThanKeepAnUncheckedTailBelowTheLeadersStart(t *te
 	if err != nil {
 		t.Fatal(err)
 	}
-	if retry.Duplicate || retry.BaseOffset != 3 {
-		t.Fatalf("the retry was answered %+v: want it appended anew at 3, not a duplicate of the uncommitted batch", retry)
+	if retry.Duplicate || retry.BaseOffset != start {
+		t.Fatalf("the retry was answered %+v: want it appended anew at %d, not a duplicate of the uncommitted batch", retry, start)
 	}
-	h.runUntil("every replica has z at 3", func() bool {
-		return h.end(2) == 4 && h.end(3) == 4
+	h.runUntil("every replica has z at the start", func() bool {
+		return h.end(2) == start+1 && h.end(3) == start+1
 	})
-	if want := []string{"3:z@3"}; !slices.Equal(h.values(1), want) {
+	if want := []string{fmt.Sprintf("%d:z@3", start)}; !slices.Equal(h.values(1), want) {
 		t.Fatalf("node 1's log %v, want %v", h.values(1), want)
 	}
 	h.requireSameLogs(1, 2, 3)
