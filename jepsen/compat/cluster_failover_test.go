@@ -80,7 +80,7 @@ func startCompatClusterIn(t *testing.T, nodes int, dir string) *harness.Cluster 
 		}
 		if t.Failed() {
 			for _, n := range cluster.Nodes() {
-				t.Logf("node %d: see %s", n.ID, n.LogPath())
+				t.Logf("node %d log (end):\n%s", n.ID, n.LogTail(8<<10))
 			}
 		}
 	})

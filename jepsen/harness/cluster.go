@@ -127,9 +127,28 @@ func StartCluster(ctx context.Context, options ClusterOptions) (*Cluster, error)
 		}
 	}
 	if err := c.WaitBrokers(ctx, clusterStartTimeout); err != nil {
-		return nil, errors.Join(err, c.Close())
+		return nil, errors.Join(err, c.startFailure(), c.Close())
 	}
 	return c, nil
+}
+
+// startFailure says why a start failed as far as the nodes' logs tell:
+// the nodes that exited on their own, with the end of their logs, or,
+// when none did, the end of every node's log. The caller's directory may
+// be a test's, gone by the time anyone reads the failure.
+func (c *Cluster) startFailure() error {
+	var failures []error
+	for _, exit := range c.UnexpectedExits() {
+		failures = append(failures, fmt.Errorf("node %d exited on its own during the start (%s); its log ends:\n%s",
+			exit.Node, exit.Status, exit.LogTail))
+	}
+	if len(failures) > 0 {
+		return errors.Join(failures...)
+	}
+	for _, n := range c.nodes {
+		failures = append(failures, fmt.Errorf("node %d's log ends:\n%s", n.ID, logTail(n.logPath, startFailureLogTailBytesMax)))
+	}
+	return errors.Join(failures...)
 }
 
 // layOut picks every node's ports, starts the proxies and writes each
@@ -397,3 +416,7 @@ func (n *Node) Advertised() string { return n.advertised }
 
 // LogPath is the file the node's output goes to.
 func (n *Node) LogPath() string { return n.logPath }
+
+// LogTail is the last bytes of the node's log (at most that many), for a
+// failure message that must outlive a test's directory.
+func (n *Node) LogTail(bytes int64) string { return logTail(n.logPath, bytes) }

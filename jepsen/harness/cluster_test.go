@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ func startTestCluster(t *testing.T, nodes int, settings ...string) *Cluster {
 		}
 		if t.Failed() {
 			for _, n := range cluster.Nodes() {
-				t.Logf("node %d log (end):\n%s", n.ID, logTail(n.LogPath(), 8<<10))
+				t.Logf("node %d log (end):\n%s", n.ID, n.LogTail(8<<10))
 			}
 		}
 	})
@@ -177,5 +178,30 @@ func TestUncleanElectedPartitionsAreReadFromTheLogs(t *testing.T) {
 	got, err := uncleanElectedPartitions(logs, "jepsen")
 	if err != nil || !slices.Equal(got, []int32{0, 2}) {
 		t.Fatalf("uncleanElectedPartitions = %v, %v; want [0 2]", got, err)
+	}
+}
+
+// TestStartFailureQuotesTheNodesThatExited: a cluster whose nodes cannot
+// start fails with each node's exit and the end of its log in the error,
+// since a test's directory, and the logs in it, are gone once it fails.
+func TestStartFailureQuotesTheNodesThatExited(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real broker processes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, err := StartCluster(ctx, ClusterOptions{Binary: compat.BuildBinary(t), Nodes: 2, Dir: t.TempDir(),
+		Settings: []string{"no.such.setting=1"}})
+	if err == nil {
+		t.Fatal("a cluster started with a setting no broker knows")
+	}
+	for _, want := range []string{
+		"node 1 exited on its own during the start (exit status 2)",
+		"node 2 exited on its own during the start (exit status 2)",
+		`unknown setting "no.such.setting"`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q:\n%v", want, err)
+		}
 	}
 }

@@ -15,6 +15,9 @@ const (
 	// exitLogTailBytesMax bounds the log kept for a node that died on
 	// its own.
 	exitLogTailBytesMax = 16 << 10
+	// startFailureLogTailBytesMax bounds each node's log quoted when a
+	// cluster fails to start and no node exited.
+	startFailureLogTailBytesMax = 4 << 10
 
 	// proxyConnectionsMax bounds the connections one proxy carries at
 	// once; beyond it new ones are refused (closed).

@@ -6,7 +6,14 @@
 // client connections the tests open meanwhile (or after a kill -9, before
 // the restart) can take it as its local port, and the broker cannot
 // start. Ports here come from below that range, where the kernel hands
-// out none; the rest of the race (another test process picking the same
-// port in the same instant) is left to a random pick among thousands.
-// Start with Loopback.
+// out none.
+//
+// The other half of the race is another test process: go test runs
+// packages in parallel, and each starts brokers. A port one process
+// handed out is free whenever its broker is down (before it starts, and
+// between a kill -9 and the restart on the same port), and another
+// process's pick would find it free and take it. So every port handed
+// out is also claimed, for the life of the process, by a flock on a lock
+// file in a directory all of this user's processes share (claim_unix.go);
+// other processes skip claimed ports. Start with Loopback.
 package ports

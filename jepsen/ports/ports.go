@@ -24,12 +24,16 @@ const (
 var picked = struct {
 	sync.Mutex
 	ports map[int]bool // handed out by this process: never twice
+	// claims keeps the lock file of every port handed out open, so that
+	// no other process picks the port while this one lives (claim).
+	claims []*os.File
 }{ports: map[int]bool{}}
 
 // Loopback returns "127.0.0.1:port" for a port below the ephemeral range
-// that was free when it was picked, and that this process has not handed
-// out before. Where no such range exists it falls back to a port the
-// kernel picks.
+// that was free when it was picked, that this process has not handed out
+// before, and that no other live process has claimed (it is now this
+// process's, until it exits). Where no such range exists it falls back
+// to a port the kernel picks.
 func Loopback() (string, error) {
 	low, high, ok := pickRange()
 	if !ok {
@@ -42,8 +46,18 @@ func Loopback() (string, error) {
 		if picked.ports[port] {
 			continue
 		}
+		claimed, free, err := claim(port)
+		if err != nil {
+			return "", err
+		}
+		if !free {
+			continue // another test process handed it out
+		}
 		listener, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err != nil {
+			if claimed != nil {
+				claimed.Close()
+			}
 			continue // taken
 		}
 		address := listener.Addr().String()
@@ -51,6 +65,9 @@ func Loopback() (string, error) {
 			return "", fmt.Errorf("ports: releasing %s: %w", address, err)
 		}
 		picked.ports[port] = true
+		if claimed != nil {
+			picked.claims = append(picked.claims, claimed)
+		}
 		return address, nil
 	}
 	return "", fmt.Errorf("ports: no free loopback port in [%d, %d] after %d tries", low, high, tries)
