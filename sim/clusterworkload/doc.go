@@ -20,7 +20,8 @@
 // and liveness (every fault ends; within the scenario's bound every
 // producer finishes, a fresh reader drains every partition to its high
 // watermark, every group settles with each partition assigned once and
-// committed to its end, and every replica catches up). Then the checks,
+// committed to its end, every replica catches up, and every node lists
+// every broker). Then the checks,
 // the first failing one reported with op indexes or partitions:
 //
 //   - every anomaly of jepsen/checker on the whole history: lost-write,
@@ -58,8 +59,9 @@
 //   - "leaders" and "partition-leaders": two nodes led the metadata quorum,
 //     or one partition, in the same epoch (the observer, observer.go,
 //     watches the nodes' logs);
-//   - "liveness", "group-liveness", "replica-liveness": the liveness phase
-//     did not converge in time; "setup"; "livelock";
+//   - "liveness", "group-liveness", "replica-liveness", "broker-liveness"
+//     (a node's Metadata leaves out a broker, brokers_listed.go): the
+//     liveness phase did not converge in time; "setup"; "livelock";
 //   - "panic": an assertion fired anywhere, core's included.
 //
 // What it must never do: anything that makes a run other than a pure

@@ -12,8 +12,9 @@ import (
 // poll; a fresh reader drains every partition to its end, its leader's
 // log end (final_drain.go; it needs a leader that serves for each, and a
 // high watermark that has caught up with that end); every group settles with
-// each partition assigned once and commits every partition's end; and
-// every replica of every partition holds the leader's log up to that end.
+// each partition assigned once and commits every partition's end;
+// every replica of every partition holds the leader's log up to that end;
+// and every node lists every broker (brokers_listed.go).
 
 // settleDelay is the pause between the producers finishing and the drain
 // starting: the last acks=1 appends reach the followers and the high
@@ -65,7 +66,8 @@ func (r *run) converge() bool {
 		}
 	}
 	return r.awaitReassignments(deadline) && r.awaitReplicas(ends, deadline) &&
-		r.awaitRecreatedTopics(deadline) && r.awaitAlteredConfigs(deadline)
+		r.awaitRecreatedTopics(deadline) && r.awaitAlteredConfigs(deadline) &&
+		r.awaitBrokersListed(deadline)
 }
 
 // livenessFailed records a liveness failure with where everything stands.
