@@ -119,11 +119,11 @@ func TestAMovedStartBecomesDurableOnceSpaceReturns(t *testing.T) {
 }
 
 // A restart (TruncateFullyAndStartAt, a follower behind its leader's log
-// start) deletes every old segment at once; the new start lives in the
-// checkpoint alone. While a full disk refuses it, appends wait, however
-// many sync rounds complete: a batch taken then, and counted synced, was
-// lost at the next crash, recovery going back to the old start, where no
-// segment was left (log-synced-lost-29388).
+// start) takes every old segment out of the log at once; the new start
+// lives in the checkpoint alone. While a full disk refuses it, appends
+// wait, however many sync rounds complete: a batch taken then, and counted
+// synced, was lost at the next crash, recovery going back to the old
+// start, without the new segment (log-synced-lost-29388).
 func TestARestartFencesAppendsUntilItsCheckpointIsDurable(t *testing.T) {
 	h := newHarness(t, 7, simdisk.Faults{})
 	l := h.open(smallConfig())

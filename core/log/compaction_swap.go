@@ -180,14 +180,29 @@ func (l *Log) finishSwaps(round *syncRound) bool {
 // cancelSwap is called when the new segment of an unfinished swap is
 // deleted: its file and the old segments' files all go.
 func (l *Log) cancelSwap(w *segmentSwap) {
+	l.cancelSwapKeepingBelow(w, -1)
+}
+
+// cancelSwapKeepingBelow cancels w for a restart at start: the new
+// segment's file goes, and so do the old segments' files but those below
+// start, which stay on disk as the restart's leftovers (returned; see
+// keepBelowUntilRestartDurable). Before the swap committed, the old files
+// are the segment as recovery knows it; after, removing the .swap file
+// undoes the commit. A start of -1 keeps none.
+func (l *Log) cancelSwapKeepingBelow(w *segmentSwap, start int64) (kept []restartLeftover) {
 	l.removeFile(w.path(l.dir))
 	for _, old := range w.replaced {
-		l.removeSegmentFiles(old.baseOffset)
+		if old.baseOffset < start && old.endOffset <= start {
+			kept = append(kept, restartLeftover{base: old.baseOffset, end: old.endOffset})
+		} else {
+			l.removeSegmentFiles(old.baseOffset)
+		}
 	}
 	w.stage = swapCancelled
 	w.cleaned.swap = nil
 	l.forgetSwap(w)
 	l.settleCleanerOffset()
+	return kept
 }
 
 // forgetSwap drops a finished or cancelled swap from the unfinished ones.

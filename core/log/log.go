@@ -82,16 +82,19 @@ type Log struct {
 	truncationPending bool
 	truncationRound   uint64
 	// restartedStart is the start of a restart (TruncateFullyAndStartAt)
-	// that no durable checkpoint records yet, -1 when there is none. The
-	// restart deleted every old segment at once, so until a checkpoint
-	// says where the log starts now, a crash sends recovery back to the
-	// old start, where no segment is left, and it keeps nothing (open.go):
-	// appends wait (fenced), however many rounds a full disk refuses the
+	// that no durable checkpoint records yet, -1 when there is none.
+	// Until a checkpoint says where the log starts now, a crash sends
+	// recovery back to the old start, where it finds the old segments
+	// wholly below the restart's start (restartLeftovers, their files
+	// closed but kept) and the log as it was there: appends
+	// wait (fenced), however many rounds a full disk refuses the
 	// checkpoint (see recordsRestart, and checkpointBeforeRestart, the
 	// checkpoint on its way to disk when the restart came); a later
-	// restart at the durable start lifts it at once.
+	// restart at the durable start lifts it at once. The leftovers go
+	// when it lifts.
 	restartedStart          int64
 	checkpointBeforeRestart *checkpoint
+	restartLeftovers        []restartLeftover
 
 	// failure, once set by Close or a halt, is returned by every call.
 	failure error

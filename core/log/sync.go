@@ -341,6 +341,7 @@ func (l *Log) finishRound(round *syncRound) {
 		l.removeCondemned(round.checkpoint.startOffset)
 		if l.restartedStart >= 0 && l.recordsRestart(round.checkpoint) {
 			l.restartedStart = -1
+			l.removeRestartLeftovers()
 		}
 	}
 	l.checkpointWriting = nil

@@ -74,10 +74,17 @@ func (l *Log) TruncateTo(offset int64) error {
 // does: a follower whose log the leader's start has left behind, or a node
 // that installed a snapshot, continues from there. It is durable once a
 // completed sync has written a checkpoint with the new start (see
-// WhenDurable): the old segments are gone at once, and a crash before then
-// sends recovery back to the old start, with nothing kept. Appends wait
-// until then, as after TruncateTo, however many rounds a full disk
-// refuses the checkpoint (restartedStart).
+// WhenDurable). Until then the files of the old segments wholly below
+// start stay on disk (restartLeftovers), so a crash sends recovery back to
+// the old start with the old log as it was below start, as far as synced:
+// a follower in the ISR must not come back shorter than the log it had
+// reported (cluster seed 2985856, where one came back empty at 0 and, as
+// leader, wrote again at offsets already acknowledged). The other old
+// segments go at once, what they hold at or above start being cut (one
+// may have the new segment's name); a compaction swap not yet finished is
+// cancelled, its old segments kept or deleted alike. Appends wait until the checkpoint, as
+// after TruncateTo, however many rounds a full disk refuses it
+// (restartedStart).
 func (l *Log) TruncateFullyAndStartAt(start int64) error {
 	if err := l.usable(); err != nil {
 		return err
@@ -97,14 +104,16 @@ func (l *Log) truncateFullyAndStartAt(start int64) error {
 		l.deleteSegments(l.segments)
 		return l.restartedAt(start, s)
 	}
-	// The old segments go first: one of them may begin at start, and
-	// its file has the new segment's name. Created first, the new
-	// segment would open that file, and the removal of the old ones
-	// would then take its name away, so that what it holds is gone at
-	// the next crash. A log left without a segment cannot go on: the
-	// node stops, and Open starts it again at the checkpointed start.
-	l.deleteSegments(l.segments)
-	l.segments = nil
+	// The old segments at or above start go first: one of them may
+	// begin at start, and its file has the new segment's name. Created
+	// first, the new segment would open that file, and the removal of
+	// the old ones would then take its name away, so that what it holds
+	// is gone at the next crash. Those below start are kept on disk
+	// until the restart is durable; so are an earlier restart's below
+	// start, but not those at or above it, whose names the new log may
+	// take. A log left without a segment cannot go on: the node stops,
+	// and Open starts it again at the checkpointed start.
+	l.keepBelowUntilRestartDurable(start)
 	s, err := l.createSegment(start)
 	if err != nil {
 		err = fmt.Errorf("log: restarting at %d: %w", start, err)
@@ -112,6 +121,57 @@ func (l *Log) truncateFullyAndStartAt(start int64) error {
 		return err
 	}
 	return l.restartedAt(start, s)
+}
+
+// keepBelowUntilRestartDurable takes every segment out of the log for a
+// restart at start: the files of those wholly below start stay on disk as
+// restartLeftovers (for a segment a compaction swap has not finished
+// replacing, the files of the old segments it was cleaned from); the
+// others are deleted now, so that no record at or above start, which the
+// restart cuts, can come back after a round has completed, as none can
+// after TruncateTo. While a truncation is not yet durable none is kept: a
+// crash could undo the cut in a kept file, and recovery would bring back
+// records the log had already given up; with every cut durable, a kept
+// file can only come back as a prefix of the log the restart left.
+func (l *Log) keepBelowUntilRestartDurable(start int64) {
+	leftovers := l.restartLeftovers[:0]
+	for _, left := range l.restartLeftovers {
+		// An earlier restart's: kept only while wholly below this one.
+		if left.base < start && left.end <= start {
+			leftovers = append(leftovers, left)
+		} else {
+			l.removeSegmentFiles(left.base)
+		}
+	}
+	for _, s := range l.segments {
+		switch {
+		case l.truncationPending || s.baseOffset >= start || s.endOffset > start:
+			// A cut to be undone, the new segment's name (an empty
+			// segment at start), or records the restart cuts.
+			l.deleteSegments([]*segment{s})
+		case s.swap != nil:
+			s.file.Close()
+			leftovers = append(leftovers, l.cancelSwapKeepingBelow(s.swap, start)...)
+		default:
+			s.file.Close()
+			leftovers = append(leftovers, restartLeftover{base: s.baseOffset, end: s.endOffset})
+		}
+	}
+	l.restartLeftovers = leftovers
+	l.segments = nil
+}
+
+// restartLeftover is an old segment a restart kept on disk: its name and
+// where its records end.
+type restartLeftover struct{ base, end int64 }
+
+// removeRestartLeftovers deletes what a restart kept on disk once no crash
+// can send recovery back before it.
+func (l *Log) removeRestartLeftovers() {
+	for _, left := range l.restartLeftovers {
+		l.removeSegmentFiles(left.base)
+	}
+	l.restartLeftovers = nil
 }
 
 // restartedAt makes s, a new empty segment at start, the whole log.
@@ -130,8 +190,11 @@ func (l *Log) restartedAt(start int64, s *segment) error {
 		// its way to disk, a crash sends recovery here: no checkpoint
 		// is due, and the truncation fence is enough. An earlier
 		// restart's fence goes too: it waited for a checkpoint at that
-		// restart's start, which this log will never write.
+		// restart's start, which this log will never write. The old
+		// segments kept lie below the durable start, where recovery
+		// would delete them.
 		l.restartedStart = -1
+		l.removeRestartLeftovers()
 	} else {
 		// A crash would send recovery to another start, with the
 		// segments of this one gone: fenced until a checkpoint says

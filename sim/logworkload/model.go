@@ -36,6 +36,11 @@ type history struct {
 type branch struct {
 	until   int // index of the branch's last state
 	batches []modelBatch
+	// restart: a restart froze the branch. Its old segments stay on disk
+	// until a checkpoint records the restart, so a crash may bring the
+	// branch back until then, however many rounds completed meanwhile
+	// (a full disk refuses the checkpoint, not the round).
+	restart bool
 }
 
 // reset starts a history whose only state is what recovery produced.
@@ -76,7 +81,7 @@ func (h *history) truncate(offset int64) {
 // state of its own, recorded with its start: the state before keeps the
 // start the log had, which a crash may bring back with it.
 func (h *history) restart(offset int64) {
-	h.frozen = append(h.frozen, branch{until: h.state, batches: h.batches})
+	h.frozen = append(h.frozen, branch{until: h.state, batches: h.batches, restart: true})
 	h.batches, h.start, h.end = nil, offset, offset
 	h.next()
 }
@@ -125,11 +130,13 @@ func (h *history) holding(offset int64) int {
 }
 
 // candidates are the branches whose states include one at or after index
-// since: the recovered log must be a prefix of one of them.
-func (h *history) candidates(since int) [][]modelBatch {
+// since, or, for a branch a restart froze, at or after index
+// checkpointSince (the state in which the last round that wrote a
+// checkpoint began): the recovered log must be a prefix of one of them.
+func (h *history) candidates(since, checkpointSince int) [][]modelBatch {
 	var all [][]modelBatch
 	for _, b := range h.frozen {
-		if b.until >= since {
+		if b.until >= since || (b.restart && b.until >= checkpointSince) {
 			all = append(all, b.batches)
 		}
 	}

@@ -49,10 +49,10 @@ func (r *run) checkRecovered(synced int64, since, startSince int) *violation {
 		return &violation{"start-offset", fmt.Sprintf("recovered start %d outside [%d, %d]", start, lowest, highest)}
 	}
 	if r.settings.compaction.on {
-		if v := r.checkRecoveredCompacted(recovered, synced, since, start); v != nil {
+		if v := r.checkRecoveredCompacted(recovered, synced, since, startSince, start); v != nil {
 			return v
 		}
-	} else if v := checkRecoveredExactly(m, recovered, synced, since, start, end); v != nil {
+	} else if v := checkRecoveredExactly(m, recovered, synced, since, startSince, start, end); v != nil {
 		return v
 	}
 	var batches []modelBatch
@@ -76,7 +76,7 @@ func (r *run) checkRecovered(synced int64, since, startSince int) *violation {
 // checkRecoveredExactly checks a recovered log byte for byte: every batch
 // below the synced offset survives, and nothing else comes back but a
 // prefix of a state since the last completed sync began.
-func checkRecoveredExactly(m *history, recovered [][]byte, synced int64, since int, start, end int64) *violation {
+func checkRecoveredExactly(m *history, recovered [][]byte, synced int64, since, startSince int, start, end int64) *violation {
 	// Every batch below the synced offset survives, byte for byte, unless
 	// it was below the start offset already (deleted, even if the crash
 	// brought an older start back).
@@ -94,12 +94,12 @@ func checkRecoveredExactly(m *history, recovered [][]byte, synced int64, since i
 	// Nothing else comes back: a prefix of a state since the last
 	// completed sync began.
 	consistent := false
-	for _, candidate := range m.candidates(since) {
+	for _, candidate := range m.candidates(since, startSince) {
 		consistent = consistent || isPrefix(recovered, candidate, start)
 	}
 	if !consistent {
 		return &violation{"resurrected", fmt.Sprintf("recovered [%d, %d) (%d batches) is no prefix of a state since the last completed sync: %s",
-			start, end, len(recovered), describeMismatch(recovered, m.candidates(since), start))}
+			start, end, len(recovered), describeMismatch(recovered, m.candidates(since, startSince), start))}
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func checkRecoveredExactly(m *history, recovered [][]byte, synced int64, since i
 // completed sync began, and below the synced offset every batch compaction
 // may not touch survives byte for byte and every key keeps its latest
 // record.
-func (r *run) checkRecoveredCompacted(recovered [][]byte, synced int64, since int, start int64) *violation {
+func (r *run) checkRecoveredCompacted(recovered [][]byte, synced int64, since, startSince int, start int64) *violation {
 	m := &r.model
 	for _, b := range visibleFrom(m.batches, start) {
 		if b.last < m.start || b.last < r.compactedBelow {
@@ -130,7 +130,7 @@ func (r *run) checkRecoveredCompacted(recovered [][]byte, synced int64, since in
 		v.check = "synced-lost"
 		return v
 	}
-	for _, candidate := range m.candidates(since) {
+	for _, candidate := range m.candidates(since, startSince) {
 		if compactedPrefix(recovered, candidate, start, r.compactedBelow) {
 			return nil
 		}
