@@ -192,8 +192,8 @@ func (l *Log) cancelSwap(w *segmentSwap) {
 func (l *Log) cancelSwapKeepingBelow(w *segmentSwap, start int64) (kept []restartLeftover) {
 	l.removeFile(w.path(l.dir))
 	for _, old := range w.replaced {
-		if old.baseOffset < start && old.endOffset <= start {
-			kept = append(kept, restartLeftover{base: old.baseOffset, end: old.endOffset})
+		if left := old.leftover(); left.whollyBelow(start) {
+			kept = append(kept, left)
 		} else {
 			l.removeSegmentFiles(old.baseOffset)
 		}

@@ -86,12 +86,11 @@ type Log struct {
 	// Until a checkpoint says where the log starts now, a crash sends
 	// recovery back to the old start, where it finds the old segments
 	// wholly below the restart's start (restartLeftovers, their files
-	// closed but kept) and the log as it was there: appends
-	// wait (fenced), however many rounds a full disk refuses the
-	// checkpoint (see recordsRestart, and checkpointBeforeRestart, the
-	// checkpoint on its way to disk when the restart came); a later
-	// restart at the durable start lifts it at once. The leftovers go
-	// when it lifts.
+	// closed but kept) and the log as it was there: appends wait
+	// (fenced), however many rounds a full disk refuses the checkpoint
+	// (see recordsRestart, and checkpointBeforeRestart, the checkpoint on
+	// its way to disk when the restart came); a later restart at the
+	// durable start lifts it at once. The leftovers go when it lifts.
 	restartedStart          int64
 	checkpointBeforeRestart *checkpoint
 	restartLeftovers        []restartLeftover

@@ -2,6 +2,7 @@ package log_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,9 +12,8 @@ import (
 // A restart (TruncateFullyAndStartAt) that a crash interrupts before its
 // checkpoint is durable sends recovery back to the old start, and the
 // old log must be there as it was synced, at least below the new start:
-// a follower in the ISR that
-// restarted at its own end (its records lay below its leader's log start)
-// came back empty at 0, below the end it had reported, and led the
+// a follower in the ISR that restarted at its own end (its records lay
+// below its leader's log start) came back empty at 0, below the end it had reported, and led the
 // partition from there, writing again at offsets already acknowledged
 // (cluster seed 2985856). The restart had removed the old segments at
 // once, and the removal reached the disk before the checkpoint did.
@@ -90,7 +90,7 @@ func TestADurableRestartRemovesTheOldSegments(t *testing.T) {
 	}
 	var segments []string
 	for _, name := range names {
-		if len(name) > 4 && name[len(name)-4:] == ".log" {
+		if strings.HasSuffix(name, ".log") {
 			segments = append(segments, name)
 		}
 	}

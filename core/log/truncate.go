@@ -82,9 +82,9 @@ func (l *Log) TruncateTo(offset int64) error {
 // leader, wrote again at offsets already acknowledged). The other old
 // segments go at once, what they hold at or above start being cut (one
 // may have the new segment's name); a compaction swap not yet finished is
-// cancelled, its old segments kept or deleted alike. Appends wait until the checkpoint, as
-// after TruncateTo, however many rounds a full disk refuses it
-// (restartedStart).
+// cancelled, its old segments kept or deleted alike. Appends wait until
+// the checkpoint, as after TruncateTo, however many rounds a full disk
+// refuses it (restartedStart).
 func (l *Log) TruncateFullyAndStartAt(start int64) error {
 	if err := l.usable(); err != nil {
 		return err
@@ -136,8 +136,7 @@ func (l *Log) truncateFullyAndStartAt(start int64) error {
 func (l *Log) keepBelowUntilRestartDurable(start int64) {
 	leftovers := l.restartLeftovers[:0]
 	for _, left := range l.restartLeftovers {
-		// An earlier restart's: kept only while wholly below this one.
-		if left.base < start && left.end <= start {
+		if left.whollyBelow(start) { // an earlier restart's
 			leftovers = append(leftovers, left)
 		} else {
 			l.removeSegmentFiles(left.base)
@@ -145,7 +144,7 @@ func (l *Log) keepBelowUntilRestartDurable(start int64) {
 	}
 	for _, s := range l.segments {
 		switch {
-		case l.truncationPending || s.baseOffset >= start || s.endOffset > start:
+		case l.truncationPending || !s.leftover().whollyBelow(start):
 			// A cut to be undone, the new segment's name (an empty
 			// segment at start), or records the restart cuts.
 			l.deleteSegments([]*segment{s})
@@ -154,7 +153,7 @@ func (l *Log) keepBelowUntilRestartDurable(start int64) {
 			leftovers = append(leftovers, l.cancelSwapKeepingBelow(s.swap, start)...)
 		default:
 			s.file.Close()
-			leftovers = append(leftovers, restartLeftover{base: s.baseOffset, end: s.endOffset})
+			leftovers = append(leftovers, s.leftover())
 		}
 	}
 	l.restartLeftovers = leftovers
@@ -164,6 +163,17 @@ func (l *Log) keepBelowUntilRestartDurable(start int64) {
 // restartLeftover is an old segment a restart kept on disk: its name and
 // where its records end.
 type restartLeftover struct{ base, end int64 }
+
+func (s *segment) leftover() restartLeftover {
+	return restartLeftover{base: s.baseOffset, end: s.endOffset}
+}
+
+// whollyBelow reports whether a restart at start may keep the segment: it
+// holds nothing the restart cuts, and its name is not the new segment's
+// (an empty segment at start ends there too).
+func (left restartLeftover) whollyBelow(start int64) bool {
+	return left.base < start && left.end <= start
+}
 
 // removeRestartLeftovers deletes what a restart kept on disk once no crash
 // can send recovery back before it.

@@ -20,8 +20,8 @@ func claimDir() string {
 }
 
 // claim takes port for this process until it exits, unless another
-// process holds it; false, nil when one does. The lock file stays open
-// (in held) because closing it would drop the lock.
+// process holds it; false, nil when one does. The caller keeps the lock
+// file open (picked.claims), since closing it would drop the lock.
 func claim(port int) (*os.File, bool, error) {
 	dir := claimDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
