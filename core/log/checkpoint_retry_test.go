@@ -145,6 +145,53 @@ func TestARestartFencesAppendsUntilItsCheckpointIsDurable(t *testing.T) {
 	appendSyncAndCrash(t, h, l, b, start)
 }
 
+// A truncation that leaves nothing from the start on empties the log: it
+// restarts at its start, and appends wait for a checkpoint that records
+// it. Cut as an ordinary truncation, it also dropped the epoch in force
+// at the start (retention had moved the start onto it), which only the
+// checkpoint could make durable; on a full disk an older epoch's batch was
+// then taken at the start and synced, and after a crash recovery, back at
+// the old start with that epoch's batches, refused it as bad data: a
+// synced write lost (log seed 3695276).
+func TestATruncationThatEmptiesTheLogFencesUntilItsCheckpointIsDurable(t *testing.T) {
+	h := newHarness(t, 7, simdisk.Faults{})
+	l := h.open(smallConfig())
+	fill(t, l, 12, 4) // epochs 0, 1 and 2
+	h.syncAll(l)
+	start := l.EndOffset()
+	mustAppend(t, l, makeBatch(1, 10, h.nowMilliseconds()), 2)
+	h.syncAll(l)
+	// A disk with no room for anything to grow, so that no checkpoint is
+	// written from here on, while sync rounds complete. The start moves
+	// onto the last batch: epoch 2's cache entry is now at the start.
+	h.disk.SetFaults(simdisk.Faults{CapacityBytes: 1})
+	if err := l.AdvanceStartOffset(start); err != nil {
+		t.Fatal(err)
+	}
+	h.advance(time.Second)
+	if got := l.DurableStartOffset(); got != 0 {
+		t.Fatalf("durable start %d while a full disk refused the checkpoint, want 0", got)
+	}
+
+	if err := l.TruncateTo(start); err != nil {
+		t.Fatal(err)
+	}
+	if l.StartOffset() != start || l.EndOffset() != start || l.LatestEpoch() != -1 {
+		t.Fatalf("after TruncateTo(%d): [%d, %d), latest epoch %d; want [%d, %d), none", start, l.StartOffset(), l.EndOffset(), l.LatestEpoch(), start, start)
+	}
+	h.advance(time.Second)
+	// Room for one batch of epoch 0, given at once, before a round could
+	// take it for a checkpoint.
+	b := replicatedBatch(start, 0, 1, 10, h.nowMilliseconds())
+	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage() + int64(len(b))})
+	if _, err := l.AppendReplicated(b); !errors.Is(err, log.ErrTruncationNotDurable) {
+		t.Fatalf("append of epoch 0 with the emptying truncation's checkpoint unwritten: %v, want ErrTruncationNotDurable", err)
+	}
+
+	h.disk.SetFaults(simdisk.Faults{})
+	appendSyncAndCrash(t, h, l, b, start)
+}
+
 // A restart at the start a durable checkpoint already holds needs no new
 // checkpoint, and none may be waited for: there may be none due (an empty
 // log restarted where it starts, whose checkpoint says all there is to

@@ -41,7 +41,14 @@ func (l *Log) TruncateTo(offset int64) error {
 	if err != nil {
 		return err
 	}
-	if end < l.startOffset {
+	if end <= l.startOffset {
+		// Nothing is left: a restart at the start, whose fence holds
+		// appends until a checkpoint records it. A cut would also drop
+		// the epoch the start was moved onto (truncateFromEnd), which
+		// only that checkpoint makes durable; an older epoch's batch
+		// taken meanwhile was refused by recovery after a crash, back
+		// at an older start among the dropped epoch's batches (log seed
+		// 3695276).
 		return l.truncateFullyAndStartAt(l.startOffset)
 	}
 	if err := s.cut(position, end, l.config.IndexIntervalBytes); err != nil {
