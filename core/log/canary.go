@@ -30,4 +30,12 @@ const (
 	// the removed batches up after the new ones, a log no replica ever
 	// had.
 	CanaryAppendBeforeTruncationDurable = "log-append-before-truncation-durable"
+	// CanaryRestartDropsOldLog restarts a log (TruncateFullyAndStartAt) by
+	// removing every old segment at once, before a checkpoint records the
+	// new start: a crash in between sends recovery back to the old start
+	// with no segment holding it, and the log comes back empty there,
+	// short of what it had synced (the bug cluster seed 2985856 found: a
+	// follower in the ISR came back below the end it had reported, was
+	// elected, and wrote again at offsets already acknowledged).
+	CanaryRestartDropsOldLog = "log-restart-drops-old-segments"
 )

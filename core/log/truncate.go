@@ -151,7 +151,7 @@ func (l *Log) keepBelowUntilRestartDurable(start int64) {
 	}
 	for _, s := range l.segments {
 		switch {
-		case l.truncationPending || !s.leftover().whollyBelow(start):
+		case l.truncationPending || !s.leftover().whollyBelow(start) || l.world.Canaries.On(CanaryRestartDropsOldLog):
 			// A cut to be undone, the new segment's name (an empty
 			// segment at start), or records the restart cuts.
 			l.deleteSegments([]*segment{s})

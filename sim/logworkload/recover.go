@@ -55,6 +55,10 @@ func (r *run) checkRecovered(synced int64, since, startSince int) *violation {
 	} else if v := checkRecoveredExactly(m, recovered, synced, since, startSince, start, end); v != nil {
 		return v
 	}
+	if v := r.checkRestartPromise(recovered, start, end); v != nil {
+		return v
+	}
+	r.promise = nil
 	var batches []modelBatch
 	for _, b := range recovered {
 		h, _ := batch.Parse(b)

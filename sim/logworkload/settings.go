@@ -23,6 +23,9 @@ type settings struct {
 	crashChance float64
 	// syncChance is the chance, per operation, of a Sync call.
 	syncChance float64
+	// restartOneIn: one in this many truncations is a restart
+	// (TruncateFullyAndStartAt) instead.
+	restartOneIn int
 
 	// compaction is what the seed does with log compaction, if anything
 	// (see compaction.go).
@@ -50,6 +53,7 @@ const (
 	segmentAgeDrawMax      = 10 * time.Second
 	fullDiskChanceDrawMax  = 0.02
 	crashChanceDrawMax     = 0.05
+	restartOneInDefault    = 4
 	fullDiskHeadroomMax    = 4 << 10
 	recordsPerBatchMax     = 5
 	recordValueBytesMax    = 100
@@ -96,6 +100,7 @@ func drawSettings(rng *rand.Rand) settings {
 		s.fullDiskChance = rng.Float64() * fullDiskChanceDrawMax
 	}
 	s.crashChance = rng.Float64() * crashChanceDrawMax
+	s.restartOneIn = restartOneInDefault
 	s.syncChance = 0.05 + rng.Float64()*0.3
 	s.operations = operationsDrawMin + rng.IntN(operationsDrawMax-operationsDrawMin+1)
 	return s

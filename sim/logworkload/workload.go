@@ -66,6 +66,12 @@ func Canaries() []sim.Canary {
 			Description: "appends are taken after a truncation before a sync made it durable: a crash can line the removed batches up after the new ones",
 			SeedsMax:    canaryAppendBeforeTruncationDurableSeedsMax,
 		},
+		{
+			Name:        log.CanaryRestartDropsOldLog,
+			Workload:    Name,
+			Description: "a restart removes the old segments below its start before a checkpoint records it: a crash in between brings the log back empty at the old start",
+			SeedsMax:    canaryRestartDropsOldLogSeedsMax,
+		},
 	}
 }
 
@@ -97,6 +103,13 @@ type run struct {
 	roundStates []int
 	openState   int
 
+	// promise is what the last restart promised to keep until a
+	// checkpoint records it, nil if nothing (restart_promise.go);
+	// cutRounds is the log's RoundsStarted after the last operation that
+	// may have cut its files.
+	promise   *restartPromise
+	cutRounds uint64
+
 	fullDisk bool
 	counts   counts
 
@@ -127,6 +140,13 @@ func (workload) Run(seed uint64, options sim.RunOptions) (result sim.Result) {
 		// land between a truncation and the sync that makes it durable.
 		r.settings.crashChance = crashChanceDrawMax
 		r.settings.faults.SyncLatencyMin, r.settings.faults.SyncLatencyMax = syncLatencyDrawMax/2, syncLatencyDrawMax
+	}
+	if slices.Contains(options.Canaries, log.CanaryRestartDropsOldLog) {
+		// Lean toward what exposes it: every truncation a restart, and
+		// crashes often, so that one lands before a restart's
+		// checkpoint.
+		r.settings.crashChance = crashChanceDrawMax
+		r.settings.restartOneIn = 1
 	}
 	r.recording = sim.NewRecording(options, Name, []string{nodeName}, nil)
 	result = sim.Result{Seed: seed, Options: r.settings.options(), Recording: r.recording}
@@ -266,6 +286,7 @@ func (r *run) open() *violation {
 		return &violation{"open-failed", err.Error()}
 	}
 	r.log = l
+	r.notePossibleCut() // recovery may have cut a torn tail
 	r.record(sim.EventStart, "", []string{nodeName}, "open the log on "+nodeName)
 	r.roundStates = nil // observe maps them once the model holds the recovered state
 	return nil
@@ -301,7 +322,7 @@ func (r *run) operate() *violation {
 		if r.settings.compaction.on {
 			return r.truncateCompacted()
 		}
-		if r.rng.IntN(4) == 0 {
+		if r.rng.IntN(r.settings.restartOneIn) == 0 {
 			return r.restart()
 		}
 		return r.truncate()
@@ -373,6 +394,7 @@ func (r *run) appendBatches() *violation {
 	if errors.Is(err, log.ErrTruncationNotDurable) || errors.Is(err, core.ErrDiskFull) || errors.Is(err, log.ErrHalted) {
 		r.counts.appendsRefused++
 		r.note("append refused: " + err.Error())
+		r.notePossibleCut() // a partial write is cut back
 		return nil
 	}
 	if err != nil {
@@ -473,6 +495,8 @@ func (r *run) truncate() *violation {
 		return nil
 	}
 	r.counts.truncations++
+	r.notePossibleCut()
+	r.promise = nil
 	m.next()
 	m.truncate(offset)
 	if r.log.EndOffset() != m.end || r.log.StartOffset() != m.start {
@@ -494,6 +518,7 @@ func (r *run) restart() *violation {
 		offset = m.batches[r.rng.IntN(len(m.batches))].base
 	}
 	r.note("restart at " + strconv.FormatInt(offset, 10))
+	promise := r.promiseAtRestart(offset)
 	if err := r.log.TruncateFullyAndStartAt(offset); err != nil {
 		if r.halted {
 			return nil
@@ -501,6 +526,8 @@ func (r *run) restart() *violation {
 		return &violation{"offsets", fmt.Sprintf("TruncateFullyAndStartAt(%d): %v", offset, err)}
 	}
 	r.counts.restarts++
+	r.notePossibleCut()
+	r.promise = promise
 	m.next()
 	m.restart(offset)
 	if r.log.StartOffset() != offset || r.log.EndOffset() != offset {
