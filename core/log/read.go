@@ -15,12 +15,13 @@ import (
 // is bigger (KIP-74), so a consumer can always make progress. The batches
 // come from one segment; the caller reads on from the offset after them.
 //
-// Every batch returned has passed its CRC, starts at or after the end of
-// the previous one (a gap is confirmed by a second read, see batchReader),
-// and carries the epoch the epoch cache expects, on this read: bytes
-// that fail those checks on every re-read give ErrCorrupt and no bytes, so
-// corrupt data is never served. An offset outside [StartOffset, EndOffset]
-// gives ErrOffsetOutOfRange; EndOffset itself gives no bytes.
+// Every batch returned, and the one it stops before, has passed its CRC,
+// starts at or after the end of the previous one (a gap is confirmed by a
+// second read, see batchReader), ends below its segment's end, and the
+// batches returned carry the epoch the epoch cache expects, on this read:
+// bytes that fail those checks on every re-read give ErrCorrupt and no
+// bytes, so corrupt data is never served. An offset outside [StartOffset,
+// EndOffset] gives ErrOffsetOutOfRange; EndOffset itself gives no bytes.
 func (l *Log) Read(offset, maxOffset int64, maxBytes int, atLeastOne bool) ([]byte, error) {
 	return l.read(offset, maxOffset, maxBytes, atLeastOne, false)
 }

@@ -16,11 +16,13 @@ import (
 // a stored batch can be given:
 //   - its header parses (magic 2, a plausible length) and it ends at or
 //     before the limit;
-//   - it starts at or after the offset the previous one ended at. The base
-//     offset is outside the CRC, so continuity is its only check; a gap
-//     (offsets compaction removed, see compaction.go) is therefore believed
-//     only when a second read of the base offset, straight from the file,
-//     agrees with the first, which tells a gap from a bit flipped in flight;
+//   - it starts at or after the offset the previous one ended at, and ends
+//     below offsetLimit, which no batch of the segment reaches. The base
+//     offset is outside the CRC, so these bounds are its only certain
+//     checks; a gap (offsets compaction removed, see compaction.go) is
+//     therefore believed only when a second read of the base offset,
+//     straight from the file, agrees with the first, which tells a gap
+//     from a bit flipped in flight (but not always: see offsetLimit);
 //   - its CRC matches (unless verifyCRC is off, which only the
 //     CanaryRecoverySkipsCRC bug does).
 //
@@ -61,6 +63,16 @@ type batchReader struct {
 
 	position   int64 // where the next batch starts
 	nextOffset int64 // the offset the next batch must start at
+	// offsetLimit is an offset no batch of the segment reaches: its end
+	// offset when its batches are known (startReader), else the farthest
+	// its indexes can reach from its base (readForward, which finds the
+	// end). A base offset read past it is wrong whatever re-reads say:
+	// their agreement is only likely, not certain, and a bit flipped the
+	// same way in two re-reads after the first read once had a batch at
+	// offset 2^34+307 confirmed as the next after a gap, and Read stopped
+	// there as at its maxOffset, serving nothing for an offset the log
+	// holds (log seed 3823448).
+	offsetLimit int64
 	// entryPosition is where the reader started if an index entry says
 	// the batch at nextOffset starts there, else -1 (see above).
 	entryPosition int64
@@ -107,16 +119,21 @@ type batchReader struct {
 }
 
 // start makes r a reader of file from position up to limit, where a batch
-// starting at nextOffset is expected, reading chunks of chunkBytes into
-// buffer (or buffers of its own when too small). Callers keep the reader
-// in a local variable, on their stack, and start it in place: allocated
-// for every read, or returned by value, it was built aside and copied, and
-// either showed in the simulator's profile. (So is a composite literal
-// assigned to *r: hence the fields one by one.)
-func (r *batchReader) start(file core.File, position, limit, nextOffset int64, chunkBytes int, buffer []byte) {
+// starting at nextOffset is expected and every batch holds offsets below
+// offsetLimit, reading chunks of chunkBytes into buffer (or buffers of its
+// own when too small). Callers keep the reader in a local variable, on
+// their stack, and start it in place: allocated for every read, or
+// returned by value, it was built aside and copied, and either showed in
+// the simulator's profile. (So is a composite literal assigned to *r:
+// hence the fields one by one.)
+func (r *batchReader) start(file core.File, position, limit, nextOffset, offsetLimit int64, chunkBytes int, buffer []byte) {
+	if nextOffset > offsetLimit {
+		panic(fmt.Sprintf("log: a reader expecting offset %d is bounded below it, at %d", nextOffset, offsetLimit))
+	}
 	*r = batchReader{}
 	r.file, r.limit, r.chunkBytes, r.verifyCRC = file, limit, chunkBytes, true
 	r.position, r.nextOffset, r.entryPosition = position, nextOffset, -1
+	r.offsetLimit = offsetLimit
 	r.buffer = buffer
 }
 
@@ -230,6 +247,8 @@ func (r *batchReader) nextOnce() bool {
 		return r.fail("batch starts at offset %d, below %d where the previous one ended", h.BaseOffset, r.nextOffset)
 	case h.LastOffsetDelta < 0 || h.LastOffsetDelta > relativeOffsetMax:
 		return r.fail("last offset delta %d", h.LastOffsetDelta)
+	case h.BaseOffset >= r.offsetLimit || headerLastOffset(h) >= r.offsetLimit:
+		return r.fail("batch [%d, %d] reaches past offset %d, where the segment ends", h.BaseOffset, headerLastOffset(h), r.offsetLimit)
 	case r.verifyCRC && !r.crcChecked(size) && !batch.CheckCRC(b):
 		return r.fail("CRC mismatch")
 	}

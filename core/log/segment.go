@@ -3,6 +3,7 @@ package log
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"sluice/core"
@@ -67,9 +68,10 @@ type segment struct {
 }
 
 // startReader starts r reading the segment's batches from position, where
-// a batch starting at nextOffset is expected (see batchReader.start).
+// a batch starting at nextOffset is expected (see batchReader.start). The
+// segment's batches are known, so none reaches its end offset.
 func (s *segment) startReader(r *batchReader, position, nextOffset int64, chunkBytes int, buffer []byte) {
-	r.start(s.file, position, s.bytes, nextOffset, chunkBytes, buffer)
+	r.start(s.file, position, s.bytes, nextOffset, s.endOffset, chunkBytes, buffer)
 	r.rereads = &s.reads.rereads
 	r.confirmEveryOffset = s.mayHaveGaps
 	if s.isIndexEntry(position, nextOffset) {
@@ -145,6 +147,16 @@ func (s *segment) checkRecordable(h batch.Header, indexIntervalBytes int) error 
 	return nil
 }
 
+// offsetReach is the offset after the farthest any batch of the segment
+// may hold: appends and compaction keep every batch within
+// relativeOffsetMax of the base, where the indexes can reach.
+func (s *segment) offsetReach() int64 {
+	if s.baseOffset > math.MaxInt64-relativeOffsetMax-1 {
+		return math.MaxInt64
+	}
+	return s.baseOffset + relativeOffsetMax + 1
+}
+
 // canHold reports whether a batch range ending at lastOffset, of the given
 // size, may go into this segment rather than a fresh one.
 func (s *segment) canHold(lastOffset, bytes int64, config Config, now time.Duration) bool {
@@ -165,7 +177,9 @@ func (s *segment) canHold(lastOffset, bytes int64, config Config, now time.Durat
 // believed only once re-reads agree with it (batchReader.suspect).
 func (s *segment) readForward(limit int64, indexIntervalBytes int, verifyCRC bool, visit func(h batch.Header, position int64) error, suspect bool) error {
 	var r batchReader
-	r.start(s.file, s.bytes, limit, s.endOffset, scanChunkBytes, s.reads.bytes)
+	// The batches from here on are what this finds out; none can reach
+	// past what the segment's indexes can hold (see canHold).
+	r.start(s.file, s.bytes, limit, s.endOffset, s.offsetReach(), scanChunkBytes, s.reads.bytes)
 	r.rereads = &s.reads.rereads
 	defer func() { s.reads.keep(r.buffer) }()
 	if s.isIndexEntry(s.bytes, s.endOffset) {
