@@ -485,6 +485,11 @@ func (r *run) truncate() *violation {
 	m := &r.model
 	offset := m.start + r.rng.Int64N(m.end-m.start+1)
 	r.note("truncate " + strconv.FormatInt(offset, 10))
+	if offset < m.end {
+		// A cut voids the last restart's promise, even one that halts
+		// the log half done.
+		r.promise = nil
+	}
 	if err := r.log.TruncateTo(offset); err != nil {
 		if r.halted {
 			return nil
@@ -496,7 +501,6 @@ func (r *run) truncate() *violation {
 	}
 	r.counts.truncations++
 	r.notePossibleCut()
-	r.promise = nil
 	m.next()
 	m.truncate(offset)
 	if r.log.EndOffset() != m.end || r.log.StartOffset() != m.start {
@@ -519,6 +523,9 @@ func (r *run) restart() *violation {
 	}
 	r.note("restart at " + strconv.FormatInt(offset, 10))
 	promise := r.promiseAtRestart(offset)
+	// An earlier restart's promise is void from here, even if this one
+	// halts the log half done: this one may cut what that one kept.
+	r.promise = nil
 	if err := r.log.TruncateFullyAndStartAt(offset); err != nil {
 		if r.halted {
 			return nil
