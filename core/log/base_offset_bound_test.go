@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"sluice/core"
 	"sluice/core/log"
 	"sluice/sim/simdisk"
 )
@@ -69,8 +68,8 @@ func TestAReadNeverServesABaseOffsetPastItsSegment(t *testing.T) {
 			config := log.DefaultConfig()
 			stored, position := logWithFourBatches(t, h, config)
 			w := h.world()
-			flipping := &stickyFlipFS{FS: w.FS, file: testDir + "/00000000000000000000.log",
-				position: position + 7 - flippedBit/8, mask: 1 << (flippedBit % 8), flipsLeft: tc.flips}
+			flipping := &flipFS{FS: w.FS, name: testDir + "/00000000000000000000.log",
+				at: position + 7 - flippedBit/8, bit: flippedBit % 8, flips: tc.flips}
 			w.FS = flipping
 			l, err := log.Open(w, testDir, config)
 			if err != nil {
@@ -122,8 +121,8 @@ func TestRecoveryNeverTakesABaseOffsetPastItsSegment(t *testing.T) {
 			config := log.DefaultConfig()
 			stored, position := logWithFourBatches(t, h, config)
 			w := h.world()
-			flipping := &stickyFlipFS{FS: w.FS, file: testDir + "/00000000000000000000.log",
-				position: position + 7 - flippedBit/8, mask: 1 << (flippedBit % 8), flipsLeft: tc.flips, armed: true}
+			flipping := &flipFS{FS: w.FS, name: testDir + "/00000000000000000000.log",
+				at: position + 7 - flippedBit/8, bit: flippedBit % 8, flips: tc.flips, armed: true}
 			w.FS = flipping
 			l, err := log.Open(w, testDir, config)
 			if err != nil {
@@ -148,44 +147,4 @@ func TestRecoveryNeverTakesABaseOffsetPastItsSegment(t *testing.T) {
 			}
 		})
 	}
-}
-
-// stickyFlipFS flips one bit of one file on the reads that cover it once
-// armed, the first flipsLeft of them (every one if negative): the same
-// flip in flight again and again, as a failing cable or controller makes
-// it.
-type stickyFlipFS struct {
-	core.FS
-	file      string
-	position  int64 // the byte holding the bit
-	mask      byte
-	armed     bool
-	flipsLeft int
-	flipped   int // reads flipped so far
-}
-
-func (f *stickyFlipFS) OpenFile(name string, create bool) (core.File, error) {
-	file, err := f.FS.OpenFile(name, create)
-	if err != nil || name != f.file {
-		return file, err
-	}
-	return &stickyFlipFile{File: file, fs: f}, nil
-}
-
-type stickyFlipFile struct {
-	core.File
-	fs *stickyFlipFS
-}
-
-func (f *stickyFlipFile) ReadAt(p []byte, offset int64) (int, error) {
-	n, err := f.File.ReadAt(p, offset)
-	fs := f.fs
-	if at := fs.position - offset; fs.armed && fs.flipsLeft != 0 && at >= 0 && at < int64(n) {
-		p[at] ^= fs.mask
-		fs.flipped++
-		if fs.flipsLeft > 0 {
-			fs.flipsLeft--
-		}
-	}
-	return n, err
 }

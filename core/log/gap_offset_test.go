@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"sluice/core"
 	"sluice/core/batch"
 	"sluice/core/log"
 	"sluice/sim/simdisk"
@@ -47,14 +46,14 @@ func TestAFlippedBaseOffsetAtAGapIsNeverServed(t *testing.T) {
 	// previous batch's end, and where its bytes lie on the disk.
 	flip := findFlippableGap(t, h.disk)
 	w := h.world()
-	flipping := &flippingFS{FS: w.FS, flip: flip}
+	flipping := &flipFS{FS: w.FS, name: flip.file, at: flip.position, bit: flip.bit, armed: true, flips: 1}
 	w.FS = flipping
 	reopened, err := log.Open(w, testDir, config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := joinAll(t, reopened)
-	if !flipping.flipped {
+	if flipping.flipped == 0 {
 		t.Fatal("no read covered the base offset: the test does not test what it says")
 	}
 	if string(got) != string(want) {
@@ -66,7 +65,7 @@ func TestAFlippedBaseOffsetAtAGapIsNeverServed(t *testing.T) {
 type gapFlip struct {
 	file     string
 	position int64 // the byte holding the bit
-	mask     byte
+	bit      uint
 }
 
 // findFlippableGap finds, in the segments on disk, a batch that starts
@@ -95,41 +94,11 @@ func findFlippableGap(t *testing.T, disk *simdisk.Disk) gapFlip {
 			position := int64(s.Position())
 			if difference := uint64(h.BaseOffset ^ previousEnd); h.BaseOffset > previousEnd && bits.OnesCount64(difference) == 1 {
 				bit := bits.TrailingZeros64(difference)
-				return gapFlip{file: path.Join(testDir, name), position: position + 7 - int64(bit/8), mask: 1 << (bit % 8)}
+				return gapFlip{file: path.Join(testDir, name), position: position + 7 - int64(bit/8), bit: uint(bit % 8)}
 			}
 			previousEnd = h.NextOffset()
 		}
 	}
 	t.Fatal("compaction left no gap one bit wide: the test needs one")
 	return gapFlip{}
-}
-
-// flippingFS flips one bit of one file the first time a read covers it,
-// as a bad cable or controller would in flight: a second read is right.
-type flippingFS struct {
-	core.FS
-	flip    gapFlip
-	flipped bool
-}
-
-func (f *flippingFS) OpenFile(name string, create bool) (core.File, error) {
-	file, err := f.FS.OpenFile(name, create)
-	if err != nil || name != f.flip.file {
-		return file, err
-	}
-	return &flippingFile{File: file, fs: f}, nil
-}
-
-type flippingFile struct {
-	core.File
-	fs *flippingFS
-}
-
-func (f *flippingFile) ReadAt(p []byte, offset int64) (int, error) {
-	n, err := f.File.ReadAt(p, offset)
-	if at := f.fs.flip.position - offset; !f.fs.flipped && at >= 0 && at < int64(n) {
-		p[at] ^= f.fs.flip.mask
-		f.fs.flipped = true
-	}
-	return n, err
 }

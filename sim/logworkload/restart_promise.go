@@ -3,6 +3,7 @@ package logworkload
 import (
 	"bytes"
 	"fmt"
+	"slices"
 )
 
 // A restart (TruncateFullyAndStartAt) is durable once a checkpoint records
@@ -60,14 +61,7 @@ func (r *run) checkRestartPromise(recovered [][]byte, start, end int64) *violati
 		if b.last < start {
 			continue
 		}
-		found := false
-		for _, got := range recovered {
-			if bytes.Equal(got, b.bytes) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(recovered, func(got []byte) bool { return bytes.Equal(got, b.bytes) }) {
 			return &violation{"synced-lost", fmt.Sprintf("batch [%d, %d] was synced when the log restarted at %d, at or beyond its end, and no checkpoint recorded the restart; recovered [%d, %d) without it", b.base, b.last, p.offset, start, end)}
 		}
 	}
