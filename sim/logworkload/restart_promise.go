@@ -15,10 +15,10 @@ import (
 // without knowing the segments: a restart at or beyond the end cuts
 // nothing, so every batch synced before it must survive such a crash.
 //
-// The log keeps nothing while a truncation is not yet durable (a kept file
-// could bring back what the cut removed), so the promise is made only when
-// a sync round that began after the last operation that may have cut the
-// log's files has completed.
+// While a cut of the log's files is not yet durable, a kept file could
+// come back with the cut undone, so the log refuses such a restart
+// (ErrTruncationNotDurable) until a round that began after the cut has
+// completed; the model takes a refusal only then (mayRefuseRestart).
 
 // restartPromise is what a restart promised to keep until its checkpoint.
 type restartPromise struct {
@@ -27,11 +27,12 @@ type restartPromise struct {
 	batches []modelBatch
 }
 
-// promiseAtRestart is what a restart at offset promises, nil if nothing:
-// a restart inside the log, or one while a cut may not be durable yet.
+// promiseAtRestart is what a restart at offset promises, nil for a
+// restart inside the log, which cuts what the model cannot place in
+// segments.
 func (r *run) promiseAtRestart(offset int64) *restartPromise {
 	m := &r.model
-	if offset < m.end || r.log.SyncStats().RoundsCompleted <= r.cutRounds {
+	if offset < m.end {
 		return nil
 	}
 	synced := r.log.SyncedOffset()
@@ -42,6 +43,13 @@ func (r *run) promiseAtRestart(offset int64) *restartPromise {
 		}
 	}
 	return p
+}
+
+// mayRefuseRestart reports whether the log may refuse a restart for a cut
+// not yet durable: no round begun after the last possible cut has
+// completed.
+func (r *run) mayRefuseRestart() bool {
+	return r.log.SyncStats().RoundsCompleted <= r.cutRounds
 }
 
 // notePossibleCut records that the log's files may have been cut: its

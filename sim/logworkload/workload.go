@@ -119,7 +119,7 @@ type run struct {
 }
 
 type counts struct {
-	appends, appendsRefused, reads, syncs, truncations, restarts, startMoves, retentions, crashes, halts int
+	appends, appendsRefused, reads, syncs, truncations, restarts, restartsRefused, startMoves, retentions, crashes, halts int
 	// fullDiskWindows counts the full-disk windows opened.
 	fullDiskWindows int
 
@@ -530,6 +530,10 @@ func (r *run) restart() *violation {
 		if r.halted {
 			return nil
 		}
+		if errors.Is(err, log.ErrTruncationNotDurable) && r.mayRefuseRestart() {
+			r.counts.restartsRefused++
+			return nil
+		}
 		return &violation{"offsets", fmt.Sprintf("TruncateFullyAndStartAt(%d): %v", offset, err)}
 	}
 	r.counts.restarts++
@@ -598,6 +602,7 @@ func (r *run) stats() []sim.Option {
 		sim.Opt("syncs", c.syncs),
 		sim.Opt("truncations", c.truncations),
 		sim.Opt("restarts", c.restarts),
+		sim.Opt("restarts_refused", c.restartsRefused),
 		sim.Opt("start_moves", c.startMoves),
 		sim.Opt("retentions", c.retentions),
 		sim.Opt("crashes", c.crashes),
