@@ -29,11 +29,12 @@ var (
 	// epoch cache holds epochEntriesMax entries already.
 	ErrEpochCacheFull = errors.New("log: leader epoch cache is full")
 
-	// ErrTruncationNotDurable: the log was truncated (by TruncateTo or by
-	// recovery) and the sync that makes the truncation durable has not
-	// completed yet (see sync.go). The truncation started that sync; the
-	// caller retries the append later.
-	ErrTruncationNotDurable = errors.New("log: truncation not yet durable; retry the append after the next sync")
+	// ErrTruncationNotDurable: the log was truncated (by TruncateTo, a
+	// restart or recovery) and the sync that makes the truncation durable
+	// has not completed yet (see sync.go). An append is refused then, and
+	// so is a restart that would keep records (TruncateFullyAndStartAt).
+	// The truncation started that sync; the caller retries later.
+	ErrTruncationNotDurable = errors.New("log: truncation not yet durable; retry after the next sync")
 
 	// ErrClosed: the log was closed.
 	ErrClosed = errors.New("log: closed")

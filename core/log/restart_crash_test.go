@@ -2,10 +2,13 @@ package log_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"sluice/core/batch"
+	"sluice/core/log"
 	"sluice/sim/simdisk"
 )
 
@@ -68,6 +71,51 @@ func TestARestartCutShortByACrashKeepsTheOldLog(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A restart while a cut is not yet durable would have to keep the old
+// segments below its start (recovery needs their synced records if a
+// crash comes before the restart's checkpoint) and cannot (one could come
+// back with the cut undone), so it is refused until the cut's sync
+// completes. Taken at once, it deleted them, and a crash before its
+// checkpoint brought the log back empty at the old start (log seed 1172).
+func TestARestartWaitsForAPendingCut(t *testing.T) {
+	h := newHarness(t, 13, simdisk.Faults{})
+	l := h.open(smallConfig())
+	stored := fill(t, l, 12, 4)
+	h.syncAll(l)
+	last, _ := batch.Parse(stored[len(stored)-1])
+	cut := last.BaseOffset
+	if err := l.TruncateTo(cut); err != nil {
+		t.Fatal(err)
+	}
+	start := cut + 10
+	if err := l.TruncateFullyAndStartAt(start); !errors.Is(err, log.ErrTruncationNotDurable) {
+		t.Fatalf("restart at %d with the cut to %d not yet durable: %v, want ErrTruncationNotDurable", start, cut, err)
+	}
+	if l.StartOffset() != 0 || l.EndOffset() != cut {
+		t.Fatalf("after the refused restart the log is [%d, %d), want [0, %d) untouched", l.StartOffset(), l.EndOffset(), cut)
+	}
+	h.advance(time.Second)
+	if err := l.TruncateFullyAndStartAt(start); err != nil {
+		t.Fatalf("restart once the cut is durable: %v", err)
+	}
+	// Room for the directory's changes, none for the checkpoint.
+	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage()})
+	h.advance(time.Second)
+	h.crash()
+	h.disk.SetFaults(simdisk.Faults{})
+	l = h.open(smallConfig())
+	want := prefixUpTo(stored, cut)
+	kept := readAll(t, l)
+	if l.StartOffset() != 0 || l.EndOffset() != cut || len(kept) != len(want) {
+		t.Fatalf("after the crash the log is [%d, %d) with %d batches, want the synced [0, %d) with %d", l.StartOffset(), l.EndOffset(), len(kept), cut, len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(kept[i], want[i]) {
+			t.Fatalf("batch %d differs after the crash", i)
+		}
 	}
 }
 

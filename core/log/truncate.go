@@ -92,6 +92,15 @@ func (l *Log) TruncateTo(offset int64) error {
 // cancelled, its old segments kept or deleted alike. Appends wait until
 // the checkpoint, as after TruncateTo, however many rounds a full disk
 // refuses it (restartedStart).
+//
+// While a cut at the end (TruncateTo, an earlier restart, recovery) is
+// not durable yet, a restart that would keep records is refused with
+// ErrTruncationNotDurable, as an append is, and the caller tries again
+// after the next sync: a file kept then could come back from a crash with
+// the cut undone, reaching into the new log, and one deleted instead
+// takes the synced records below start with it, which recovery needs if
+// the crash comes before the restart's checkpoint (log seed 1172, which
+// came back empty at its old start).
 func (l *Log) TruncateFullyAndStartAt(start int64) error {
 	if err := l.usable(); err != nil {
 		return err
@@ -99,7 +108,22 @@ func (l *Log) TruncateFullyAndStartAt(start int64) error {
 	if start < 0 {
 		return fmt.Errorf("%w: cannot start at negative offset %d", ErrOffsetOutOfRange, start)
 	}
+	if l.truncationPending && l.keepsRecordsBelow(start) {
+		l.Sync() // make sure the sync that makes the cut durable is under way
+		return fmt.Errorf("%w: a restart at %d would keep records below it", ErrTruncationNotDurable, start)
+	}
 	return l.truncateFullyAndStartAt(start)
+}
+
+// keepsRecordsBelow reports whether a restart at start would keep a
+// segment that holds records (see keepBelowUntilRestartDurable).
+func (l *Log) keepsRecordsBelow(start int64) bool {
+	for _, s := range l.segments {
+		if s.endOffset > s.baseOffset && s.leftover().whollyBelow(start) {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *Log) truncateFullyAndStartAt(start int64) error {
@@ -139,7 +163,9 @@ func (l *Log) truncateFullyAndStartAt(start int64) error {
 // after TruncateTo. While a truncation is not yet durable none is kept: a
 // crash could undo the cut in a kept file, and recovery would bring back
 // records the log had already given up; with every cut durable, a kept
-// file can only come back as a prefix of the log the restart left.
+// file can only come back as a prefix of the log the restart left. (A
+// restart that would keep records then is refused before it comes here;
+// TruncateTo's restart at the start has nothing wholly below it.)
 func (l *Log) keepBelowUntilRestartDurable(start int64) {
 	leftovers := l.restartLeftovers[:0]
 	for _, left := range l.restartLeftovers {
