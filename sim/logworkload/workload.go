@@ -522,7 +522,7 @@ func (r *run) restart() *violation {
 		offset = m.batches[r.rng.IntN(len(m.batches))].base
 	}
 	r.note("restart at " + strconv.FormatInt(offset, 10))
-	promise := r.promiseAtRestart(offset)
+	promise, earlier := r.promiseAtRestart(offset), r.promise
 	// An earlier restart's promise is void from here, even if this one
 	// halts the log half done: this one may cut what that one kept.
 	r.promise = nil
@@ -531,7 +531,11 @@ func (r *run) restart() *violation {
 			return nil
 		}
 		if errors.Is(err, log.ErrTruncationNotDurable) && r.mayRefuseRestart() {
+			// Refused before it touched anything: the earlier promise
+			// stands.
+			r.note("restart refused: a cut is not yet durable")
 			r.counts.restartsRefused++
+			r.promise = earlier
 			return nil
 		}
 		return &violation{"offsets", fmt.Sprintf("TruncateFullyAndStartAt(%d): %v", offset, err)}
