@@ -1,9 +1,12 @@
 package replica
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	corelog "sluice/core/log"
 )
 
 // Where a follower's log diverges from its new leader's, the follower cuts
@@ -142,7 +145,13 @@ func (p *Partition) restartLogAt(start int64, reason string) error {
 	p.logger.Info("restarting the log", "start", start, "log_start", p.log.StartOffset(), "log_end", p.log.EndOffset(),
 		"high_watermark", p.highWatermark, "reason", reason)
 	if err := p.log.TruncateFullyAndStartAt(start); err != nil {
-		p.logger.Warn("restarting the log failed", "start", start, "error", err)
+		if errors.Is(err, corelog.ErrTruncationNotDurable) {
+			// An earlier cut is not durable yet: the fetcher backs off
+			// and the next answer restarts the log.
+			p.logger.Info("restarting the log waits for a cut to be durable", "start", start)
+		} else {
+			p.logger.Warn("restarting the log failed", "start", start, "error", err)
+		}
 		return kafkaError(err)
 	}
 	return p.afterTruncation()
