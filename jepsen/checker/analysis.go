@@ -17,6 +17,11 @@ type analysis struct {
 	options    Options
 
 	lossPermitted map[history.TopicPartition]bool
+	// lossySenders are Options.LossySenders; lossyPartitions the
+	// partitions they sent to, where the consequences of loss are
+	// permitted too.
+	lossySenders    map[int]bool
+	lossyPartitions map[history.TopicPartition]bool
 	// logStart is, per partition, the offset below which retention
 	// deleted every record (Options.Deleted); zero elsewhere.
 	logStart map[history.TopicPartition]int64
@@ -86,16 +91,21 @@ func newAnalysis(ops []history.Op, options Options) (*analysis, error) {
 		return nil, err
 	}
 	a := &analysis{
-		ops:           ops,
-		operations:    operations,
-		options:       options,
-		lossPermitted: map[history.TopicPartition]bool{},
-		logStart:      map[history.TopicPartition]int64{},
-		logs:          map[history.TopicPartition]*partitionLog{},
-		polled:        map[string]bool{},
+		ops:             ops,
+		operations:      operations,
+		options:         options,
+		lossPermitted:   map[history.TopicPartition]bool{},
+		lossySenders:    map[int]bool{},
+		lossyPartitions: map[history.TopicPartition]bool{},
+		logStart:        map[history.TopicPartition]int64{},
+		logs:            map[history.TopicPartition]*partitionLog{},
+		polled:          map[string]bool{},
 	}
 	for _, tp := range options.LossPermitted {
 		a.lossPermitted[tp] = true
+	}
+	for _, process := range options.LossySenders {
+		a.lossySenders[process] = true
 	}
 	for _, d := range options.Deleted {
 		a.logStart[d.Partition] = max(a.logStart[d.Partition], d.Offset)
@@ -120,6 +130,9 @@ func newAnalysis(ops []history.Op, options Options) (*analysis, error) {
 func (a *analysis) addSend(at int, operation history.Operation) {
 	invoke := &a.ops[operation.Invoke]
 	for i, send := range invoke.Sends {
+		if a.lossySenders[operation.Process] {
+			a.lossyPartitions[send.Partition] = true
+		}
 		sent := sentValue{value: send.Value, partition: send.Partition, operation: operation, offset: history.OffsetUnknown}
 		log := a.log(send.Partition)
 		log.touchedBy(at)
@@ -236,8 +249,9 @@ func (a *analysis) deleted(tp history.TopicPartition, offset int64) bool {
 
 // status is a finding's status in a partition: permitted where the options
 // allow loss and the anomaly is what loss looks like, a failure otherwise.
+// (A value that was lost is judged by lostStatus, which asks who sent it.)
 func (a *analysis) status(anomaly Anomaly, tp history.TopicPartition) Status {
-	if anomaly.lossConsequence() && a.lossPermitted[tp] {
+	if anomaly.lossConsequence() && (a.lossPermitted[tp] || a.lossyPartitions[tp]) {
 		return Permitted
 	}
 	return Failure

@@ -114,8 +114,10 @@ const (
 // (nonlinearizable-log), or a consumer that had read past the new end of
 // a truncated log is sent back to an earlier offset by its client's
 // offset-out-of-range reset (nonmonotonic-poll and its internal form). In
-// a partition listed in Options.LossPermitted these are reported as
-// permitted, not as failures.
+// a partition listed in Options.LossPermitted, or one a sender listed in
+// Options.LossySenders wrote, these are reported as permitted, not as
+// failures; except that a value lost there is permitted only if its own
+// sender may lose it (lostStatus).
 func (a Anomaly) lossConsequence() bool {
 	switch a {
 	case LostWrite, Unseen, InconsistentOffsets, NonmonotonicSend, NonlinearizableLog,

@@ -114,7 +114,7 @@ func (a *analysis) duplicateOf(sightings []sighting) (Finding, bool) {
 		case a.deleted(at.partition, at.offset):
 			// Gone on purpose, with the producer's state for it.
 		case a.overwritten(at.partition, at.offset, sightings[0].value):
-			if !a.lossPermitted[at.partition] {
+			if !a.lossPermitted[at.partition] && !a.lossyPartitions[at.partition] {
 				status = Failure // replaced where no loss is permitted
 			}
 		default:

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"testing"
 
 	"sluice/jepsen/history"
@@ -70,6 +71,31 @@ func TestInconsistentOffsetsArePermittedWhereLossIs(t *testing.T) {
 	wantFindings(t, report, InconsistentOffsets, Permitted, []int{a, b})
 	if !report.Valid {
 		t.Fatalf("permitted findings failed the run:\n%s", report)
+	}
+}
+
+// An acks=1 sender's write lost and its offset taken by another's: the
+// reuse is the loss's consequence, permitted in every partition a lossy
+// sender wrote, and a failure in one it did not.
+func TestInconsistentOffsetsArePermittedWhereALossySenderWrote(t *testing.T) {
+	s := newScript(t)
+	a := s.send(0, t0, "a", 0)
+	b := s.send(1, t0, "b", 0)
+	c := s.send(2, t1, "c", 0)
+	d := s.send(3, t1, "d", 0)
+	report := CheckInconsistentOffsets(s.ops(), Options{LossySenders: []int{0}})
+	class := checkedClass(t, report, InconsistentOffsets)
+	var permitted, failed [][]int
+	for _, finding := range class.Examples {
+		switch finding.Status {
+		case Permitted:
+			permitted = append(permitted, finding.Ops)
+		case Failure:
+			failed = append(failed, finding.Ops)
+		}
+	}
+	if !slices.EqualFunc(permitted, [][]int{{a, b}}, slices.Equal) || !slices.EqualFunc(failed, [][]int{{c, d}}, slices.Equal) {
+		t.Fatalf("permitted %v, failed %v; want [[%d %d]] and [[%d %d]]:\n%s", permitted, failed, a, b, c, d, report)
 	}
 }
 

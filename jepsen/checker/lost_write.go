@@ -49,12 +49,14 @@ func (a *analysis) unseenStatus(sent sentValue) Status {
 }
 
 // lostStatus judges a value no poll received: permitted where retention
-// deleted its offset before anyone read it, or where loss is.
+// deleted its offset before anyone read it, where the partition may lose
+// anything, or where its sender may lose what it sends; a failure for
+// another sender's value in a partition a lossy sender shares.
 func (a *analysis) lostStatus(anomaly Anomaly, sent sentValue) Status {
-	if a.deleted(sent.partition, sent.offset) {
+	if a.deleted(sent.partition, sent.offset) || a.lossPermitted[sent.partition] || a.lossySenders[sent.operation.Process] {
 		return Permitted
 	}
-	return a.status(anomaly, sent.partition)
+	return Failure
 }
 
 func describeOffset(offset int64) string {

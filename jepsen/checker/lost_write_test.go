@@ -43,6 +43,20 @@ func TestLostWrites(t *testing.T) {
 			poll := s.poll(1, pollOf(t0, 0, records(0, "a", 2, "c")))
 			return []expectation{{LostWrite, Permitted, [][]int{{b, poll}}}}
 		}},
+		{"an acks=1 sender's value lost", Options{LossySenders: []int{0}, FinalDrain: true}, func(s *script) []expectation {
+			s.send(2, t0, "a", 0)
+			b := s.send(0, t0, "b", 1)
+			s.send(2, t0, "c", 2)
+			poll := s.poll(1, pollOf(t0, 0, records(0, "a", 2, "c")))
+			return []expectation{{LostWrite, Permitted, [][]int{{b, poll}}}}
+		}},
+		{"an acks=all value lost beside an acks=1 sender", Options{LossySenders: []int{0}, FinalDrain: true}, func(s *script) []expectation {
+			s.send(0, t0, "a", 0)
+			b := s.send(2, t0, "b", 1)
+			c := s.send(2, t0, "c", 2)
+			poll := s.poll(1, pollOf(t0, 0, records(0, "a", 1, "x")))
+			return []expectation{{LostWrite, Failure, [][]int{{b, poll}}}, {Unseen, Failure, [][]int{{c}}}}
+		}},
 		{"not yet polled, no final drain", Options{}, func(s *script) []expectation {
 			s.send(0, t0, "a", 0)
 			b := s.send(0, t0, "b", 1)

@@ -22,6 +22,17 @@ type Options struct {
 	// as failures.
 	LossPermitted []history.TopicPartition
 
+	// LossySenders lists processes whose acknowledged sends the
+	// configuration may lose wherever they write: an acks=1 producer's,
+	// acknowledged by the leader before any follower (or the disk) has
+	// them. A lost or unseen value of theirs is permitted; so, in every
+	// partition one of them sent to, are the other consequences of loss
+	// (an offset reused, a log missing an append, a consumer sent back).
+	// Another process's value lost there is still a failure: an acks=all
+	// send is committed only once the in-sync replicas hold everything
+	// the leader held before it, acks=1 records included.
+	LossySenders []int
+
 	// Deleted lists partitions whose records below an offset retention
 	// deleted (each partition's final log start offset). An acknowledged
 	// value below it that no poll received, and a poll that skipped
@@ -68,6 +79,11 @@ func (o Options) validate() error {
 	for _, d := range o.Deleted {
 		if d.Partition.Topic == "" || d.Partition.Partition < 0 || d.Offset < 0 {
 			return fmt.Errorf("checker: records deleted below offset %d of invalid partition %q", d.Offset, d.Partition.String())
+		}
+	}
+	for _, process := range o.LossySenders {
+		if process < 0 {
+			return fmt.Errorf("checker: loss permitted to invalid process %d", process)
 		}
 	}
 	for _, tp := range o.UncleanElected {

@@ -24,8 +24,8 @@ const (
 	// Failure breaks a promise the configuration makes.
 	Failure Status = iota + 1
 	// Permitted is a loss the configuration is allowed
-	// (Options.LossPermitted), or records retention deleted
-	// (Options.Deleted).
+	// (Options.LossPermitted, Options.LossySenders), or records retention
+	// deleted (Options.Deleted).
 	Permitted
 	// Informational is reported but judges nothing: unseen values without
 	// a final drain.

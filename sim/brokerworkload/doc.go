@@ -21,8 +21,9 @@
 // partition assigned once in one generation, and its committed offsets
 // reach every partition's end, read back from the coordinator, within
 // groupLivenessMax). Then jepsen/checker judges the history with
-// FinalDrain set; partitions an acks=1 producer wrote are LossPermitted,
-// since a crash before the fsync may lose what acks=1 acknowledged. The
+// FinalDrain set; the acks=1 producers are LossySenders, since a crash
+// before the fsync may lose what acks=1 acknowledged (and an acks=all
+// value beside theirs may not be lost). The
 // group's own history (the sends and its consumers' operations) is judged
 // again for values the group never polled.
 //

@@ -13,8 +13,7 @@ import (
 // drain. The group drained to every partition's end, so an acknowledged
 // value none of its consumers polled is one the group skipped: reported
 // as "group-unseen" (or "group-lost-write" when a consumer polled past
-// it). Partitions an acks=1 producer wrote may lose values, as for the
-// whole history.
+// it). Acks=1 producers may lose values, as for the whole history.
 func (r *run) checkGroupSawEverything() *violation {
 	consumers := map[int]bool{}
 	for _, process := range r.consumerProcesses() {
@@ -35,8 +34,8 @@ func (r *run) checkGroupSawEverything() *violation {
 		ops[i].Index = i
 	}
 	report := checker.CheckLostWrites(ops, checker.Options{
-		LossPermitted: r.settings.lossPermitted(),
-		FinalDrain:    true,
+		LossySenders: r.lossySenders(),
+		FinalDrain:   true,
 	})
 	if report.Error != "" {
 		return &violation{"group-history", report.Error}

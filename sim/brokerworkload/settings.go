@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"sluice/jepsen/history"
 	"sluice/sim"
 	"sluice/sim/kernel"
 	"sluice/sim/simdisk"
@@ -193,30 +192,6 @@ func subset(rng random, all []int32) []int32 {
 			return chosen
 		}
 	}
-}
-
-// lossPermitted lists the partitions an acks=1 producer writes to: their
-// acknowledged writes may vanish when the broker crashes before a sync.
-func (s settings) lossPermitted() []history.TopicPartition {
-	var permitted []history.TopicPartition
-	for p := range int32(s.partitions) {
-		for _, producer := range s.producers {
-			if producer.acks == 1 && containsPartition(producer.partitions, p) {
-				permitted = append(permitted, history.TopicPartition{Topic: topicName, Partition: p})
-				break
-			}
-		}
-	}
-	return permitted
-}
-
-func containsPartition(partitions []int32, p int32) bool {
-	for _, q := range partitions {
-		if q == p {
-			return true
-		}
-	}
-	return false
 }
 
 // options lists the settings for the result line, in a stable order.

@@ -11,8 +11,6 @@ import (
 
 // lossPermitted lists the partitions whose acknowledged writes the
 // configuration may lose, and so the checker must not count as lost:
-//   - every partition an acks=1 producer writes: the leader acknowledges
-//     before any follower has the write, and a failover loses it;
 //   - every partition of a page-cache topic, once any node lost its page
 //     cache: in the simulator every crash is its machine's (its unsynced
 //     writes are gone), and a write acknowledged from page caches is lost
@@ -23,22 +21,31 @@ import (
 //     at some point (created so, or altered: alters.go) whose leader a
 //     controller chose outside the ISR: that replica takes back what
 //     only the ISR had.
+//
+// An acks=1 producer's writes may be lost anywhere (lossySenders): the
+// leader acknowledges before any follower has the write, and a failover
+// loses it. The acks=all writes beside them in a partition may not.
 func (r *run) lossPermitted() []history.TopicPartition {
 	pageCacheLost := r.machineCrashes() > 0
 	var permitted []history.TopicPartition
 	for _, tp := range r.allPartitions() {
 		t, _ := r.scenario.Topic(tp.Topic)
-		permit := r.electedUncleanly(tp) || (t.PageCache && pageCacheLost)
-		for _, p := range r.producers {
-			if p.settings.Acks == 1 && slices.Contains(p.partitions, tp) {
-				permit = true
-			}
-		}
-		if permit {
+		if r.electedUncleanly(tp) || (t.PageCache && pageCacheLost) {
 			permitted = append(permitted, tp)
 		}
 	}
 	return permitted
+}
+
+// lossySenders lists the history processes of the acks=1 producers.
+func (r *run) lossySenders() []int {
+	var processes []int
+	for _, p := range r.producers {
+		if p.settings.Acks == 1 {
+			processes = append(processes, p.producer.Processes()...)
+		}
+	}
+	return processes
 }
 
 // uncleanElected lists, in allPartitions' order, the partitions
@@ -84,6 +91,7 @@ func (r *run) checkHistory(finalDrain bool) {
 	ops := settleUnreadUnknownCommits(withoutEndClaims(r.recorder.History()))
 	options := checker.Options{
 		LossPermitted:   r.lossPermitted(),
+		LossySenders:    r.lossySenders(),
 		Deleted:         r.deletedRecords(),
 		DeletesAnswered: r.deletions,
 		UncleanElected:  r.uncleanElected(),
@@ -216,7 +224,7 @@ func (r *run) checkGroupSawEverything() {
 			ops[i] = r.recorder.Op(index)
 			ops[i].Index = i
 		}
-		report := checker.CheckLostWrites(ops, checker.Options{LossPermitted: r.lossPermitted(), Deleted: r.deletedRecords(), FinalDrain: true})
+		report := checker.CheckLostWrites(ops, checker.Options{LossPermitted: r.lossPermitted(), LossySenders: r.lossySenders(), Deleted: r.deletedRecords(), FinalDrain: true})
 		if report.Error != "" {
 			r.fail("group-history", report.Error)
 			return

@@ -73,6 +73,10 @@ type Producer struct {
 	// history, which copies it: a slice literal passed to the recorder
 	// escaped to the heap, twice a send.
 	sent [1]history.Send
+	// usedProcesses are every process the producer recorded on, in the
+	// order taken: one per lane and one per info, so bounded by the
+	// history's size.
+	usedProcesses []int
 }
 
 // lane is one partition's stream of sends: one history process, one batch
@@ -198,7 +202,7 @@ func (p *Producer) Send(tp history.TopicPartition, key, value string, done func(
 		if len(p.lanes) >= lanesMax {
 			return fmt.Errorf("simclient: producer already sends to %d partitions", lanesMax)
 		}
-		l = &lane{partition: tp, process: p.processes.Next()}
+		l = &lane{partition: tp, process: p.takeProcess()}
 		p.lanes[tp] = l
 	}
 	if l.inFlight != nil {
@@ -465,7 +469,7 @@ func (p *Producer) finish(s *produce, result SendResult) {
 	case history.Info:
 		p.stats.Unknown++
 		s.op.Info(result.Err.Error())
-		l.process = p.processes.Next()
+		l.process = p.takeProcess()
 		if p.config.Idempotent {
 			p.abandonIdentity(s.generation)
 		}
@@ -512,3 +516,15 @@ func orNone(err error) error {
 	}
 	return err
 }
+
+// takeProcess returns a new history process for a lane.
+func (p *Producer) takeProcess() int {
+	process := p.processes.Next()
+	p.usedProcesses = append(p.usedProcesses, process)
+	return process
+}
+
+// Processes lists every history process the producer recorded on: a
+// checker told which producers may lose what they were acknowledged
+// (acks=1) finds their sends by these.
+func (p *Producer) Processes() []int { return slices.Clone(p.usedProcesses) }
