@@ -444,7 +444,7 @@ func (r *runner) judge() {
 func (r *runner) checkerOptions() checker.Options {
 	w := r.config.Workload
 	options := checker.Options{FinalDrain: r.result.Stats.Drained, LinearizabilityTimeout: linearizabilityTimeout}
-	if w.LossPermitted() {
+	if !w.AcksAll {
 		for partition := range w.Partitions {
 			options.LossPermitted = append(options.LossPermitted, history.TopicPartition{Topic: w.Topic, Partition: partition})
 		}
@@ -453,7 +453,7 @@ func (r *runner) checkerOptions() checker.Options {
 		r.deleter.options(&options)
 		r.result.DeletesSent, r.result.DeletesAnswered = r.deleter.sent.Load(), r.deleter.ok.Load()
 	}
-	if r.alterer != nil {
+	if r.alterer != nil || w.UncleanLeaderElection {
 		r.uncleanOptions(&options)
 	}
 	r.retentionOptions(&options)
@@ -462,13 +462,16 @@ func (r *runner) checkerOptions() checker.Options {
 
 // uncleanOptions permits loss, and reads below a DeleteRecords answer, in
 // the partitions a controller elected a leader of outside the ISR while
-// the alterer had turned unclean leader election on, as the nodes' logs
-// say; every other partition keeps every promise.
+// the topic allowed it (created so, or the alterer had turned unclean
+// leader election on), as the nodes' logs say; every other partition
+// keeps every promise.
 func (r *runner) uncleanOptions(options *checker.Options) {
 	w := r.config.Workload
-	r.result.UncleanSent, r.result.UncleanConfirmed = r.alterer.sent.Load(), r.alterer.confirmed.Load()
-	if !r.alterer.turnedOn.Load() {
-		return
+	if r.alterer != nil {
+		r.result.UncleanSent, r.result.UncleanConfirmed = r.alterer.sent.Load(), r.alterer.confirmed.Load()
+		if !w.UncleanLeaderElection && !r.alterer.turnedOn.Load() {
+			return
+		}
 	}
 	partitions, err := uncleanElectedPartitions(r.nodeLogs, w.Topic)
 	if err != nil {

@@ -163,10 +163,13 @@ func DefaultWorkload(nodes int) Workload {
 }
 
 // LossPermitted reports whether the workload's settings allow losing
-// acknowledged writes: acks=1, a single in-sync replica, or unclean
-// leader elections.
+// acknowledged writes: acks=1 anywhere, or unclean leader elections where
+// a controller elects a leader outside the ISR. A single in-sync replica
+// is not enough: a leader acknowledges acks=all once its own fsync holds
+// the write, and only an unclean election can elect another replica in
+// its place while it is the whole ISR.
 func (w Workload) LossPermitted() bool {
-	return !w.AcksAll || w.MinInsyncReplicas < 2 || w.UncleanLeaderElection
+	return !w.AcksAll || w.UncleanLeaderElection
 }
 
 func (w Workload) validate(nodes int) error {
