@@ -7,20 +7,16 @@ import (
 
 	"sluice/jepsen/checker"
 	"sluice/jepsen/history"
-	"sluice/sim/scenario"
 )
 
 // lossPermitted lists the partitions whose acknowledged writes the
 // configuration may lose, and so the checker must not count as lost:
-//   - every partition of a page-cache topic, once as many nodes lost their
-//     page caches as an acknowledged write has holders: in the simulator
-//     every crash is its machine's (its unsynced writes are gone), and a
-//     write acknowledged from page caches is lost when every replica
-//     holding it loses its page cache before a sync, at once (a power loss
-//     of every node) or one after the other faster than re-replication.
-//     An acks=all write is answered only while the ISR holding it has at
-//     least min.insync.replicas members, so fewer crashes than that cannot
-//     lose it (pageCachesLost);
+//   - every partition of a page-cache topic, once any node lost its page
+//     cache: in the simulator every crash is its machine's (its unsynced
+//     writes are gone), and a write acknowledged from page caches is lost
+//     when every replica holding it loses its page cache before a sync,
+//     at once (a power loss of every node) or one after the other faster
+//     than re-replication;
 //   - every partition of a topic that allowed unclean leader elections
 //     at some point (created so, or altered: alters.go) whose leader a
 //     controller chose outside the ISR: that replica takes back what
@@ -30,33 +26,15 @@ import (
 // leader acknowledges before any follower has the write, and a failover
 // loses it. The acks=all writes beside them in a partition may not.
 func (r *run) lossPermitted() []history.TopicPartition {
+	pageCacheLost := r.machineCrashes() > 0
 	var permitted []history.TopicPartition
 	for _, tp := range r.allPartitions() {
 		t, _ := r.scenario.Topic(tp.Topic)
-		if r.electedUncleanly(tp) || (t.PageCache && r.pageCachesLost(t)) {
+		if r.electedUncleanly(tp) || (t.PageCache && pageCacheLost) {
 			permitted = append(permitted, tp)
 		}
 	}
 	return permitted
-}
-
-// pageCachesLost reports whether enough nodes lost their page caches to
-// take an acks=all write of page-cache topic t with them: as many as
-// min.insync.replicas, or one if an operator may have lowered it to one
-// (alters.go). Halts count as losses, though a halted node's machine keeps
-// its page cache: a check may permit more than it must, never less.
-func (r *run) pageCachesLost(t scenario.Topic) bool {
-	holders := max(t.MinInsync, 1)
-	if t.AlterEvery != 0 {
-		holders = 1
-	}
-	lost := 0
-	for _, n := range r.nodes {
-		if n.crashes+n.halts > 0 {
-			lost++
-		}
-	}
-	return lost >= holders
 }
 
 // lossySenders lists the history processes of the acks=1 producers.
@@ -89,6 +67,15 @@ func (r *run) uncleanElected() []history.TopicPartition {
 // that is the bug the checks must catch.
 func (r *run) electedUncleanly(tp history.TopicPartition) bool {
 	return r.observer.uncleanElected[tp] && r.uncleanAllowed(tp.Topic)
+}
+
+// machineCrashes counts node crashes and halts.
+func (r *run) machineCrashes() int {
+	total := 0
+	for _, n := range r.nodes {
+		total += n.crashes + n.halts
+	}
+	return total
 }
 
 // checkHistory judges the whole history with every jepsen checker. With
