@@ -8,12 +8,14 @@ import (
 
 // A restart (TruncateFullyAndStartAt) is durable once a checkpoint records
 // its start. A crash before that sends recovery back to the older start,
-// and the old log must be there as it was synced: a follower in the ISR
-// that came back empty below the end it had reported could be elected and
-// write again at offsets already acknowledged (cluster seed 2985856). The
-// model holds the log to that where it can tell what the restart keeps
-// without knowing the segments: a restart at or beyond the end cuts
-// nothing, so every batch synced before it must survive such a crash.
+// and the old log must be there as it was synced below the restart's
+// start: a follower in the ISR that came back empty below the end it had
+// reported could be elected and write again at offsets already
+// acknowledged (cluster seeds 2985856, restarted at its end, and 72609,
+// inside its log). So every batch synced before the restart and wholly
+// below its start must survive such a crash; under compaction only for a
+// restart at or beyond the end, since a segment a compaction swap is
+// replacing cannot be cut and is not kept.
 //
 // While a cut of the log's files is not yet durable, a kept file could
 // come back with the cut undone, so the log refuses such a restart
@@ -27,18 +29,17 @@ type restartPromise struct {
 	batches []modelBatch
 }
 
-// promiseAtRestart is what a restart at offset promises, nil for a
-// restart inside the log, which cuts what the model cannot place in
-// segments.
+// promiseAtRestart is what a restart at offset promises, nil for one
+// inside a compacted log (see above).
 func (r *run) promiseAtRestart(offset int64) *restartPromise {
 	m := &r.model
-	if offset < m.end {
+	if offset < m.end && r.settings.compaction.on {
 		return nil
 	}
 	synced := r.log.SyncedOffset()
 	p := &restartPromise{offset: offset}
 	for _, b := range m.batches {
-		if b.last >= m.start && b.last < synced {
+		if b.last >= m.start && b.last < synced && b.last < offset {
 			p.batches = append(p.batches, b)
 		}
 	}
@@ -70,7 +71,7 @@ func (r *run) checkRestartPromise(recovered [][]byte, start, end int64) *violati
 			continue
 		}
 		if !slices.ContainsFunc(recovered, func(got []byte) bool { return bytes.Equal(got, b.bytes) }) {
-			return &violation{"synced-lost", fmt.Sprintf("batch [%d, %d] was synced when the log restarted at %d, at or beyond its end, and no checkpoint recorded the restart; recovered [%d, %d) without it", b.base, b.last, p.offset, start, end)}
+			return &violation{"synced-lost", fmt.Sprintf("batch [%d, %d] was synced when the log restarted at %d, above it, and no checkpoint recorded the restart; recovered [%d, %d) without it", b.base, b.last, p.offset, start, end)}
 		}
 	}
 	return nil
