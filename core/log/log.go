@@ -60,9 +60,10 @@ type Log struct {
 	// directoriesToSync are parents of directories Open created, whose new
 	// entries must become durable once.
 	directoriesToSync []string
-	// indexFilesToSync were written when their segments sealed; they are
-	// synced and closed by the next round.
-	indexFilesToSync []core.File
+	// filesToSync are synced and closed by the next round: index files
+	// written when their segments sealed, and the file of a segment a
+	// restart cut at its start and kept (keepCutBelow).
+	filesToSync []core.File
 
 	// checkpointDurable is the checkpoint on disk (nil when there is none),
 	// and checkpointWriting the one the round in flight is writing. The
@@ -256,10 +257,10 @@ func (l *Log) Close() error {
 			first = err
 		}
 	}
-	for _, f := range l.indexFilesToSync {
+	for _, f := range l.filesToSync {
 		f.Close()
 	}
-	l.indexFilesToSync = nil
+	l.filesToSync = nil
 	return first
 }
 

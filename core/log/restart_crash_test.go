@@ -55,19 +55,61 @@ func TestARestartCutShortByACrashKeepsTheOldLog(t *testing.T) {
 			if l.StartOffset() != 0 {
 				t.Fatalf("after the crash the log starts at %d, want the durable start 0", l.StartOffset())
 			}
-			// Restarted at or beyond its end, the log comes back whole.
-			// Restarted inside it, it comes back as a prefix that stops
-			// at or below the start: what the restart cut never returns.
+			// The log comes back with every batch wholly below the
+			// start: whole, restarted at or beyond its end; restarted
+			// inside it, what lies below the start, the segment that
+			// straddles it cut there (cluster seed 72609), and never
+			// what the restart cut.
 			kept := readAll(t, l)
-			switch {
-			case start >= end && l.EndOffset() != end:
-				t.Fatalf("after the crash the log is [0, %d), want the synced [0, %d)", l.EndOffset(), end)
-			case start < end && (l.EndOffset() > start || len(kept) == 0):
-				t.Fatalf("after the crash the log is [0, %d), want a prefix of the old log below %d", l.EndOffset(), start)
+			want := prefixUpTo(stored, start)
+			if len(kept) != len(want) {
+				t.Fatalf("after the crash the log is [0, %d) with %d batches, want the %d synced below %d", l.EndOffset(), len(kept), len(want), start)
+			}
+			for i := range want {
+				if !bytes.Equal(kept[i], want[i]) {
+					t.Fatalf("batch %d differs after the crash", i)
+				}
+			}
+		})
+	}
+}
+
+// A restart inside the log that a crash cuts short before anything of it
+// is durable leaves the old files as they were: the straddling segment's
+// cut undone, the later segments' removal too. Recovery must bring the old
+// log back consistent, a prefix of what was synced that holds at least
+// everything below the restart's start, whichever of the restart's
+// changes reached the disk.
+func TestARestartInsideTheLogCrashedAtOnceKeepsAConsistentLog(t *testing.T) {
+	for _, settle := range []time.Duration{0, 500 * time.Microsecond, time.Millisecond, 2 * time.Millisecond} {
+		t.Run(settle.String(), func(t *testing.T) {
+			h := newHarness(t, 17, simdisk.Faults{})
+			l := h.open(smallConfig())
+			stored := fill(t, l, 12, 4)
+			h.syncAll(l)
+			start := l.EndOffset()/2 + 1
+			if err := l.TruncateFullyAndStartAt(start); err != nil {
+				t.Fatal(err)
+			}
+			h.advance(settle)
+			h.crash()
+			l = h.open(smallConfig())
+			kept := readAll(t, l)
+			if l.StartOffset() != 0 && l.StartOffset() != start {
+				t.Fatalf("after the crash the log starts at %d, want 0 or %d", l.StartOffset(), start)
+			}
+			if l.StartOffset() == start {
+				if len(kept) != 0 {
+					t.Fatalf("the restart is durable, yet %d batches came back", len(kept))
+				}
+				return
+			}
+			if want := prefixUpTo(stored, start); len(kept) < len(want) {
+				t.Fatalf("after the crash %d batches came back, want at least the %d below %d", len(kept), len(want), start)
 			}
 			for i := range kept {
-				if !bytes.Equal(kept[i], stored[i]) {
-					t.Fatalf("batch %d differs after the crash", i)
+				if i >= len(stored) || !bytes.Equal(kept[i], stored[i]) {
+					t.Fatalf("batch %d after the crash is not the old log's", i)
 				}
 			}
 		})

@@ -78,7 +78,7 @@ func (l *Log) writeIndexFile(name string, data []byte) {
 		l.logger().Info("index file left empty", "file", name, "error", err)
 		f.Truncate(0)
 	}
-	l.indexFilesToSync = append(l.indexFilesToSync, f)
+	l.filesToSync = append(l.filesToSync, f)
 }
 
 // deleteSegments closes and removes the files of the given segments. The

@@ -169,7 +169,7 @@ func (l *Log) dirty() bool { return l.filesDirty() || l.checkpointDue(l.endOffse
 // filesDirty reports whether any file or directory changed since the last
 // round began.
 func (l *Log) filesDirty() bool {
-	if l.directoryDirty || len(l.directoriesToSync) > 0 || len(l.indexFilesToSync) > 0 || l.swapsWaiting() {
+	if l.directoryDirty || len(l.directoriesToSync) > 0 || len(l.filesToSync) > 0 || l.swapsWaiting() {
 		return true
 	}
 	for _, s := range l.segments {
@@ -204,8 +204,8 @@ func (l *Log) startRound() {
 			segments = append(segments, s)
 		}
 	}
-	indexFiles := l.indexFilesToSync
-	l.indexFilesToSync = nil
+	indexFiles := l.filesToSync
+	l.filesToSync = nil
 	directories := l.directoriesToSync
 	l.directoriesToSync = nil
 	if l.directoryDirty {

@@ -82,16 +82,19 @@ func (l *Log) TruncateTo(offset int64) error {
 // that installed a snapshot, continues from there. It is durable once a
 // completed sync has written a checkpoint with the new start (see
 // WhenDurable). Until then the files of the old segments wholly below
-// start stay on disk (restartLeftovers), so a crash sends recovery back to
-// the old start with the old log as it was below start, as far as synced:
-// a follower in the ISR must not come back shorter than the log it had
-// reported (cluster seed 2985856, where one came back empty at 0 and, as
-// leader, wrote again at offsets already acknowledged). The other old
-// segments go at once, what they hold at or above start being cut (one
-// may have the new segment's name); a compaction swap not yet finished is
-// cancelled, its old segments kept or deleted alike. Appends wait until
-// the checkpoint, as after TruncateTo, however many rounds a full disk
-// refuses it (restartedStart).
+// start stay on disk (restartLeftovers), and the one that straddles start
+// stays too, cut at start (keepCutBelow), so a crash sends recovery back
+// to the old start with the old log as it was below start, as far as
+// synced: a follower in the ISR must not come back shorter than the log
+// it had reported (cluster seed 2985856, where one restarted at its end
+// came back empty at 0 and, as leader, wrote again at offsets already
+// acknowledged; and 72609, where one restarted inside its log came back
+// empty below its high watermark). The other old segments go at once,
+// what they hold at or above start being cut (one may have the new
+// segment's name); a compaction swap not yet finished is cancelled, its
+// old segments kept if wholly below start, deleted otherwise. Appends
+// wait until the checkpoint, as after TruncateTo, however many rounds a
+// full disk refuses it (restartedStart).
 //
 // While a cut at the end (TruncateTo, an earlier restart, recovery) is
 // not durable yet, a restart that would keep records is refused with
@@ -119,11 +122,18 @@ func (l *Log) TruncateFullyAndStartAt(start int64) error {
 // segment that holds records (see keepBelowUntilRestartDurable).
 func (l *Log) keepsRecordsBelow(start int64) bool {
 	for _, s := range l.segments {
-		if s.endOffset > s.baseOffset && s.leftover().whollyBelow(start) {
+		if s.endOffset > s.baseOffset && (s.leftover().whollyBelow(start) || l.straddles(s, start)) {
 			return true
 		}
 	}
 	return false
+}
+
+// straddles reports whether a restart at start keeps s cut at start
+// (keepCutBelow): s holds records of the log on both sides of start, and
+// no compaction swap is replacing it.
+func (l *Log) straddles(s *segment, start int64) bool {
+	return s.swap == nil && s.baseOffset < start && start < s.endOffset && l.startOffset < start
 }
 
 func (l *Log) truncateFullyAndStartAt(start int64) error {
@@ -157,10 +167,11 @@ func (l *Log) truncateFullyAndStartAt(start int64) error {
 // keepBelowUntilRestartDurable takes every segment out of the log for a
 // restart at start: the files of those wholly below start stay on disk as
 // restartLeftovers (for a segment a compaction swap has not finished
-// replacing, the files of the old segments it was cleaned from); the
-// others are deleted now, so that no record at or above start, which the
-// restart cuts, can come back after a round has completed, as none can
-// after TruncateTo. While a truncation is not yet durable none is kept: a
+// replacing, the files of the old segments it was cleaned from), and so
+// does the one straddling start, cut there (keepCutBelow); the others are
+// deleted now, so that no record at or above start, which the restart
+// cuts, can come back after a round has completed, as none can after
+// TruncateTo. While a truncation is not yet durable none is kept: a
 // crash could undo the cut in a kept file, and recovery would bring back
 // records the log had already given up; with every cut durable, a kept
 // file can only come back as a prefix of the log the restart left. (A
@@ -177,6 +188,10 @@ func (l *Log) keepBelowUntilRestartDurable(start int64) {
 	}
 	for _, s := range l.segments {
 		switch {
+		case !l.truncationPending && l.straddles(s, start) && !l.world.Canaries.On(CanaryRestartDropsOldLog):
+			if left, kept := l.keepCutBelow(s, start); kept {
+				leftovers = append(leftovers, left)
+			}
 		case l.truncationPending || !s.leftover().whollyBelow(start) || l.world.Canaries.On(CanaryRestartDropsOldLog):
 			// A cut to be undone, the new segment's name (an empty
 			// segment at start), or records the restart cuts.
@@ -191,6 +206,38 @@ func (l *Log) keepBelowUntilRestartDurable(start int64) {
 	}
 	l.restartLeftovers = leftovers
 	l.segments = nil
+}
+
+// keepCutBelow cuts s, which straddles start, where its records reach
+// start, and keeps what lies below as a leftover, as if it had ended
+// there: a follower restarting inside its log must still come back, after
+// a crash before the restart's checkpoint, with what it had reported
+// below start (cluster seed 72609, where the whole segment went and a
+// replica in the ISR came back empty below the high watermark and was
+// elected). The cut file is synced by the next round, before that round
+// writes the checkpoint that makes the restart durable, so no crash can
+// leave the checkpoint's start with the cut undone; the other way round,
+// the cut undone before the checkpoint, recovery finds the old segment
+// reaching past the new one's base and deletes the new one, and the old
+// log comes back whole, as after a crash before a TruncateTo. Its index
+// files go: they describe the uncut segment. It reports false, having
+// deleted s, when nothing lies below start or the cut fails.
+func (l *Log) keepCutBelow(s *segment, start int64) (restartLeftover, bool) {
+	position, _, previousEnd, err := s.locate(start)
+	if err == nil && position > 0 {
+		err = s.cut(position, previousEnd, l.config.IndexIntervalBytes)
+	}
+	if err != nil || position == 0 {
+		if err != nil {
+			l.logger().Warn("restart could not keep the records below its start", "segment", s.baseOffset, "start", start, "error", err)
+		}
+		l.deleteSegments([]*segment{s})
+		return restartLeftover{}, false
+	}
+	l.removeFile(offsetIndexPath(l.dir, s.baseOffset))
+	l.removeFile(timeIndexPath(l.dir, s.baseOffset))
+	l.filesToSync = append(l.filesToSync, s.file)
+	return restartLeftover{base: s.baseOffset, end: previousEnd}, true
 }
 
 // restartLeftover is an old segment a restart kept on disk: its name and
