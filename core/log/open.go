@@ -1,6 +1,7 @@
 package log
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -206,6 +207,12 @@ func (l *Log) recover(names []string) error {
 	// all of it with the next round before any recovery point covers it.
 	// Their names, too, may never have been made durable: a process that
 	// died without a power loss leaves its page cache to the next one.
+	// A segment ending below the durable recovery point is covered
+	// already: the next recovery may trust its index files, so a rewrite
+	// that a crash tears before the next round is trusted too (log seed
+	// 711061, which read a time index of zeros and failed an assertion
+	// later). Its files are rewritten only if they differ from what the
+	// scan rebuilt (damaged or missing); the same bytes are left alone.
 	active := l.active()
 	if len(scanned) > 0 {
 		l.directoryDirty = true
@@ -214,7 +221,9 @@ func (l *Log) recover(names []string) error {
 		s.dirty = true
 		if s != active {
 			s.seal()
-			l.writeIndexFiles(s)
+			if s.endOffset >= recoveryPoint || !l.indexFilesHold(s) {
+				l.writeIndexFiles(s)
+			}
 		}
 	}
 	active.sealed = false
@@ -369,6 +378,25 @@ func (l *Log) loadTrusted(s *segment, nextBase int64) error {
 	}
 	s.sealed = true
 	return nil
+}
+
+// indexFilesHold reports whether s's index files on disk hold exactly
+// the indexes a scan rebuilt for it.
+func (l *Log) indexFilesHold(s *segment) bool {
+	for _, file := range []struct {
+		path    string
+		max     int64
+		rebuilt []byte
+	}{
+		{offsetIndexPath(l.dir, s.baseOffset), indexEntriesMax * offsetEntryBytes, s.offsets.appendTo(nil)},
+		{timeIndexPath(l.dir, s.baseOffset), indexEntriesMax * timeEntryBytes, s.times.appendTo(nil)},
+	} {
+		onDisk, err := readStable(l.world.FS, file.path, file.max)
+		if err != nil || !bytes.Equal(onDisk, file.rebuilt) {
+			return false
+		}
+	}
+	return true
 }
 
 func (l *Log) loadIndexes(s *segment) error {
