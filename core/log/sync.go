@@ -204,7 +204,7 @@ func (l *Log) startRound() {
 			segments = append(segments, s)
 		}
 	}
-	indexFiles := l.filesToSync
+	files := l.filesToSync
 	l.filesToSync = nil
 	directories := l.directoriesToSync
 	l.directoriesToSync = nil
@@ -213,12 +213,12 @@ func (l *Log) startRound() {
 		directories = append(directories, l.dir)
 	}
 	l.takeSwaps(round)
-	round.pending = len(segments) + len(indexFiles) + len(directories) + 1
+	round.pending = len(segments) + len(files) + len(directories) + 1
 
 	for _, s := range segments {
 		s.file.Sync(done)
 	}
-	for _, f := range indexFiles {
+	for _, f := range files {
 		f.Sync(func(err error) {
 			f.Close()
 			done(err)

@@ -188,13 +188,16 @@ func (l *Log) keepBelowUntilRestartDurable(start int64) {
 	}
 	for _, s := range l.segments {
 		switch {
-		case !l.truncationPending && l.straddles(s, start) && !l.world.Canaries.On(CanaryRestartDropsOldLog):
+		case l.truncationPending || l.world.Canaries.On(CanaryRestartDropsOldLog):
+			// A cut to be undone (or the planted bug: nothing kept).
+			l.deleteSegments([]*segment{s})
+		case l.straddles(s, start):
 			if left, kept := l.keepCutBelow(s, start); kept {
 				leftovers = append(leftovers, left)
 			}
-		case l.truncationPending || !s.leftover().whollyBelow(start) || l.world.Canaries.On(CanaryRestartDropsOldLog):
-			// A cut to be undone, the new segment's name (an empty
-			// segment at start), or records the restart cuts.
+		case !s.leftover().whollyBelow(start):
+			// The new segment's name (an empty segment at start), or
+			// records the restart cuts.
 			l.deleteSegments([]*segment{s})
 		case s.swap != nil:
 			s.file.Close()
@@ -224,13 +227,15 @@ func (l *Log) keepBelowUntilRestartDurable(start int64) {
 // deleted s, when nothing lies below start or the cut fails.
 func (l *Log) keepCutBelow(s *segment, start int64) (restartLeftover, bool) {
 	position, _, previousEnd, err := s.locate(start)
-	if err == nil && position > 0 {
+	if err == nil && position == 0 {
+		l.deleteSegments([]*segment{s}) // nothing lies below start
+		return restartLeftover{}, false
+	}
+	if err == nil {
 		err = s.cut(position, previousEnd, l.config.IndexIntervalBytes)
 	}
-	if err != nil || position == 0 {
-		if err != nil {
-			l.logger().Warn("restart could not keep the records below its start", "segment", s.baseOffset, "start", start, "error", err)
-		}
+	if err != nil {
+		l.logger().Warn("restart could not keep the records below its start", "segment", s.baseOffset, "start", start, "error", err)
 		l.deleteSegments([]*segment{s})
 		return restartLeftover{}, false
 	}

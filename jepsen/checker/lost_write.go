@@ -19,7 +19,7 @@ func (a *analysis) lostWrites() []Finding {
 		if sent.offset != history.OffsetUnknown && sent.offset <= log.maxPolledOffset {
 			findings = append(findings, Finding{
 				Anomaly:   LostWrite,
-				Status:    a.lostStatus(LostWrite, sent),
+				Status:    a.lostStatus(sent),
 				Partition: sent.partition,
 				Ops:       opList(sent.operation.Complete, log.maxPolledOp),
 				Detail: fmt.Sprintf("value %q acknowledged at offset %d by op %d was never polled, though op %d polled offset %d",
@@ -45,14 +45,14 @@ func (a *analysis) unseenStatus(sent sentValue) Status {
 	if !a.options.FinalDrain {
 		return Informational
 	}
-	return a.lostStatus(Unseen, sent)
+	return a.lostStatus(sent)
 }
 
 // lostStatus judges a value no poll received: permitted where retention
 // deleted its offset before anyone read it, where the partition may lose
 // anything, or where its sender may lose what it sends; a failure for
 // another sender's value in a partition a lossy sender shares.
-func (a *analysis) lostStatus(anomaly Anomaly, sent sentValue) Status {
+func (a *analysis) lostStatus(sent sentValue) Status {
 	if a.deleted(sent.partition, sent.offset) || a.lossPermitted[sent.partition] || a.lossySenders[sent.operation.Process] {
 		return Permitted
 	}

@@ -35,7 +35,7 @@ func (r *run) check() *violation {
 func (r *run) lossySenders() []int {
 	var processes []int
 	for _, d := range r.producers {
-		if r.settings.producers[d.index-1].acks == 1 {
+		if d.producer.Config().Acks == 1 {
 			processes = append(processes, d.producer.Processes()...)
 		}
 	}

@@ -41,7 +41,7 @@ func (r *run) lossPermitted() []history.TopicPartition {
 func (r *run) lossySenders() []int {
 	var processes []int
 	for _, p := range r.producers {
-		if p.settings.Acks == 1 {
+		if p.producer.Config().Acks == 1 {
 			processes = append(processes, p.producer.Processes()...)
 		}
 	}
