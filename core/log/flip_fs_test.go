@@ -3,9 +3,9 @@ package log_test
 import "sluice/core"
 
 // flipFS flips one bit of one file in flight, between the media and
-// memory, on the reads that cover it once armed: the first flips of them,
-// or every one when flips is negative (a failing cable or controller that
-// repeats the same flip). The file itself stays right, so a read after the
+// memory, on the reads that cover it once armed: the first flips of them
+// after the first skip, or every one when flips is negative (a failing
+// cable or controller that repeats the same flip). The file itself stays right, so a read after the
 // last flip is clean.
 type flipFS struct {
 	core.FS
@@ -13,6 +13,7 @@ type flipFS struct {
 	at      int64 // the byte holding the bit
 	bit     uint
 	armed   bool
+	skip    int
 	flips   int
 	flipped int // reads flipped so far
 }
@@ -34,6 +35,10 @@ func (f flipFile) ReadAt(p []byte, offset int64) (int, error) {
 	n, err := f.File.ReadAt(p, offset)
 	fs := f.fs
 	if at := fs.at - offset; fs.armed && fs.flips != 0 && at >= 0 && at < int64(n) {
+		if fs.skip > 0 {
+			fs.skip--
+			return n, err
+		}
 		p[at] ^= 1 << fs.bit
 		fs.flipped++
 		if fs.flips > 0 {

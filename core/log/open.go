@@ -455,8 +455,8 @@ func (l *Log) scanSegment(s *segment, start int64, saved *checkpoint) (complete 
 
 // recoverEpoch returns the check a scanned batch's leader epoch must pass
 // before the epoch cache takes it. The epoch field is outside the CRC, so
-// every batch's epoch is believed only once two reads in a row agree on it
-// (confirmedEpoch): not only a new epoch's, since a flip in flight can as
+// every batch's epoch is believed only once three reads in a row agree on
+// it (confirmedEpoch): not only a new epoch's, since a flip in flight can as
 // well make the first batch of an epoch read as one of the epoch before,
 // and the cache would then lose that epoch for good (log seed 2103031).
 // Batches wholly below the start offset are deleted as far as readers go
@@ -499,26 +499,33 @@ func (l *Log) recoverEpoch(s *segment, start int64, saved *checkpoint) func(h ba
 }
 
 // confirmedEpoch reads the header of the batch h was read from (at
-// position) again, into header, until two reads in a row agree on its
-// leader epoch, the read h came from counting as the first, and returns
-// that epoch. A re-read that fails to parse or names another base offset
+// position) again, into header, until 1+confirmReadsAgreeing reads in a
+// row agree on its leader epoch, the read h came from counting as the
+// first, and returns that epoch. Two in a row would not do: a flip in
+// flight of one bit of the epoch, made the same way in two re-reads after
+// a clean first read, had epoch 2^16 believed for a batch of epoch 0, and
+// recovery cut synced batches after it as going back to epoch 0 (log seed
+// 1089032). A re-read that fails to parse or names another base offset
 // (also outside the CRC) was flipped in flight and breaks the run. After
 // readAttemptsMax re-reads without agreement the batch is bad data.
 func confirmedEpoch(f core.File, header []byte, h batch.Header, position int64) (int32, error) {
-	previous, believable := h.LeaderEpoch, true
+	epoch, alike := h.LeaderEpoch, 1
 	for range readAttemptsMax {
 		if err := readFull(f, header, position); err != nil {
 			return 0, err
 		}
 		again, err := batch.Parse(header)
-		if err != nil || again.BaseOffset != h.BaseOffset {
-			believable = false
-			continue
+		switch {
+		case err != nil || again.BaseOffset != h.BaseOffset:
+			alike = 0
+		case alike > 0 && again.LeaderEpoch == epoch:
+			alike++
+		default:
+			epoch, alike = again.LeaderEpoch, 1
 		}
-		if believable && again.LeaderEpoch == previous {
-			return previous, nil
+		if alike > confirmReadsAgreeing {
+			return epoch, nil
 		}
-		previous, believable = again.LeaderEpoch, true
 	}
-	return 0, fmt.Errorf("%w: batch at offset %d: no two reads in a row agree on its leader epoch", errBadData, h.BaseOffset)
+	return 0, fmt.Errorf("%w: batch at offset %d: no %d reads in a row agree on its leader epoch", errBadData, h.BaseOffset, 1+confirmReadsAgreeing)
 }

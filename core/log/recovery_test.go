@@ -275,7 +275,7 @@ func TestTruncationBelowTheRecoveryPointSurvivesCrashes(t *testing.T) {
 }
 
 // The leader epoch is outside the CRC, so recovery reads every scanned
-// batch's epoch twice before the epoch cache takes it, not only a new
+// batch's epoch more than once before the epoch cache takes it, not only a new
 // epoch's: a flip in flight that makes the first batch of epoch 1 read as
 // epoch 0 looks like no new epoch at all, and the cache would lose epoch 1
 // for good, every later read of that batch failing as corrupt (log seed
@@ -311,6 +311,49 @@ func TestRecoveryNeverLosesAnEpochToAFlipInFlight(t *testing.T) {
 	}
 	if flips.flipped == 0 {
 		t.Fatal("recovery never read the epoch: the test tests nothing")
+	}
+	if got := l.EpochEntries(); !slices.Equal(got, want) {
+		t.Fatalf("recovered epochs %v, want %v", got, want)
+	}
+	sameBatches(t, readAll(t, l), stored)
+}
+
+// Two reads agreeing on an epoch are not enough: in log seed 1089032 a
+// clean first read of a batch of epoch 0 was followed by two re-reads
+// with the same bit of the epoch flipped, epoch 2^16 was believed, and
+// recovery cut the synced batches after it as going back to epoch 0.
+func TestRecoveryDisbelievesAnEpochTwoFlippedRereadsAgreeOn(t *testing.T) {
+	h := newHarness(t, 1, simdisk.Faults{})
+	config := log.DefaultConfig()
+	l := h.open(config)
+	var stored [][]byte
+	position := int64(0)
+	for i := range 6 {
+		b := makeBatch(1, 50, int64(i))
+		if i < 3 {
+			position += int64(len(b))
+		}
+		mustAppend(t, l, b, 0)
+		stored = append(stored, b)
+	}
+	want := l.EpochEntries()
+	h.syncAll(l)
+	l.Close()
+	h.crash()
+
+	// Bit 16 of the fourth batch's epoch, in the two reads after the
+	// first that covers it.
+	flips := &flipFS{name: testDir + "/00000000000000000000.log",
+		at: position + batch.LengthPrefixSize + 1, bit: 0, armed: true, skip: 1, flips: 2}
+	w := h.world()
+	flips.FS = w.FS
+	w.FS = flips
+	l, err := log.Open(w, testDir, config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flips.flipped != 2 {
+		t.Fatalf("%d reads flipped, want 2: the test tests nothing", flips.flipped)
 	}
 	if got := l.EpochEntries(); !slices.Equal(got, want) {
 		t.Fatalf("recovered epochs %v, want %v", got, want)
