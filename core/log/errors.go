@@ -36,6 +36,13 @@ var (
 	// The truncation started that sync; the caller retries later.
 	ErrTruncationNotDurable = errors.New("log: truncation not yet durable; retry after the next sync")
 
+	// ErrSwapNotFinished: a restart (TruncateFullyAndStartAt) would
+	// start the log inside a segment a compaction swap has not finished
+	// putting on disk, whose records below the start it could not keep
+	// (see TruncateFullyAndStartAt). It started the sync round that
+	// finishes the swap; the caller retries later.
+	ErrSwapNotFinished = errors.New("log: a compaction swap is not finished; retry after the next sync")
+
 	// ErrClosed: the log was closed.
 	ErrClosed = errors.New("log: closed")
 

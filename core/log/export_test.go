@@ -36,3 +36,15 @@ func WalkedFrom(l *Log, from int64) ([]int64, error) {
 // ForgetKnownBatches drops what the log's reads remember of the batches
 // they checked (knownBatches), so that the next Read checks every batch.
 func ForgetKnownBatches(l *Log) { l.known = knownBatches{} }
+
+// UnfinishedSwaps are the offset ranges of the segments compaction swaps
+// are still on their way to putting on disk.
+func UnfinishedSwaps(l *Log) [][2]int64 {
+	var ranges [][2]int64
+	for _, s := range l.segments {
+		if s.swap != nil {
+			ranges = append(ranges, [2]int64{s.baseOffset, s.endOffset})
+		}
+	}
+	return ranges
+}

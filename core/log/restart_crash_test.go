@@ -217,3 +217,59 @@ func TestARestartWhereAnEmptySegmentBeginsKeepsWhatFollows(t *testing.T) {
 		t.Fatalf("after a crash the log is [%d, %d) with %d batches, want the synced [0, %d) with %d", l.StartOffset(), l.EndOffset(), len(kept), synced, len(stored))
 	}
 }
+
+// A restart inside a segment a compaction swap has not finished putting
+// on disk cannot keep what lies below its start: the old segments the
+// swap was cleaned from are what a crash brings back, and they cannot be
+// cut as the new one could. Taken at once, the restart deleted the whole
+// group, and a crash before its checkpoint lost every record of it below
+// the start. It is refused (ErrSwapNotFinished) until a sync round
+// finishes the swap, and then keeps the new segment cut at its start.
+func TestARestartInsideASegmentBeingSwappedKeepsWhatLiesBelow(t *testing.T) {
+	h := newHarness(t, 1, simdisk.Faults{})
+	l := compactionScenario(t, h)
+	uncompacted, _ := logRecords(t, l)
+	passWithoutSync(t, l)
+	compacted, _ := logRecords(t, l)
+	// Just past the first record of a segment being swapped in that
+	// holds more than one.
+	start := int64(-1)
+	for _, swapped := range log.UnfinishedSwaps(l) {
+		for _, r := range compacted {
+			if start < 0 && r.offset >= swapped[0] && r.offset+1 < swapped[1] {
+				start = r.offset + 1
+			}
+		}
+	}
+	if start < 0 {
+		t.Fatalf("no unfinished compaction swap holds a record: the test tests nothing")
+	}
+	// A crash may find the swaps done or undone.
+	want, wantUndone := recordsIn(compacted, 0, start), recordsIn(uncompacted, 0, start)
+	refusals := 0
+	for {
+		err := l.TruncateFullyAndStartAt(start)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, log.ErrSwapNotFinished) || refusals == 3 {
+			t.Fatalf("restart at %d: %v after %d refusals", start, err, refusals)
+		}
+		refusals++
+		if got, _ := logRecords(t, l); describeRecords(got) != describeRecords(compacted) {
+			t.Fatalf("the refused restart changed the log")
+		}
+		h.advance(time.Second)
+	}
+	// Room for the directory's changes, none for the checkpoint.
+	h.disk.SetFaults(simdisk.Faults{CapacityBytes: h.disk.Usage()})
+	h.advance(time.Second)
+	h.crash()
+	h.disk.SetFaults(simdisk.Faults{})
+	l = h.open(compactConfig())
+	got, _ := logRecords(t, l)
+	if below := recordsIn(got, 0, start); l.StartOffset() != 0 || below != want && below != wantUndone {
+		t.Fatalf("after %d refusals and a crash before the restart's checkpoint the log starts at %d with below %d\n %s\nwant at 0\n %s\nor, with the swaps undone,\n %s",
+			refusals, l.StartOffset(), start, below, want, wantUndone)
+	}
+}

@@ -96,6 +96,12 @@ func (l *Log) TruncateTo(offset int64) error {
 // wait until the checkpoint, as after TruncateTo, however many rounds a
 // full disk refuses it (restartedStart).
 //
+// A restart inside a segment a compaction swap has not finished putting
+// on disk is refused with ErrSwapNotFinished until the sync round that
+// finishes the swap has completed: the old segments, which a crash would
+// bring back, cannot be cut at start, and deleting them took the records
+// below start with them.
+//
 // While a cut at the end (TruncateTo, an earlier restart, recovery) is
 // not durable yet, a restart that would keep records is refused with
 // ErrTruncationNotDurable, as an append is, and the caller tries again
@@ -115,7 +121,26 @@ func (l *Log) TruncateFullyAndStartAt(start int64) error {
 		l.Sync() // make sure the sync that makes the cut durable is under way
 		return fmt.Errorf("%w: a restart at %d would keep records below it", ErrTruncationNotDurable, start)
 	}
+	if s := l.swapStraddling(start); s != nil {
+		l.Sync() // the round that finishes the swap
+		return fmt.Errorf("%w: a restart at %d would cut segment [%d, %d)", ErrSwapNotFinished, start, s.baseOffset, s.endOffset)
+	}
 	return l.truncateFullyAndStartAt(start)
+}
+
+// swapStraddling returns the segment a compaction swap has not finished
+// putting on disk that holds offsets of the log on both sides of start,
+// if there is one. A restart there would have to keep what lies below
+// start and cannot: until the swap commits, a crash brings back the old
+// segments it was cleaned from, not the new one, and one of those may
+// straddle start too; cancelling the swap deletes them all.
+func (l *Log) swapStraddling(start int64) *segment {
+	for _, s := range l.segments {
+		if s.swap != nil && s.baseOffset < start && start < s.endOffset && l.startOffset < start {
+			return s
+		}
+	}
+	return nil
 }
 
 // keepsRecordsBelow reports whether a restart at start would keep a
@@ -131,7 +156,8 @@ func (l *Log) keepsRecordsBelow(start int64) bool {
 
 // straddles reports whether a restart at start keeps s cut at start
 // (keepCutBelow): s holds records of the log on both sides of start, and
-// no compaction swap is replacing it.
+// no compaction swap is replacing it (such a restart waits for the swap:
+// swapStraddling).
 func (l *Log) straddles(s *segment, start int64) bool {
 	return s.swap == nil && s.baseOffset < start && start < s.endOffset && l.startOffset < start
 }

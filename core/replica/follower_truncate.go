@@ -145,11 +145,16 @@ func (p *Partition) restartLogAt(start int64, reason string) error {
 	p.logger.Info("restarting the log", "start", start, "log_start", p.log.StartOffset(), "log_end", p.log.EndOffset(),
 		"high_watermark", p.highWatermark, "reason", reason)
 	if err := p.log.TruncateFullyAndStartAt(start); err != nil {
-		if errors.Is(err, corelog.ErrTruncationNotDurable) {
+		switch {
+		case errors.Is(err, corelog.ErrTruncationNotDurable):
 			// An earlier cut is not durable yet: the fetcher backs off
 			// and the next answer restarts the log.
 			p.logger.Info("restarting the log waits for a cut to be durable", "start", start)
-		} else {
+		case errors.Is(err, corelog.ErrSwapNotFinished):
+			// Likewise for a compaction swap of the segment holding start
+			// (__consumer_offsets, compacted topics).
+			p.logger.Info("restarting the log waits for a compaction swap to finish", "start", start)
+		default:
 			p.logger.Warn("restarting the log failed", "start", start, "error", err)
 		}
 		return kafkaError(err)

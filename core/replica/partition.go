@@ -317,7 +317,8 @@ func kafkaError(err error) error {
 		return kerr.InvalidRecord
 	case errors.Is(err, corelog.ErrEpochWentBack):
 		return kerr.FencedLeaderEpoch
-	case errors.Is(err, corelog.ErrTruncationNotDurable):
+	case errors.Is(err, corelog.ErrTruncationNotDurable), errors.Is(err, corelog.ErrSwapNotFinished):
+		// Retriable: the sync round under way lifts the refusal.
 		return kerr.NotEnoughReplicas
 	case errors.Is(err, corelog.ErrClosed), errors.Is(err, corelog.ErrHalted):
 		return kerr.NotLeaderForPartition
