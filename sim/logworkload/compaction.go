@@ -96,6 +96,7 @@ func (r *run) compact() *violation {
 	upTo := r.log.SyncedOffset()
 	result, err := r.log.Compact(log.CompactOptions{UpTo: upTo})
 	r.counts.compactions++
+	r.swapRounds = r.log.SyncStats().RoundsStarted
 	// Even a failed step may have compacted some groups before failing.
 	r.compactedBelow = max(r.compactedBelow, upTo)
 	if err != nil {
@@ -161,6 +162,7 @@ func (r *run) truncateCompacted() *violation {
 		return &violation{"offsets", fmt.Sprintf("TruncateTo(%d) left the log ending at %d, not a batch boundary at or below it", offset, end)}
 	}
 	r.counts.truncations++
+	r.notePossibleCut()
 	m.next()
 	m.cutAt(kept, end)
 	// Records below the new end may only have been compacted because of

@@ -2,6 +2,8 @@ package logworkload
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 
 	"sluice/core/batch"
 	"sluice/core/log"
@@ -110,6 +112,14 @@ func (h *history) cutAt(kept int, end int64) {
 // model: a crash may bring an older start back.
 func (h *history) advanceStart(start int64) {
 	h.start = max(h.start, start)
+}
+
+// batchesFrom are the current batches that begin at or after offset.
+func (h *history) batchesFrom(offset int64) []modelBatch {
+	i, _ := slices.BinarySearchFunc(h.batches, offset, func(b modelBatch, offset int64) int {
+		return cmp.Compare(b.base, offset)
+	})
+	return h.batches[i:]
 }
 
 // holding is the index of the current batch holding offset, or -1.

@@ -109,6 +109,9 @@ type run struct {
 	// may have cut its files.
 	promise   *restartPromise
 	cutRounds uint64
+	// swapRounds is the log's RoundsStarted after the last compaction
+	// step, which may have left swaps for the next round to finish.
+	swapRounds uint64
 
 	fullDisk bool
 	counts   counts
@@ -319,11 +322,11 @@ func (r *run) operate() *violation {
 	case p < 88:
 		return r.read()
 	case p < 93:
-		if r.settings.compaction.on {
-			return r.truncateCompacted()
-		}
 		if r.rng.IntN(r.settings.restartOneIn) == 0 {
 			return r.restart()
+		}
+		if r.settings.compaction.on {
+			return r.truncateCompacted()
 		}
 		return r.truncate()
 	case p < 96:
@@ -514,12 +517,17 @@ func (r *run) truncate() *violation {
 // starts past its end, or when it must cut below its own log start after
 // an unclean election: half the time where one of its batches begins,
 // often a live segment's base, whose file name the new segment takes;
-// otherwise anywhere up to a little past the end.
+// otherwise anywhere up to a little past the end. In a compaction seed
+// only at or above what compaction may have used, as its truncations.
 func (r *run) restart() *violation {
 	m := &r.model
-	offset := r.rng.Int64N(m.end + restartBeyondEndMax + 1)
-	if len(m.batches) > 0 && r.rng.IntN(2) == 0 {
-		offset = m.batches[r.rng.IntN(len(m.batches))].base
+	low := int64(0)
+	if r.settings.compaction.on {
+		low = min(r.compactedBelow, m.end)
+	}
+	offset := low + r.rng.Int64N(m.end+restartBeyondEndMax+1-low)
+	if above := m.batchesFrom(low); len(above) > 0 && r.rng.IntN(2) == 0 {
+		offset = above[r.rng.IntN(len(above))].base
 	}
 	r.note("restart at " + strconv.FormatInt(offset, 10))
 	promise, earlier := r.promiseAtRestart(offset), r.promise
@@ -530,10 +538,16 @@ func (r *run) restart() *violation {
 		if r.halted {
 			return nil
 		}
-		if errors.Is(err, log.ErrTruncationNotDurable) && r.mayRefuseRestart() {
+		refused := errors.Is(err, log.ErrTruncationNotDurable) && r.mayRefuseRestart() ||
+			errors.Is(err, log.ErrSwapNotFinished) && r.maySwapBeUnfinished()
+		if refused {
 			// Refused before it touched anything: the earlier promise
 			// stands.
-			r.note("restart refused: a cut is not yet durable")
+			if errors.Is(err, log.ErrSwapNotFinished) {
+				r.note("restart refused: a compaction swap is not finished")
+			} else {
+				r.note("restart refused: a cut is not yet durable")
+			}
 			r.counts.restartsRefused++
 			r.promise = earlier
 			return nil
