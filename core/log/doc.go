@@ -36,8 +36,10 @@
 // On disk, in the partition directory:
 //
 //	00000000000000000000.log          batches, back to back
-//	00000000000000000000.index        offset index of a sealed segment
-//	00000000000000000000.timeindex    time index of a sealed segment
+//	00000000000000000000.index        offset index of a sealed segment,
+//	                                  then a CRC-32C of its entries
+//	00000000000000000000.timeindex    time index of a sealed segment,
+//	                                  then a CRC-32C of its entries
 //	00000000000000000000.log.cleaned  a compacted segment being written
 //	00000000000000000000.log.swap     a compacted segment being swapped in
 //	log.checkpoint                    start offset, recovery point,

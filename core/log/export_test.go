@@ -1,6 +1,10 @@
 package log
 
-import "sluice/core/batch"
+import (
+	"fmt"
+
+	"sluice/core/batch"
+)
 
 // SetCompactionBytesPerCall lowers how much one Compact call reads, so that
 // tests can make a pass span many calls.
@@ -47,4 +51,14 @@ func UnfinishedSwaps(l *Log) [][2]int64 {
 		}
 	}
 	return ranges
+}
+
+// Indexes are the in-memory offset and time index entries of every
+// segment, by base offset, as text.
+func Indexes(l *Log) map[int64]string {
+	all := map[int64]string{}
+	for _, s := range l.segments {
+		all[s.baseOffset] = fmt.Sprintf("offsets %v times %v", s.offsets.entries, s.times.entries)
+	}
+	return all
 }

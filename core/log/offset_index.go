@@ -77,23 +77,30 @@ func (x *offsetIndex) forget(position int64) {
 }
 
 func (x *offsetIndex) encode() []byte {
-	return x.appendTo(make([]byte, 0, len(x.entries)*offsetEntryBytes))
+	return x.appendTo(make([]byte, 0, len(x.entries)*offsetEntryBytes+indexChecksumBytes))
 }
 
-// appendTo is encode appending to b.
+// appendTo is encode appending to b: the entries, then their checksum
+// (index_checksum.go).
 func (x *offsetIndex) appendTo(b []byte) []byte {
+	start := len(b)
 	for _, e := range x.entries {
 		b = binary.BigEndian.AppendUint32(b, uint32(e.offset-x.baseOffset))
 		b = binary.BigEndian.AppendUint32(b, uint32(e.position))
 	}
-	return b
+	return appendIndexChecksum(b, start)
 }
 
-// decodeOffsetIndex reads an index file and sanity-checks it against the
-// segment it belongs to, as Kafka's sanityCheck does: whole entries,
-// strictly increasing, every position inside the segment file.
+// decodeOffsetIndex reads an index file, checks its checksum, and
+// sanity-checks it against the segment it belongs to, as Kafka's
+// sanityCheck does: whole entries, strictly increasing, every position
+// inside the segment file.
 func decodeOffsetIndex(baseOffset int64, b []byte, segmentBytes int64) (offsetIndex, error) {
 	x := offsetIndex{baseOffset: baseOffset}
+	b, err := indexEntries(b)
+	if err != nil {
+		return x, err
+	}
 	if len(b)%offsetEntryBytes != 0 {
 		return x, fmt.Errorf("%w: offset index size %d is not a multiple of %d", errBadData, len(b), offsetEntryBytes)
 	}

@@ -388,10 +388,13 @@ func (l *Log) indexFilesHold(s *segment) bool {
 		max     int64
 		rebuilt []byte
 	}{
-		{offsetIndexPath(l.dir, s.baseOffset), indexEntriesMax * offsetEntryBytes, s.offsets.appendTo(nil)},
-		{timeIndexPath(l.dir, s.baseOffset), indexEntriesMax * timeEntryBytes, s.times.appendTo(nil)},
+		{offsetIndexPath(l.dir, s.baseOffset), offsetIndexBytesMax, s.offsets.appendTo(nil)},
+		{timeIndexPath(l.dir, s.baseOffset), timeIndexBytesMax, s.times.appendTo(nil)},
 	} {
-		onDisk, err := readStable(l.world.FS, file.path, file.max)
+		onDisk, err := readChecked(l.world.FS, file.path, file.max, func(b []byte) ([]byte, error) {
+			_, err := indexEntries(b)
+			return b, err
+		})
 		if err != nil || !bytes.Equal(onDisk, file.rebuilt) {
 			return false
 		}
@@ -405,19 +408,15 @@ func (l *Log) loadIndexes(s *segment) error {
 		return err
 	}
 	s.sizeOnDisk = size
-	raw, err := readStable(l.world.FS, offsetIndexPath(l.dir, s.baseOffset), indexEntriesMax*offsetEntryBytes)
+	offsets, err := readChecked(l.world.FS, offsetIndexPath(l.dir, s.baseOffset), offsetIndexBytesMax, func(b []byte) (offsetIndex, error) {
+		return decodeOffsetIndex(s.baseOffset, b, size)
+	})
 	if err != nil {
 		return err
 	}
-	offsets, err := decodeOffsetIndex(s.baseOffset, raw, size)
-	if err != nil {
-		return err
-	}
-	raw, err = readStable(l.world.FS, timeIndexPath(l.dir, s.baseOffset), indexEntriesMax*timeEntryBytes)
-	if err != nil {
-		return err
-	}
-	times, err := decodeTimeIndex(s.baseOffset, raw)
+	times, err := readChecked(l.world.FS, timeIndexPath(l.dir, s.baseOffset), timeIndexBytesMax, func(b []byte) (timeIndex, error) {
+		return decodeTimeIndex(s.baseOffset, b)
+	})
 	if err != nil {
 		return err
 	}

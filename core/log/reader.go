@@ -375,19 +375,9 @@ func withRereads(read func() error) error {
 	return err
 }
 
-// readStable reads a whole file that carries no checksum of its own (an
-// index file) and returns its bytes once three reads in a row agree (see
-// core.ReadWholeStable); a file too big or never read alike is bad data.
-func readStable(fs core.FS, name string, sizeMax int64) ([]byte, error) {
-	b, err := core.ReadWholeStable(fs, name, sizeMax, readAttemptsMax)
-	if errors.Is(err, core.ErrTooBig) || errors.Is(err, core.ErrUnstable) {
-		err = fmt.Errorf("%w: %w", errBadData, err)
-	}
-	return b, err
-}
-
 // readChecked reads a whole small file whose content carries its own check
-// (the checkpoint), re-reading while decode reports bad data.
+// (the checkpoint, an index file), re-reading while decode reports bad
+// data.
 func readChecked[T any](fs core.FS, name string, sizeMax int64, decode func([]byte) (T, error)) (T, error) {
 	var value T
 	f, size, err := openSized(fs, name, sizeMax)

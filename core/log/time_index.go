@@ -77,23 +77,29 @@ func (x *timeIndex) truncateFromOffset(offset int64) {
 }
 
 func (x *timeIndex) encode() []byte {
-	return x.appendTo(make([]byte, 0, len(x.entries)*timeEntryBytes))
+	return x.appendTo(make([]byte, 0, len(x.entries)*timeEntryBytes+indexChecksumBytes))
 }
 
-// appendTo is encode appending to b.
+// appendTo is encode appending to b: the entries, then their checksum
+// (index_checksum.go).
 func (x *timeIndex) appendTo(b []byte) []byte {
+	start := len(b)
 	for _, e := range x.entries {
 		b = binary.BigEndian.AppendUint64(b, uint64(e.timestamp))
 		b = binary.BigEndian.AppendUint32(b, uint32(e.offset-x.baseOffset))
 	}
-	return b
+	return appendIndexChecksum(b, start)
 }
 
-// decodeTimeIndex reads a time index file and sanity-checks it: whole
-// entries, strictly increasing. Whether its offsets lie inside the segment
+// decodeTimeIndex reads a time index file, checks its checksum, and
+// sanity-checks it: whole entries, strictly increasing. Whether its offsets lie inside the segment
 // is checked once the segment's end is known.
 func decodeTimeIndex(baseOffset int64, b []byte) (timeIndex, error) {
 	x := timeIndex{baseOffset: baseOffset}
+	b, err := indexEntries(b)
+	if err != nil {
+		return x, err
+	}
 	if len(b)%timeEntryBytes != 0 {
 		return x, fmt.Errorf("%w: time index size %d is not a multiple of %d", errBadData, len(b), timeEntryBytes)
 	}
