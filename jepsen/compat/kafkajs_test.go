@@ -48,6 +48,18 @@ func TestKafkajsRoundTrip(t *testing.T) {
 		client.run(t, &answer, "group", roundTripTopic, strconv.Itoa(len(plan)))
 		reportProblems(t, "group content", checkContent(plan, kafkajsConsumed(t, answer.Records)))
 	})
+	steps.step("admin.describeAcls (no authorizer)", false, func(t *testing.T) {
+		// kafkajs raises SECURITY_DISABLED, as against Kafka without an
+		// authorizer; an API missing from ApiVersions would make it say
+		// the broker is too old instead.
+		var answer struct {
+			Error *struct{ Type, Message string }
+		}
+		client.run(t, &answer, "acls", "-")
+		if answer.Error == nil || answer.Error.Type != "SECURITY_DISABLED" {
+			t.Fatalf("describeAcls answered %+v, want kafkajs' SECURITY_DISABLED", answer.Error)
+		}
+	})
 }
 
 // requireKafkajs finds node and the script that drives kafkajs, or fails

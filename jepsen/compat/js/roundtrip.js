@@ -8,6 +8,7 @@
 //   node roundtrip.js consume  <broker> <topic> <count>
 //   node roundtrip.js group    <broker> <topic> <count>
 //   node roundtrip.js offsets  <broker> <topic>
+//   node roundtrip.js acls     <broker> -
 //
 // consume reads by partition without a consumer group: kafkajs' public
 // consumer always joins a group, so it uses kafkajs' own cluster and broker
@@ -40,7 +41,7 @@ function main() {
     },
     retry: { retries: 5 },
   })
-  const steps = { create, produce, consume, group, offsets }
+  const steps = { create, produce, consume, group, offsets, acls }
   if (!(command in steps)) {
     throw new Error(`unknown command ${command}; want one of ${Object.keys(steps).join(', ')}`)
   }
@@ -177,6 +178,26 @@ async function offsets(kafka, topic) {
   await admin.connect()
   try {
     return { offsets: await admin.fetchTopicOffsets(topic) }
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+// acls asks admin.describeAcls for every ACL and answers the error kafkajs
+// raised, by its type, or the ACLs if it raised none.
+async function acls(kafka) {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    const described = await admin.describeAcls({
+      resourceType: 1, // ANY
+      resourcePatternType: 1, // ANY
+      operation: 1, // ANY
+      permissionType: 1, // ANY
+    })
+    return { described }
+  } catch (e) {
+    return { error: { type: e.type || e.name, message: e.message } }
   } finally {
     await admin.disconnect()
   }
