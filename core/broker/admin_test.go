@@ -6,6 +6,7 @@ import (
 	"sluice/core/batch"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -760,4 +761,51 @@ func TestDescribeLogDirs(t *testing.T) {
 	if len(named) != 1 || named["sized-1"] != all["sized-1"] {
 		t.Fatalf("sized-1 and sized-7 named: %v", named)
 	}
+}
+
+// DescribeProducers answers, from the partition leader, each idempotent
+// producer's id, epoch, last sequence and last batch's max timestamp,
+// with no transaction (coordinator epoch and transaction start -1);
+// plain batches leave no producer.
+func TestDescribeProducersNamesTheIdempotentProducers(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.createTopic("p", 2)
+	if _, code := c.produceIdempotent("p", 7, 2, 0, "a", "b", "c"); code != 0 {
+		t.Fatalf("first idempotent batch: %v", kerr.ErrorForCode(code))
+	}
+	n.run(50 * time.Millisecond)
+	sentAt := n.machine.Clock.Now().UnixMilli()
+	if _, code := c.produceIdempotent("p", 7, 2, 3, "d", "e"); code != 0 {
+		t.Fatalf("second idempotent batch: %v", kerr.ErrorForCode(code))
+	}
+	c.produce("p", 0, "plain")
+	c.produce("p", 1, "plain")
+
+	req := kmsg.NewPtrDescribeProducersRequest()
+	for _, topic := range []struct {
+		name       string
+		partitions []int32
+	}{{"p", []int32{0, 1, 5}}, {"missing", []int32{0}}} {
+		rt := kmsg.NewDescribeProducersRequestTopic()
+		rt.Topic, rt.Partitions = topic.name, topic.partitions
+		req.Topics = append(req.Topics, rt)
+	}
+	resp := c.request(req).(*kmsg.DescribeProducersResponse)
+	if len(resp.Topics) != 2 || len(resp.Topics[0].Partitions) != 3 || len(resp.Topics[1].Partitions) != 1 {
+		t.Fatalf("answer %+v", resp)
+	}
+	zero, one, five := resp.Topics[0].Partitions[0], resp.Topics[0].Partitions[1], resp.Topics[0].Partitions[2]
+	requireNoError(t, "partition 0", zero.ErrorCode, zero.ErrorMessage)
+	if got := zero.ActiveProducers; len(got) != 1 || got[0].ProducerID != 7 || got[0].ProducerEpoch != 2 || got[0].LastSequence != 4 ||
+		got[0].LastTimestamp != sentAt || got[0].CoordinatorEpoch != -1 || got[0].CurrentTxnStartOffset != -1 {
+		t.Fatalf("partition 0's producers %+v, want producer 7 epoch 2, last sequence 4 at %d, no transaction", got, sentAt)
+	}
+	requireNoError(t, "partition 1", one.ErrorCode, one.ErrorMessage)
+	if len(one.ActiveProducers) != 0 {
+		t.Fatalf("partition 1, written by a plain batch alone, has producers %+v", one.ActiveProducers)
+	}
+	requireError(t, "partition 5", five.ErrorCode, five.ErrorMessage, kerr.UnknownTopicOrPartition)
+	missing := resp.Topics[1].Partitions[0]
+	requireError(t, "missing topic", missing.ErrorCode, missing.ErrorMessage, kerr.UnknownTopicOrPartition)
 }

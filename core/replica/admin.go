@@ -1,9 +1,13 @@
 package replica
 
-import "github.com/twmb/franz-go/pkg/kerr"
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
 
-// Admin operations on a partition: OffsetForLeaderEpoch (DeleteRecords is
-// in delete_records.go).
+	"sluice/core/producer"
+)
+
+// Admin operations on a partition: OffsetForLeaderEpoch and
+// DescribeProducers (DeleteRecords is in delete_records.go).
 
 // EndOffsetForEpoch answers OffsetForLeaderEpoch for this partition
 // (KIP-101, KIP-279): the largest leader epoch at or below requested that
@@ -23,4 +27,15 @@ func (p *Partition) EndOffsetForEpoch(currentLeaderEpoch, requested int32) (int3
 	}
 	epoch, end := p.endOffsetForEpoch(requested)
 	return epoch, end, nil
+}
+
+// ActiveProducers answers DescribeProducers for this partition (KIP-664):
+// the idempotent producers whose state the leader keeps to refuse
+// duplicates, sorted by producer id, with their last batches. Only the
+// leader answers: a follower's state lags its log.
+func (p *Partition) ActiveProducers() ([]producer.Entry, error) {
+	if !p.IsLeader() {
+		return nil, kerr.NotLeaderForPartition
+	}
+	return p.producers.Entries(), nil
 }
