@@ -48,6 +48,9 @@ func (r *run) checkRecovered(synced int64, since, startSince int) *violation {
 	if lowest, highest := m.startRange(startSince); start < lowest || start > highest {
 		return &violation{"start-offset", fmt.Sprintf("recovered start %d outside [%d, %d]", start, lowest, highest)}
 	}
+	if v := r.checkTimeLookups(recovered); v != nil {
+		return v
+	}
 	if r.settings.compaction.on {
 		if v := r.checkRecoveredCompacted(recovered, synced, since, startSince, start); v != nil {
 			return v

@@ -127,6 +127,8 @@ type counts struct {
 	fullDiskWindows int
 
 	compactions, segmentsCompacted, recordsCompacted, tombstonesCompacted int
+	// timeLookups counts the checks of lookups by timestamp.
+	timeLookups int
 }
 
 // Run simulates one seed. It is a pure function of its arguments.
@@ -319,8 +321,10 @@ func (r *run) operate() *violation {
 	switch p := r.rng.IntN(100); {
 	case p < 50:
 		return r.appendBatches()
-	case p < 88:
+	case p < 85:
 		return r.read()
+	case p < 88:
+		return r.timeLookups()
 	case p < 93:
 		if r.rng.IntN(r.settings.restartOneIn) == 0 {
 			return r.restart()
@@ -617,6 +621,7 @@ func (r *run) stats() []sim.Option {
 		sim.Opt("appends", c.appends),
 		sim.Opt("appends_refused", c.appendsRefused),
 		sim.Opt("reads", c.reads),
+		sim.Opt("time_lookups", c.timeLookups),
 		sim.Opt("syncs", c.syncs),
 		sim.Opt("truncations", c.truncations),
 		sim.Opt("restarts", c.restarts),
