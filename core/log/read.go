@@ -218,12 +218,16 @@ func (s *segment) firstBatchSince(timestamp, minOffset int64) (h batch.Header, f
 	return h, found, err
 }
 
-// MaxTimestamp finds, among the batches below upTo, the one whose max
-// timestamp is the largest (the first of them on a tie) and returns its
-// base offset and that timestamp (ListOffsets' -3, KIP-734). Every segment
-// wholly below upTo answers from what it tracks; only the segment that
-// upTo falls in is scanned, up to upTo. found is false when no batch below
-// upTo has a timestamp.
+// MaxTimestamp finds, among the batches below upTo that hold offsets at or
+// above StartOffset, the one whose max timestamp is the largest (the first
+// of them on a tie) and returns its base offset (or StartOffset if the
+// start lies inside it) and that timestamp (ListOffsets' -3, KIP-734).
+// Every segment wholly below upTo answers from what it tracks, but for the
+// segment that upTo falls in, and the one the start falls in if the batch
+// it tracks begins below the start: that batch may lie wholly below it,
+// deleted, and a live one hold the largest timestamp of what is left, so
+// those are scanned (log workload, check time-lookup). found is false when
+// no such batch has a timestamp.
 func (l *Log) MaxTimestamp(upTo int64) (offset, timestamp int64, found bool, err error) {
 	if err := l.usable(); err != nil {
 		return 0, 0, false, err
@@ -233,15 +237,16 @@ func (l *Log) MaxTimestamp(upTo int64) (offset, timestamp int64, found bool, err
 		if s.baseOffset >= upTo || s.endOffset <= l.startOffset {
 			continue
 		}
-		if s.endOffset <= upTo {
-			if s.maxTimestamp > timestamp && s.offsetOfMaxTimestamp >= l.startOffset {
+		if s.endOffset <= upTo && s.offsetOfMaxTimestamp >= l.startOffset {
+			if s.maxTimestamp > timestamp {
 				offset, timestamp = s.offsetOfMaxTimestamp, s.maxTimestamp
 			}
 			continue
 		}
+		from := s.offsets.lookup(l.startOffset)
 		err := withRereads(func() error {
 			var r batchReader
-			s.startReader(&r, 0, s.baseOffset, scanChunkBytes, nil)
+			s.startReader(&r, from.position, from.offset, scanChunkBytes, nil)
 			for r.next() {
 				h := &r.header
 				if h.BaseOffset >= upTo {

@@ -350,3 +350,34 @@ func TestMaxTimestampAcrossSegments(t *testing.T) {
 		t.Fatalf("nothing lies below offset 0")
 	}
 }
+
+// With the start moved inside a segment past its largest timestamp, that
+// batch is deleted for readers: the largest timestamp is the largest of
+// the live batches, in that segment or after it. The segment's tracked
+// maximum named the deleted batch, and MaxTimestamp skipped the whole
+// segment: nothing found, or a later segment's smaller maximum (log
+// workload seed 6, check time-lookup).
+func TestMaxTimestampIgnoresBatchesBelowTheStart(t *testing.T) {
+	h := newHarness(t, 12, simdisk.Faults{})
+	l := h.open(log.DefaultConfig())
+	now := h.nowMilliseconds()
+	var bases []int64
+	for _, ts := range []int64{now + 900, now + 30, now + 50, now + 10} {
+		bases = append(bases, mustAppend(t, l, makeBatch(2, 100, ts), 0).FirstOffset)
+	}
+	if err := l.AdvanceStartOffset(bases[1]); err != nil {
+		t.Fatal(err)
+	}
+	offset, ts, found, err := l.MaxTimestamp(l.EndOffset())
+	if err != nil || !found || ts != now+50 || offset != bases[2] {
+		t.Fatalf("max of the live batches: offset %d ts %d found %v err %v; want %d %d", offset, ts, found, err, bases[2], now+50)
+	}
+	// The start inside the batch of the largest timestamp: it is live.
+	if err := l.AdvanceStartOffset(bases[2] + 1); err != nil {
+		t.Fatal(err)
+	}
+	offset, ts, found, err = l.MaxTimestamp(l.EndOffset())
+	if err != nil || !found || ts != now+50 || offset != bases[2]+1 {
+		t.Fatalf("max with the start inside its batch: offset %d ts %d found %v err %v; want %d %d", offset, ts, found, err, bases[2]+1, now+50)
+	}
+}
