@@ -605,10 +605,48 @@ func (r *run) retention() *violation {
 		if start != m.end && !inGap && (i < 0 || m.batches[i].base != start) {
 			return &violation{"offsets", fmt.Sprintf("retention moved the start to %d, inside a batch", start)}
 		}
+		if v := r.checkRetentionEarned(start); v != nil {
+			return v
+		}
 		m.next()
 		m.advanceStart(start)
 	}
 	return nil
+}
+
+// checkRetentionEarned checks, before the model follows it, that a move of
+// the start to start by retention was earned ("retention-too-eager"). The
+// last segment removed, which ends at start, went because the log without
+// it still held retention.bytes, or because its largest timestamp was
+// older than retention.ms; its last batch is the last below start, whose
+// timestamp is at most the segment's. Without compaction the log from
+// start on is the model's batches from start on, byte for byte.
+func (r *run) checkRetentionEarned(start int64) *violation {
+	if r.settings.compaction.on {
+		return nil // sizes on disk are no longer the batches appended
+	}
+	m := &r.model
+	config := r.settings.config
+	remaining := int64(0)
+	var lastRemoved *modelBatch
+	for i := range m.batches {
+		switch b := &m.batches[i]; {
+		case b.base >= start:
+			remaining += int64(len(b.bytes))
+		case b.last >= m.start:
+			lastRemoved = b
+		}
+	}
+	if lastRemoved == nil || config.RetentionBytes != log.Unlimited && remaining >= config.RetentionBytes {
+		return nil
+	}
+	h, _ := batch.Parse(lastRemoved.bytes)
+	age := r.machine.Clock.Now().UnixMilli() - h.MaxTimestamp
+	if config.RetentionAge != log.Unlimited && age > config.RetentionAge.Milliseconds() {
+		return nil
+	}
+	return &violation{"retention-too-eager", fmt.Sprintf("retention moved the start from %d to %d, leaving %d bytes (retention.bytes %d), and the batch at %d below it is %d ms old (retention.ms %d)",
+		m.start, start, remaining, config.RetentionBytes, lastRemoved.base, age, config.RetentionAge.Milliseconds())}
 }
 
 func (r *run) stats() []sim.Option {
