@@ -72,14 +72,15 @@ jepsen: build
 	$(BIN) jepsen --nodes 3 --duration 4m --faults kill,pause,partition,rolling,full-kill --acks all --idempotence mixed --delete-every 2s --recreate-every 2s --elect-every 1s --out jepsen-results $(JEPSEN_FLAGS)
 
 # Open-ended fuzzing of what parses untrusted bytes: request frames
-# (core/wire), record batches (core/batch) and metadata records read back
-# from the metadata log (core/metadata). Their seed corpora already run in
+# (core/wire), record batches (core/batch), metadata records read back
+# from the metadata log (core/metadata) and index files (core/log). Their seed corpora already run in
 # `make test`; this explores FUZZTIME per target.
 FUZZTIME ?= 1m
 fuzz:
 	$(GO) test -run XXX -fuzz FuzzDecodeRequest -fuzztime $(FUZZTIME) ./core/wire
 	$(GO) test -run XXX -fuzz FuzzValidate -fuzztime $(FUZZTIME) ./core/batch
 	$(GO) test -run XXX -fuzz FuzzDecodeEncoded -fuzztime $(FUZZTIME) ./core/metadata
+	$(GO) test -run XXX -fuzz FuzzDecodeIndexFiles -fuzztime $(FUZZTIME) ./core/log
 
 clean:
 	rm -rf bin

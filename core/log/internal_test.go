@@ -1,6 +1,7 @@
 package log
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -109,7 +110,8 @@ func TestOffsetIndexLookupAndSanityChecks(t *testing.T) {
 	if _, err := decodeOffsetIndex(100, encoded, 1000); !errors.Is(err, errBadData) {
 		t.Fatalf("position at the segment's end accepted")
 	}
-	swapped := append(append([]byte{}, encoded[8:16]...), encoded[0:8]...)
+	// With a checksum that holds, so that the sanity check refuses it.
+	swapped := offsetIndexKind.appendChecksum(append(append([]byte{}, encoded[8:16]...), encoded[0:8]...), 0)
 	if _, err := decodeOffsetIndex(100, swapped, 2000); !errors.Is(err, errBadData) {
 		t.Fatalf("decreasing entries accepted")
 	}
@@ -146,6 +148,98 @@ func TestTimeIndexKeepsOnlyGrowingTimestamps(t *testing.T) {
 	if len(x.entries) != 1 {
 		t.Fatalf("truncateFromOffset(9) left %+v", x.entries)
 	}
+}
+
+// An index file's checksum catches every single-bit flip and every cut,
+// which Kafka's sanity checks alone let through when the result still
+// looks like entries (TestRecoveryNeverTrustsATornIndexFile).
+func TestIndexFilesRejectEveryFlipAndCut(t *testing.T) {
+	offsets := offsetIndex{baseOffset: 100}
+	offsets.add(110, 400)
+	offsets.add(130, 900)
+	times := timeIndex{baseOffset: 100}
+	times.maybeAdd(1_000, 104)
+	times.maybeAdd(2_000, 131)
+	for _, file := range []struct {
+		name   string
+		b      []byte
+		decode func([]byte) error
+	}{
+		{"offset index", offsets.encode(), func(b []byte) error { _, err := decodeOffsetIndex(100, b, 2000); return err }},
+		{"time index", times.encode(), func(b []byte) error { _, err := decodeTimeIndex(100, b); return err }},
+		{"empty offset index", (&offsetIndex{baseOffset: 100}).encode(), func(b []byte) error { _, err := decodeOffsetIndex(100, b, 2000); return err }},
+		{"empty time index", (&timeIndex{baseOffset: 100}).encode(), func(b []byte) error { _, err := decodeTimeIndex(100, b); return err }},
+	} {
+		if err := file.decode(file.b); err != nil {
+			t.Fatalf("%s: %v", file.name, err)
+		}
+		for i := range file.b {
+			for bit := range 8 {
+				damaged := append([]byte{}, file.b...)
+				damaged[i] ^= 1 << bit
+				if err := file.decode(damaged); !errors.Is(err, errBadData) {
+					t.Fatalf("%s: flip of bit %d of byte %d not detected", file.name, bit, i)
+				}
+			}
+		}
+		for n := range len(file.b) {
+			if err := file.decode(file.b[:n]); !errors.Is(err, errBadData) {
+				t.Fatalf("%s cut to %d bytes accepted", file.name, n)
+			}
+		}
+	}
+	// Zeros, as a torn write leaves them, never pass, nor does one kind
+	// of file for the other.
+	for n := range 64 {
+		if _, err := decodeOffsetIndex(100, make([]byte, n), 2000); !errors.Is(err, errBadData) {
+			t.Fatalf("%d zero bytes accepted as an offset index", n)
+		}
+		if _, err := decodeTimeIndex(100, make([]byte, n)); !errors.Is(err, errBadData) {
+			t.Fatalf("%d zero bytes accepted as a time index", n)
+		}
+	}
+	if _, err := decodeTimeIndex(100, (&offsetIndex{baseOffset: 100}).encode()); !errors.Is(err, errBadData) {
+		t.Fatalf("an empty offset index accepted as a time index")
+	}
+}
+
+// Whatever bytes an index file holds, decoding either refuses them as bad
+// data or yields entries that keep the index's invariants and encode back
+// to the same bytes.
+func FuzzDecodeIndexFiles(f *testing.F) {
+	offsets := offsetIndex{baseOffset: 100}
+	offsets.add(110, 400)
+	times := timeIndex{baseOffset: 100}
+	times.maybeAdd(1_000, 104)
+	f.Add(offsets.encode())
+	f.Add(times.encode())
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if x, err := decodeOffsetIndex(100, b, 1<<20); err == nil {
+			for i, e := range x.entries {
+				if e.offset < 100 || e.offset-100 > relativeOffsetMax || i > 0 && (e.offset <= x.entries[i-1].offset || e.position <= x.entries[i-1].position) {
+					t.Fatalf("offset index entries %+v break the invariant", x.entries)
+				}
+			}
+			if !bytes.Equal(x.encode(), b) {
+				t.Fatalf("offset index does not encode back to its bytes")
+			}
+		} else if !errors.Is(err, errBadData) {
+			t.Fatalf("offset index refused with %v, not bad data", err)
+		}
+		if x, err := decodeTimeIndex(100, b); err == nil {
+			for i, e := range x.entries {
+				if e.offset < 100 || e.offset-100 > relativeOffsetMax || e.timestamp <= noTimestamp || i > 0 && (e.offset <= x.entries[i-1].offset || e.timestamp <= x.entries[i-1].timestamp) {
+					t.Fatalf("time index entries %+v break the invariant", x.entries)
+				}
+			}
+			if !bytes.Equal(x.encode(), b) {
+				t.Fatalf("time index does not encode back to its bytes")
+			}
+		} else if !errors.Is(err, errBadData) {
+			t.Fatalf("time index refused with %v, not bad data", err)
+		}
+	})
 }
 
 // The cases of Kafka's LeaderEpochFileCacheTest for endOffsetFor

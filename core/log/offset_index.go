@@ -88,7 +88,7 @@ func (x *offsetIndex) appendTo(b []byte) []byte {
 		b = binary.BigEndian.AppendUint32(b, uint32(e.offset-x.baseOffset))
 		b = binary.BigEndian.AppendUint32(b, uint32(e.position))
 	}
-	return appendIndexChecksum(b, start)
+	return offsetIndexKind.appendChecksum(b, start)
 }
 
 // decodeOffsetIndex reads an index file, checks its checksum, and
@@ -97,7 +97,7 @@ func (x *offsetIndex) appendTo(b []byte) []byte {
 // inside the segment file.
 func decodeOffsetIndex(baseOffset int64, b []byte, segmentBytes int64) (offsetIndex, error) {
 	x := offsetIndex{baseOffset: baseOffset}
-	b, err := indexEntries(b)
+	b, err := offsetIndexKind.entries(b)
 	if err != nil {
 		return x, err
 	}

@@ -386,13 +386,14 @@ func (l *Log) indexFilesHold(s *segment) bool {
 	for _, file := range []struct {
 		path    string
 		max     int64
+		kind    indexKind
 		rebuilt []byte
 	}{
-		{offsetIndexPath(l.dir, s.baseOffset), offsetIndexBytesMax, s.offsets.appendTo(nil)},
-		{timeIndexPath(l.dir, s.baseOffset), timeIndexBytesMax, s.times.appendTo(nil)},
+		{offsetIndexPath(l.dir, s.baseOffset), offsetIndexBytesMax, offsetIndexKind, s.offsets.appendTo(nil)},
+		{timeIndexPath(l.dir, s.baseOffset), timeIndexBytesMax, timeIndexKind, s.times.appendTo(nil)},
 	} {
 		onDisk, err := readChecked(l.world.FS, file.path, file.max, func(b []byte) ([]byte, error) {
-			_, err := indexEntries(b)
+			_, err := file.kind.entries(b)
 			return b, err
 		})
 		if err != nil || !bytes.Equal(onDisk, file.rebuilt) {

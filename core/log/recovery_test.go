@@ -185,10 +185,13 @@ func TestCorruptBatchInATrustedSegmentIsNeverServed(t *testing.T) {
 	}
 }
 
-// withIndexChecksum is an index file holding entries, with the CRC-32C
-// trailer the log writes (index_checksum.go).
-func withIndexChecksum(entries ...byte) []byte {
-	return binary.BigEndian.AppendUint32(entries, crc32.Checksum(entries, crc32.MakeTable(crc32.Castagnoli)))
+// withIndexChecksum is an index file of a kind ("offset index", "time
+// index") holding entries, with the CRC-32C trailer the log writes, seeded
+// by the kind (index_checksum.go).
+func withIndexChecksum(kind string, entries ...byte) []byte {
+	table := crc32.MakeTable(crc32.Castagnoli)
+	seed := crc32.Checksum([]byte("sluice "+kind+"\n"), table)
+	return binary.BigEndian.AppendUint32(entries, crc32.Update(seed, table, entries))
 }
 
 func TestRecoveryRebuildsDamagedIndexes(t *testing.T) {
@@ -196,13 +199,13 @@ func TestRecoveryRebuildsDamagedIndexes(t *testing.T) {
 	// Each damaged file but the last carries a checksum that holds, so
 	// that the sanity checks behind it are what refuses it.
 	damage := map[string][]byte{
-		strings.Replace(names[1], ".log", ".index", 1):     withIndexChecksum(1, 2, 3, 4, 5, 6, 7),                                // not whole entries
-		strings.Replace(names[2], ".log", ".index", 1):     withIndexChecksum(0, 0, 0, 9, 0, 0, 0, 200, 0, 0, 0, 2, 0, 0, 0, 100), // decreasing
-		strings.Replace(names[3], ".log", ".timeindex", 1): withIndexChecksum(0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 2),
-		strings.Replace(names[4], ".log", ".index", 1):     withIndexChecksum(0, 0, 0, 1, 0, 0, 255, 255), // position past the segment
+		strings.Replace(names[1], ".log", ".index", 1):     withIndexChecksum("offset index", 1, 2, 3, 4, 5, 6, 7),                                // not whole entries
+		strings.Replace(names[2], ".log", ".index", 1):     withIndexChecksum("offset index", 0, 0, 0, 9, 0, 0, 0, 200, 0, 0, 0, 2, 0, 0, 0, 100), // decreasing
+		strings.Replace(names[3], ".log", ".timeindex", 1): withIndexChecksum("time index", 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 2),
+		strings.Replace(names[4], ".log", ".index", 1):     withIndexChecksum("offset index", 0, 0, 0, 1, 0, 0, 255, 255), // position past the segment
 		// Torn: a plausible entry, its last bytes zeroed after the
 		// checksum was computed.
-		strings.Replace(names[6], ".log", ".timeindex", 1): append(withIndexChecksum(0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1)[:8:8], 0, 0, 0, 0, 0, 0, 0, 0),
+		strings.Replace(names[6], ".log", ".timeindex", 1): append(withIndexChecksum("time index", 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1)[:8:8], 0, 0, 0, 0, 0, 0, 0, 0),
 	}
 	for name, data := range damage {
 		f, err := h.disk.OpenFile(testDir+"/"+name, false)

@@ -88,7 +88,7 @@ func (x *timeIndex) appendTo(b []byte) []byte {
 		b = binary.BigEndian.AppendUint64(b, uint64(e.timestamp))
 		b = binary.BigEndian.AppendUint32(b, uint32(e.offset-x.baseOffset))
 	}
-	return appendIndexChecksum(b, start)
+	return timeIndexKind.appendChecksum(b, start)
 }
 
 // decodeTimeIndex reads a time index file, checks its checksum, and
@@ -96,7 +96,7 @@ func (x *timeIndex) appendTo(b []byte) []byte {
 // is checked once the segment's end is known.
 func decodeTimeIndex(baseOffset int64, b []byte) (timeIndex, error) {
 	x := timeIndex{baseOffset: baseOffset}
-	b, err := indexEntries(b)
+	b, err := timeIndexKind.entries(b)
 	if err != nil {
 		return x, err
 	}
