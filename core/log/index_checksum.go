@@ -7,19 +7,20 @@ import (
 )
 
 // Index files end with a CRC-32C of their entries (4 bytes, big-endian,
-// seeded by the file's kind: indexKind), which Kafka's do not. Recovery trusts the index files of a segment below
-// the recovery point, and two writers put them there before any sync
-// covers them: the last step of a compaction swap, whose segment already
-// lay below it, and recovery repairing a damaged one. A crash before the
-// sync can leave such a file torn, an entry cut short and zero-filled,
-// and Kafka's sanity checks pass what is left: a time index entry naming
-// offset 144 for a segment whose first batch, after compaction, is 146,
-// or a timestamp of 2^40 (TestRecoveryNeverTrustsATornIndexFile), and a
-// truncation's replay later met the real entry after the torn one and
-// panicked (log seed 711061). With the checksum such a file is bad data
-// and recovery scans the segment. A flip in flight fails it too, so one
-// read that passes is enough (readChecked), where a file with no check
-// of its own needs three that agree.
+// seeded by the file's kind: indexKind), which Kafka's do not. Recovery
+// trusts the index files of a segment below the recovery point, and two
+// writers put them there before any sync covers them: the last step of a
+// compaction swap, whose segment already lay below it, and recovery
+// repairing a damaged one. A crash before the sync can leave such a file
+// torn, an entry cut short and zero-filled, and Kafka's sanity checks pass
+// what is left: a time index entry naming offset 144 for a segment whose
+// first batch, after compaction, is 146, or a timestamp of 2^40
+// (TestRecoveryNeverTrustsATornIndexFile), and a truncation's replay later
+// met the real entry after the torn one and panicked (log seed 711061).
+// With the checksum such a file is bad data and recovery scans the
+// segment. A flip in flight fails it too, so one read that passes is
+// enough (readChecked), where a file with no check of its own needs three
+// that agree.
 const indexChecksumBytes = 4
 
 // The largest index files: indexEntriesMax entries and the checksum.
