@@ -12,6 +12,7 @@ import (
 	"sluice/core/broker"
 	"sluice/disk"
 	sluicenet "sluice/net"
+	"sluice/node/codecs"
 	"sluice/node/loop"
 )
 
@@ -60,6 +61,9 @@ func Start(config Config, log *slog.Logger) (*Node, error) {
 		Net:     n.dialer,
 		Entropy: loop.NewEntropy(),
 		Log:     log,
+		// Compaction, the key check of compacted topics and lookups by
+		// timestamp look inside compressed batches with them.
+		Codecs: codecs.New(),
 		Halt: func(reason error) {
 			// A crash, on purpose: nothing more may reach the disk or
 			// the network from a node in this state.

@@ -89,7 +89,7 @@ func TestCompactedTopicWithRealClients(t *testing.T) {
 
 	var read []consumedRecord
 	for deadline := time.Now().Add(compactionWaitMax); ; time.Sleep(200 * time.Millisecond) {
-		read = readCompactedToEnd(ctx, t, broker.Addr(), admin)
+		read = readCompactedToEnd(ctx, t, broker.Addr(), admin, compactedTopic)
 		if len(read) < produced {
 			break
 		}
@@ -128,11 +128,11 @@ func TestCompactedTopicWithRealClients(t *testing.T) {
 	}
 }
 
-// readCompactedToEnd reads every partition of compactedTopic from its
+// readCompactedToEnd reads every partition of topic from its
 // start to its end offset now, with franz-go.
-func readCompactedToEnd(ctx context.Context, t *testing.T, address string, admin *kadm.Client) []consumedRecord {
+func readCompactedToEnd(ctx context.Context, t *testing.T, address string, admin *kadm.Client, topic string) []consumedRecord {
 	t.Helper()
-	ends, err := admin.ListEndOffsets(ctx, compactedTopic)
+	ends, err := admin.ListEndOffsets(ctx, topic)
 	if err == nil {
 		err = ends.Error()
 	}
@@ -147,7 +147,7 @@ func readCompactedToEnd(ctx context.Context, t *testing.T, address string, admin
 			remaining[o.Partition] = o.Offset
 		}
 	})
-	client := newFranzGoClient(t, address, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{compactedTopic: assignment}))
+	client := newFranzGoClient(t, address, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assignment}))
 	defer client.Close()
 	readCtx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
@@ -157,7 +157,7 @@ func readCompactedToEnd(ctx context.Context, t *testing.T, address string, admin
 	for len(remaining) > 0 {
 		fetches := client.PollFetches(readCtx)
 		if readCtx.Err() != nil {
-			t.Fatalf("reading %s to its end: %v (partitions left: %v)", compactedTopic, readCtx.Err(), remaining)
+			t.Fatalf("reading %s to its end: %v (partitions left: %v)", topic, readCtx.Err(), remaining)
 		}
 		for _, fetchError := range fetches.Errors() {
 			t.Fatalf("fetch %s/%d: %v", fetchError.Topic, fetchError.Partition, fetchError.Err)
@@ -172,13 +172,14 @@ func readCompactedToEnd(ctx context.Context, t *testing.T, address string, admin
 	return read
 }
 
-// stableCompactedRead reads with franz-go until two reads in a row agree.
+// stableCompactedRead reads compactedTopic with franz-go until two reads
+// in a row agree.
 func stableCompactedRead(ctx context.Context, t *testing.T, address string, admin *kadm.Client) []consumedRecord {
 	t.Helper()
-	previous := readCompactedToEnd(ctx, t, address, admin)
+	previous := readCompactedToEnd(ctx, t, address, admin, compactedTopic)
 	for {
 		time.Sleep(time.Second)
-		again := readCompactedToEnd(ctx, t, address, admin)
+		again := readCompactedToEnd(ctx, t, address, admin, compactedTopic)
 		if slices.EqualFunc(byPartition(again), byPartition(previous), slices.Equal) {
 			return again
 		}
