@@ -121,26 +121,22 @@ func (p *Partition) OffsetForTimestamp(timestamp int64, currentLeaderEpoch int32
 }
 
 // exactOffsetForTimestamp narrows a batch-level answer to the first record
-// whose timestamp reaches timestamp, decoding the batch when it is not
-// compressed (a compressed batch answers with its base offset, which a
-// consumer then reads from: never later than the right record).
+// whose timestamp reaches timestamp, at or after the answer's offset (the
+// log start may lie inside the batch), as Kafka's LogSegment does,
+// decompressing the batch if need be. A batch of LogAppendTime, or one
+// whose records cannot be read (no codec), answers with the offset found,
+// which a consumer then reads from: never later than the right record.
 func (p *Partition) exactOffsetForTimestamp(answer corelog.TimestampOffset, timestamp int64) (int64, int64, error) {
-	b, err := p.log.Read(answer.Offset, p.highWatermark, 1, true)
+	h, records, ok, err := p.recordsAt(answer.Offset)
 	if err != nil {
-		return -1, -1, kafkaError(err)
+		return -1, -1, err
 	}
-	h, err := batch.Parse(b)
-	if err != nil || h.Compression() != batch.CompressionNone || h.Attributes&batch.TimestampLogTime != 0 {
-		return answer.Offset, answer.Timestamp, nil
-	}
-	records, err := batch.Records(b[:h.Size()])
-	if err != nil {
-		return answer.Offset, answer.Timestamp, nil
-	}
-	for _, r := range records {
-		offset := h.BaseOffset + int64(r.OffsetDelta)
-		if at := h.BaseTimestamp + r.TimestampDelta; at >= timestamp && offset >= answer.Offset {
-			return offset, at, nil
+	if ok {
+		for _, r := range records {
+			offset := h.BaseOffset + int64(r.OffsetDelta)
+			if at := h.BaseTimestamp + r.TimestampDelta; at >= timestamp && offset >= answer.Offset {
+				return offset, at, nil
+			}
 		}
 	}
 	return answer.Offset, answer.Timestamp, nil
@@ -148,7 +144,7 @@ func (p *Partition) exactOffsetForTimestamp(answer corelog.TimestampOffset, time
 
 // maxTimestampOffset finds the record with the largest timestamp below the
 // high watermark (ListOffsets v7, KIP-734): the log names the batch, and
-// the batch, decoded when it is not compressed, names the record.
+// the batch, decompressed if need be, names the record.
 func (p *Partition) maxTimestampOffset() (int64, int64, error) {
 	base, timestamp, found, err := p.log.MaxTimestamp(p.highWatermark)
 	if err != nil {
@@ -157,22 +153,54 @@ func (p *Partition) maxTimestampOffset() (int64, int64, error) {
 	if !found {
 		return -1, -1, nil
 	}
-	b, err := p.log.Read(base, p.highWatermark, 1, true)
+	h, records, ok, err := p.recordsAt(base)
 	if err != nil {
-		return -1, -1, kafkaError(err)
+		return -1, -1, err
 	}
-	h, err := batch.Parse(b)
-	if err != nil || h.Compression() != batch.CompressionNone || h.Attributes&batch.TimestampLogTime != 0 {
-		return base, timestamp, nil
-	}
-	records, err := batch.Records(b[:h.Size()])
-	if err != nil {
-		return base, timestamp, nil
-	}
-	for _, r := range records {
-		if at := h.BaseTimestamp + r.TimestampDelta; at == timestamp {
-			return h.BaseOffset + int64(r.OffsetDelta), timestamp, nil
+	if ok {
+		for _, r := range records {
+			offset := h.BaseOffset + int64(r.OffsetDelta)
+			if at := h.BaseTimestamp + r.TimestampDelta; at == timestamp && offset >= base {
+				return offset, timestamp, nil
+			}
 		}
 	}
 	return base, timestamp, nil
+}
+
+// timestampLookupBytesMax bounds what a lookup by timestamp decompresses
+// of one batch: a batch is at most max.message.bytes on the wire, and no
+// sane codec expands a real one past this.
+const timestampLookupBytesMax = 64 << 20
+
+// recordsAt reads the batch holding offset, below the high watermark, and
+// its records, decompressed if need be. ok is false, with no error, for a
+// batch whose timestamps are the broker's (LogAppendTime: its records
+// keep the producer's) or whose records cannot be read here.
+func (p *Partition) recordsAt(offset int64) (batch.Header, []batch.RawRecord, bool, error) {
+	b, err := p.log.Read(offset, p.highWatermark, 1, true)
+	if err != nil {
+		return batch.Header{}, nil, false, kafkaError(err)
+	}
+	h, err := batch.Parse(b)
+	if err != nil || h.Size() > len(b) || h.Attributes&batch.TimestampLogTime != 0 {
+		return h, nil, false, nil
+	}
+	section, err := batch.RecordsSection(b[:h.Size()])
+	if err != nil {
+		return h, nil, false, nil
+	}
+	if h.Compression() != batch.CompressionNone {
+		if p.w.Codecs == nil {
+			return h, nil, false, nil
+		}
+		if section, err = p.w.Codecs.Decompress(h.Compression(), section, timestampLookupBytesMax); err != nil {
+			return h, nil, false, nil
+		}
+	}
+	records, err := batch.SplitRecords(section, h.RecordCount)
+	if err != nil {
+		return h, nil, false, nil
+	}
+	return h, records, true, nil
 }
