@@ -48,7 +48,9 @@ type World struct {
 	Canaries *Canaries
 
 	// Codecs decompresses and recompresses batch records for the features
-	// that must look inside compressed batches (log compaction). Nil means
+	// that must look inside compressed batches (log compaction, the key
+	// check of compacted topics, lookups by timestamp). The production
+	// node and the simulator both set it (node/codecs). Nil means
 	// uncompressed only: those features leave compressed batches intact.
 	Codecs Codecs
 }
