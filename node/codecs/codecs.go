@@ -21,9 +21,20 @@ var ErrTooLarge = errors.New("codecs: decompressed records exceed the bound")
 var ErrUnknownCodec = errors.New("codecs: unknown compression codec")
 
 // Codecs is core.Codecs for Kafka's four codecs. The zero value is not
-// usable; call New. It holds one zstd encoder, reused for every call.
+// usable; call New. It holds one encoder per codec that has state, reset
+// and reused for every call: a gzip writer allocates about a megabyte of
+// tables when made, which a compression seed of the simulator's log
+// workload paid for every batch (it halved the workload's seeds per
+// second). One Codecs is used by one goroutine (a node's loop, a
+// simulated machine).
 type Codecs struct {
 	zstdEncoder *zstd.Encoder
+	gzipWriter  *gzip.Writer
+	lz4Writer   *lz4.Writer
+	// zstdDecoder is made for a bound, zstdDecoderBound, and kept while
+	// calls ask the same bound (callers each pass one constant).
+	zstdDecoder      *zstd.Decoder
+	zstdDecoderBound int
 }
 
 var _ core.Codecs = (*Codecs)(nil)
@@ -34,7 +45,7 @@ func New() *Codecs {
 	if err != nil {
 		panic(fmt.Sprintf("codecs: zstd encoder: %v", err)) // only bad options fail
 	}
-	return &Codecs{zstdEncoder: encoder}
+	return &Codecs{zstdEncoder: encoder, gzipWriter: gzip.NewWriter(nil), lz4Writer: lz4.NewWriter(nil)}
 }
 
 // Decompress implements core.Codecs.
@@ -51,13 +62,10 @@ func (c *Codecs) Decompress(codec int, src []byte, sizeMax int) ([]byte, error) 
 	case batch.CompressionLZ4:
 		return readBounded(lz4.NewReader(bytes.NewReader(src)), sizeMax)
 	case batch.CompressionZstd:
-		// The decoder refuses a frame claiming, or growing, beyond the
-		// bound before allocating it.
-		decoder, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(max(sizeMax, 1))))
+		decoder, err := c.zstdDecoderFor(sizeMax)
 		if err != nil {
 			return nil, err
 		}
-		defer decoder.Close()
 		out, err := decoder.DecodeAll(src, nil)
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || len(out) > sizeMax {
 			return nil, ErrTooLarge
@@ -72,7 +80,8 @@ func (c *Codecs) Compress(codec int, dst, src []byte) ([]byte, error) {
 	switch codec {
 	case batch.CompressionGzip:
 		b := bytes.NewBuffer(dst)
-		w := gzip.NewWriter(b)
+		w := c.gzipWriter
+		w.Reset(b)
 		if _, err := w.Write(src); err != nil {
 			return nil, err
 		}
@@ -84,7 +93,8 @@ func (c *Codecs) Compress(codec int, dst, src []byte) ([]byte, error) {
 		return compressSnappy(dst, src), nil
 	case batch.CompressionLZ4:
 		b := bytes.NewBuffer(dst)
-		w := lz4.NewWriter(b)
+		w := c.lz4Writer
+		w.Reset(b)
 		if _, err := w.Write(src); err != nil {
 			return nil, err
 		}
@@ -96,6 +106,24 @@ func (c *Codecs) Compress(codec int, dst, src []byte) ([]byte, error) {
 		return c.zstdEncoder.EncodeAll(src, dst), nil
 	}
 	return nil, fmt.Errorf("%w: %d", ErrUnknownCodec, codec)
+}
+
+// zstdDecoderFor returns a decoder that refuses a frame claiming, or
+// growing, beyond sizeMax before allocating it: the one kept if it was
+// made for that bound, else a new one, kept in its place.
+func (c *Codecs) zstdDecoderFor(sizeMax int) (*zstd.Decoder, error) {
+	if c.zstdDecoder != nil && c.zstdDecoderBound == sizeMax {
+		return c.zstdDecoder, nil
+	}
+	decoder, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(max(sizeMax, 1))))
+	if err != nil {
+		return nil, err
+	}
+	if c.zstdDecoder != nil {
+		c.zstdDecoder.Close()
+	}
+	c.zstdDecoder, c.zstdDecoderBound = decoder, sizeMax
+	return decoder, nil
 }
 
 // readBounded reads r to its end, failing once it passes sizeMax bytes.
