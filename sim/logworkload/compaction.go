@@ -126,10 +126,10 @@ func (r *run) checkKeysNow() *violation {
 	if v != nil {
 		return v
 	}
-	if !compactedPrefix(all, r.model.batches, r.model.start, r.compactedBelow) {
+	if !compactedPrefix(r.codecs, all, r.model.batches, r.model.start, r.compactedBelow) {
 		return &violation{"compaction-mangled", fmt.Sprintf("the log's %d batches are no compaction of the model's", len(all))}
 	}
-	return checkKeys(all, r.model.batches, r.model.start, r.model.end)
+	return checkKeys(r.codecs, all, r.model.batches, r.model.start, r.model.end)
 }
 
 // truncateCompacted is truncate for a compaction seed: at or above what
@@ -173,7 +173,7 @@ func (r *run) truncateCompacted() *violation {
 
 // compactedMatch reports whether got is what compaction may make of want:
 // the batch itself, or the same batch with some records removed.
-func compactedMatch(got []byte, want modelBatch) bool {
+func compactedMatch(codecs core.Codecs, got []byte, want modelBatch) bool {
 	if bytes.Equal(got, want.bytes) {
 		return true
 	}
@@ -186,8 +186,8 @@ func compactedMatch(got []byte, want modelBatch) bool {
 		g.ProducerID != w.ProducerID || g.ProducerEpoch != w.ProducerEpoch || g.BaseSequence != w.BaseSequence {
 		return false
 	}
-	gotRecords, err1 := rawRecords(got)
-	wantRecords, err2 := rawRecords(want.bytes)
+	gotRecords, err1 := rawRecords(codecs, got)
+	wantRecords, err2 := rawRecords(codecs, want.bytes)
 	if err1 != nil || err2 != nil {
 		return false
 	}
@@ -204,7 +204,8 @@ func compactedMatch(got []byte, want modelBatch) bool {
 	return true
 }
 
-func rawRecords(b []byte) ([]batch.RawRecord, error) {
+// rawRecords splits a batch's records, decompressed if need be.
+func rawRecords(codecs core.Codecs, b []byte) ([]batch.RawRecord, error) {
 	h, err := batch.Parse(b)
 	if err != nil {
 		return nil, err
@@ -213,14 +214,23 @@ func rawRecords(b []byte) ([]batch.RawRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	if h.Compression() != batch.CompressionNone {
+		if section, err = codecs.Decompress(h.Compression(), section, recordsDecompressedBytesMax); err != nil {
+			return nil, err
+		}
+	}
 	return batch.SplitRecords(section, h.RecordCount)
 }
+
+// recordsDecompressedBytesMax bounds what the model decompresses of one
+// batch: far above what randomBatches builds.
+const recordsDecompressedBytesMax = 16 << 20
 
 // compactedPrefix reports whether got, read from start, is a compaction of
 // a prefix of the candidate's batches: each batch matches a candidate
 // batch in order, and candidate batches are skipped, or changed, only
 // below compactedBelow.
-func compactedPrefix(got [][]byte, candidate []modelBatch, start, compactedBelow int64) bool {
+func compactedPrefix(codecs core.Codecs, got [][]byte, candidate []modelBatch, start, compactedBelow int64) bool {
 	visible := visibleFrom(candidate, start)
 	j := 0
 	for _, b := range got {
@@ -234,7 +244,7 @@ func compactedPrefix(got [][]byte, candidate []modelBatch, start, compactedBelow
 			}
 			j++
 		}
-		if j == len(visible) || visible[j].base != h.BaseOffset || !compactedMatch(b, visible[j]) {
+		if j == len(visible) || visible[j].base != h.BaseOffset || !compactedMatch(codecs, b, visible[j]) {
 			return false
 		}
 		if visible[j].last >= compactedBelow && !bytes.Equal(b, visible[j].bytes) {
@@ -248,7 +258,7 @@ func compactedPrefix(got [][]byte, candidate []modelBatch, start, compactedBelow
 // checkKeys checks what compaction promises per key, for the model's
 // records in [start, limit): each key's latest record is present in got,
 // unless it is a tombstone, and then no older record of its key is.
-func checkKeys(got [][]byte, model []modelBatch, start, limit int64) *violation {
+func checkKeys(codecs core.Codecs, got [][]byte, model []modelBatch, start, limit int64) *violation {
 	type keyed struct {
 		offset    int64
 		tombstone bool
@@ -259,7 +269,7 @@ func checkKeys(got [][]byte, model []modelBatch, start, limit int64) *violation 
 		if b.last < start || b.base >= limit {
 			continue
 		}
-		records, _ := rawRecords(b.bytes)
+		records, _ := rawRecords(codecs, b.bytes)
 		for _, record := range records {
 			offset := b.base + int64(record.OffsetDelta)
 			if offset < start || offset >= limit {
@@ -275,7 +285,7 @@ func checkKeys(got [][]byte, model []modelBatch, start, limit int64) *violation 
 	oldest := map[string]int64{} // the lowest offset each key is present at
 	for _, b := range got {
 		h, _ := batch.Parse(b)
-		records, _ := rawRecords(b)
+		records, _ := rawRecords(codecs, b)
 		for _, record := range records {
 			offset := h.BaseOffset + int64(record.OffsetDelta)
 			if offset < start {
@@ -295,7 +305,7 @@ func checkKeys(got [][]byte, model []modelBatch, start, limit int64) *violation 
 		if !l.tombstone {
 			var all []int64
 			for _, b := range model {
-				records, _ := rawRecords(b.bytes)
+				records, _ := rawRecords(codecs, b.bytes)
 				for _, record := range records {
 					if string(record.Key) == key {
 						all = append(all, b.base+int64(record.OffsetDelta))
@@ -331,7 +341,7 @@ func (r *run) checkReadCompacted(offset, maxOffset int64, maxBytes int, atLeastO
 		}
 		return &violation{check, fmt.Sprintf("Read(%d) returned bad bytes: %v", offset, s.Err())}
 	}
-	if !compactedPrefix(batches, m.batches, offset, r.compactedBelow) {
+	if !compactedPrefix(r.codecs, batches, m.batches, offset, r.compactedBelow) {
 		return &violation{"compaction-mangled", fmt.Sprintf("Read(%d) returned %d batches that are no compaction of the log from there", offset, len(batches))}
 	}
 	if len(got) > maxBytes && !(atLeastOne && len(batches) == 1) {

@@ -133,12 +133,12 @@ func (r *run) checkRecoveredCompacted(recovered [][]byte, synced int64, since, s
 			return &violation{"synced-lost", fmt.Sprintf("batch [%d, %d] was below synced offset %d before the crash and above compaction's reach %d", b.base, b.last, synced, r.compactedBelow)}
 		}
 	}
-	if v := checkKeys(recovered, m.batches, max(start, m.start), synced); v != nil {
+	if v := checkKeys(r.codecs, recovered, m.batches, max(start, m.start), synced); v != nil {
 		v.check = "synced-lost"
 		return v
 	}
 	for _, candidate := range m.candidates(since, startSince) {
-		if compactedPrefix(recovered, candidate, start, r.compactedBelow) {
+		if compactedPrefix(r.codecs, recovered, candidate, start, r.compactedBelow) {
 			return nil
 		}
 	}
@@ -183,10 +183,10 @@ func (r *run) checkContents(check string) *violation {
 		return &violation{"offsets", fmt.Sprintf("log [%d, %d), model [%d, %d)", r.log.StartOffset(), r.log.EndOffset(), m.start, m.end)}
 	}
 	if r.settings.compaction.on {
-		if !compactedPrefix(all, m.batches, m.start, r.compactedBelow) {
+		if !compactedPrefix(r.codecs, all, m.batches, m.start, r.compactedBelow) {
 			return &violation{"compaction-mangled", fmt.Sprintf("the log's %d batches are no compaction of the model's", len(all))}
 		}
-		if v := checkKeys(all, m.batches, m.start, m.end); v != nil {
+		if v := checkKeys(r.codecs, all, m.batches, m.start, m.end); v != nil {
 			return v
 		}
 		return r.checkEpochs()

@@ -83,7 +83,7 @@ func (r *run) checkRestartPromise(recovered [][]byte, start, end int64) *violati
 		}
 	}
 	if r.settings.compaction.on {
-		if v := checkKeys(recovered, p.batches, start, p.offset); v != nil {
+		if v := checkKeys(r.codecs, recovered, p.batches, start, p.offset); v != nil {
 			v.check = "synced-lost"
 			v.detail = fmt.Sprintf("of the batches synced when the log restarted at %d, with no checkpoint recording the restart: %s", p.offset, v.detail)
 			return v

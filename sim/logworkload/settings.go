@@ -30,6 +30,9 @@ type settings struct {
 	// compaction is what the seed does with log compaction, if anything
 	// (see compaction.go).
 	compaction compactionSettings
+	// compression is what share of its batches the seed compresses (see
+	// compression.go).
+	compression compressionSettings
 
 	// buggify is the seed's BUGGIFY chances for core/log's sites (see
 	// buggify.go).
@@ -138,6 +141,7 @@ func (s settings) options() []sim.Option {
 		sim.Opt("delete_retention", s.config.DeleteRetention.Round(time.Millisecond)),
 		sim.Opt("min_compaction_lag", s.config.MinCompactionLag.Round(time.Millisecond)),
 		sim.Opt("dirty_ratio", roundChance(s.config.MinCleanableDirtyRatio)),
+		sim.Opt("compressed", roundChance(s.compression.chance)),
 		s.buggify.Option(),
 	}
 }

@@ -116,6 +116,11 @@ type run struct {
 	fullDisk bool
 	counts   counts
 
+	// codecs compress the batches of a compression seed and decompress
+	// them for the model's checks: the machine's, which the log uses too
+	// (pure functions of their input).
+	codecs core.Codecs
+
 	// compactedBelow is the highest UpTo compaction was given, lowered by
 	// truncations below it: batches at or above it are as appended.
 	compactedBelow int64
@@ -138,6 +143,7 @@ func (workload) Run(seed uint64, options sim.RunOptions) (result sim.Result) {
 	r := &run{kernel: k, rng: kernel.NewRand(seed, "workload")}
 	r.settings = drawSettings(r.rng)
 	r.settings.compaction = drawCompactionSettings(seed, &r.settings.config)
+	r.settings.compression = drawCompressionSettings(seed)
 	r.settings.buggify = sim.DrawBuggifyChances(seed)
 	if slices.Contains(options.Canaries, log.CanaryAppendBeforeTruncationDurable) {
 		// Lean toward what exposes it (the seed is still what is
@@ -187,6 +193,7 @@ func (r *run) simulate(options sim.RunOptions) *violation {
 			r.record(sim.EventHalt, "", []string{nodeName}, fmt.Sprintf("%s halted: %v", nodeName, reason))
 		},
 	})
+	r.codecs = r.machine.World().Codecs
 	if v := r.open(); v != nil {
 		return v
 	}
@@ -379,7 +386,7 @@ func (r *run) randomBatches(firstOffset int64, epoch int32, stamped bool) []byte
 			spec.BaseOffset, spec.LeaderEpoch = offset, epoch
 		}
 		offset += int64(len(spec.Records))
-		all = append(all, batch.Build(spec)...)
+		all = append(all, r.settings.compression.maybeCompress(r.rng, r.codecs, batch.Build(spec))...)
 	}
 	return all
 }
