@@ -4,20 +4,22 @@ package logworkload
 // bug must have been caught (TestCanariesAreCaught asserts it). Measured
 // over seeds 1-5000 (`sluice sim --workload log --canary NAME --seeds
 // 1-5000 --keep-going`, each canary with its lean, on the code with the
-// time-lookup and retention checks and restarts in compaction seeds):
-// SyncedBeforeDurable failed 64.8% of seeds, the longest run of seeds up
-// to a catch being 9; RecoverySkipsCRC 14.4% (it needs a crash that tears
-// the header write of an unsynced append), longest run 51;
-// CompactionSwapsUnsynced 8.1% (it needs a compaction seed, one in three,
-// and a crash between a compaction and the next sync of the new segment),
-// longest run 88; RestartReusesSegmentName 33.1% (a restart where a
-// segment began, then an append, a sync and a crash), longest run 25;
-// AppendBeforeTruncationDurable 4.0% (a truncation, an append, then a
-// crash before the truncation's sync completes; leaned toward frequent
-// crashes and slow syncs), longest run 180; RestartDropsOldLog 42.4% (a
-// restart with synced batches below its start, then a crash before its
-// checkpoint; leaned toward restarts and frequent crashes), longest run
-// 16. The bounds leave a margin of 2.5x or more over the longest run.
+// time-lookup and retention checks, restarts in compaction seeds and
+// compression seeds): SyncedBeforeDurable failed 64.9% of seeds, the
+// longest run of seeds up to a catch being 9; RecoverySkipsCRC 14.0% (it
+// needs a crash that tears the header write of an unsynced append),
+// longest run 39; CompactionSwapsUnsynced 8.3% (it needs a compaction
+// seed, one in three, and a crash between a compaction and the next sync
+// of the new segment), longest run 72; RestartReusesSegmentName 32.7% (a
+// restart where a segment began, then an append, a sync and a crash),
+// longest run 26; AppendBeforeTruncationDurable 4.0% (a truncation, an
+// append, then a crash before the truncation's sync completes; leaned
+// toward frequent crashes and slow syncs), longest run 171;
+// RestartDropsOldLog 42.6% (a restart with synced batches below its
+// start, then a crash before its checkpoint; leaned toward restarts and
+// frequent crashes), longest run 13. The bounds leave a margin of 2.5x or
+// more over the longest run (the runs before compression seeds: 9, 51,
+// 88, 25, 180 and 16).
 const (
 	canarySyncedBeforeDurableSeedsMax           = 25
 	canaryRecoverySkipsCRCSeedsMax              = 130
