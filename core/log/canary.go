@@ -38,4 +38,13 @@ const (
 	// follower in the ISR came back below the end it had reported, was
 	// elected, and wrote again at offsets already acknowledged).
 	CanaryRestartDropsOldLog = "log-restart-drops-old-segments"
+
+	// CanaryCompactionTimeIndexLastOffset makes compaction name, in the
+	// new segment's time index and the maximum timestamp it tracks, the
+	// batch of the largest timestamp by its last offset instead of its
+	// first, as Kafka's cleaner once appended the wrong offset to the
+	// time index of segments it cleaned (KAFKA-4497): lookups by
+	// timestamp then answer an offset inside the batch, or one beyond
+	// what a consumer should start from.
+	CanaryCompactionTimeIndexLastOffset = "log-compaction-time-index-last-offset"
 )

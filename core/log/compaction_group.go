@@ -31,7 +31,8 @@ func (l *Log) cleanGroup(pass *cleanerPass, group []*segment, result *Compaction
 		discard()
 		return err
 	}
-	w := cleanedWriter{segment: newSegment(base, f, &l.reads), indexIntervalBytes: l.config.IndexIntervalBytes}
+	w := cleanedWriter{segment: newSegment(base, f, &l.reads), indexIntervalBytes: l.config.IndexIntervalBytes,
+		lastOffsetInTimeIndex: l.world.Canaries.On(CanaryCompactionTimeIndexLastOffset)}
 	w.segment.mayHaveGaps = true
 	var tally CompactionResult
 	changed := false
@@ -186,6 +187,8 @@ type cleanedWriter struct {
 	indexIntervalBytes int
 	pending            []byte
 	written            int64
+	// lastOffsetInTimeIndex plants CanaryCompactionTimeIndexLastOffset.
+	lastOffsetInTimeIndex bool
 }
 
 func (w *cleanedWriter) add(b []byte) error {
@@ -197,7 +200,18 @@ func (w *cleanedWriter) add(b []byte) error {
 	if s.offsets.full() || s.times.full() {
 		return fmt.Errorf("log: compacted segment %d would need more index entries than %d", s.baseOffset, indexEntriesMax)
 	}
+	entries := len(s.times.entries)
 	s.record(h, s.bytes, w.indexIntervalBytes)
+	if w.lastOffsetInTimeIndex && h.LastOffsetDelta > 0 {
+		// The planted bug: the batch of the largest timestamp is named
+		// by its last offset, in the time index and what it tracks.
+		if s.offsetOfMaxTimestamp == h.BaseOffset {
+			s.offsetOfMaxTimestamp = h.LastOffset()
+		}
+		if n := len(s.times.entries); n > entries && s.times.entries[n-1].offset == h.BaseOffset {
+			s.times.entries[n-1].offset = h.LastOffset()
+		}
+	}
 	w.pending = append(w.pending, b...)
 	if len(w.pending) >= cleanedWriteChunkBytes {
 		return w.flush()

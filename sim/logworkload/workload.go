@@ -72,6 +72,12 @@ func Canaries() []sim.Canary {
 			Description: "a restart removes the old segments below its start before a checkpoint records it: a crash in between brings the log back empty at the old start",
 			SeedsMax:    canaryRestartDropsOldLogSeedsMax,
 		},
+		{
+			Name:        log.CanaryCompactionTimeIndexLastOffset,
+			Workload:    Name,
+			Description: "compaction names the batch of a segment's largest timestamp by its last offset, in the time index and what the segment tracks (KAFKA-4497)",
+			SeedsMax:    canaryCompactionTimeIndexLastOffsetSeedsMax,
+		},
 	}
 }
 
