@@ -26,6 +26,9 @@ type readPosition struct {
 	// resetting is set when offset was thrown away (out of range): the
 	// offset ListOffsets gives next is a seek to record.
 	resetting bool
+	// highWatermark is the one the partition's last answer reported: a
+	// position below it has records waiting.
+	highWatermark int64
 }
 
 // fetchRead is what reading one fetch answer found.
@@ -63,6 +66,7 @@ func readFetchAnswer(c *Client, b *fetchBuffers, resp *kmsg.FetchResponse, posit
 		p := positionOf(a.partition)
 		switch answer.ErrorCode {
 		case 0:
+			p.highWatermark = answer.HighWatermark
 		case kerr.OffsetOutOfRange.Code:
 			read.outOfRange++
 			c.note(fmt.Sprintf("%s offset %d out of range (high watermark %d)", a.partition, a.from, answer.HighWatermark))

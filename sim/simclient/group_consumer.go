@@ -142,7 +142,10 @@ type GroupConsumer struct {
 	// fetch-committed to succeed.
 	readBack   []func([]history.Commit)
 	leaderNext int
-	leaders    leaderGroups
+	// skippedALeader: the last fetch passed a leader over for one with
+	// records waiting (fetch in group_fetch.go).
+	skippedALeader bool
+	leaders        leaderGroups
 	// fetching is what fetches are built and read with (see
 	// fetchBuffers); fetchAnsweredEvent is fetchAnswered, made once.
 	fetching           fetchBuffers

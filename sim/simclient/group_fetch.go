@@ -84,8 +84,14 @@ func (g *GroupConsumer) recordSeek(tp history.TopicPartition, offset int64) {
 	g.client.note(fmt.Sprintf("seek %s to %d", tp, offset))
 }
 
-// fetch reads the assigned partitions of one leader (leaders take turns)
-// and records the poll.
+// fetch reads the assigned partitions of one leader and records the poll.
+// Leaders take turns, but one whose partitions have records waiting (a
+// position below the high watermark its last answer reported) goes before
+// those with none: with one request in flight, a turn at an idle leader
+// costs a whole fetch wait, and a consumer with a backlog on another
+// leader read about six records a second, too slow to drain 232 within
+// the liveness bound (cluster seed 3891081). Real clients fetch from
+// every leader at once. A leader is passed over at most once in a row.
 func (g *GroupConsumer) fetch() {
 	groups, missing := g.leaders.group(g.client, g.membership.assigned)
 	if len(groups) == 0 {
@@ -95,9 +101,21 @@ func (g *GroupConsumer) fetch() {
 	if missing {
 		g.client.RefreshMetadata(func(error) {})
 	}
-	chosen := groups[g.leaderNext%len(groups)]
+	turn := g.leaderNext % len(groups)
+	if !g.skippedALeader {
+		for k := range len(groups) {
+			if i := (g.leaderNext + k) % len(groups); g.hasRecordsWaiting(groups[i].partitions) {
+				turn = i
+				break
+			}
+		}
+	}
+	// A leader is passed over at most once in a row: its high watermark
+	// is only as fresh as its last answer, and records may have come.
+	g.skippedALeader = turn != g.leaderNext%len(groups)
+	chosen := groups[turn]
 	leader := chosen.leader
-	g.leaderNext++
+	g.leaderNext = turn + 1
 	g.fetching.ask(len(chosen.partitions))
 	for _, tp := range chosen.partitions {
 		g.fetching.asked = append(g.fetching.asked, fetched{partition: tp, from: g.membership.positions[tp].offset})
@@ -107,6 +125,17 @@ func (g *GroupConsumer) fetch() {
 	g.stats.Fetches++
 	g.busy = true
 	g.client.RequestFetch(leader, req, g.fetchAnsweredEvent)
+}
+
+// hasRecordsWaiting reports whether one of partitions has a known
+// position below the high watermark last reported for it.
+func (g *GroupConsumer) hasRecordsWaiting(partitions []history.TopicPartition) bool {
+	for _, tp := range partitions {
+		if p := g.membership.positions[tp]; p != nil && p.offset != history.OffsetUnknown && p.offset < p.highWatermark {
+			return true
+		}
+	}
+	return false
 }
 
 // fetchAnswered takes the answer to the fetch in flight, whose poll is
