@@ -290,13 +290,14 @@ func TestTruncationBelowTheRecoveryPointSurvivesCrashes(t *testing.T) {
 	}
 }
 
-// The leader epoch is outside the CRC, so recovery reads every scanned
-// batch's epoch more than once before the epoch cache takes it, not only a new
-// epoch's: a flip in flight that makes the first batch of epoch 1 read as
-// epoch 0 looks like no new epoch at all, and the cache would lose epoch 1
-// for good, every later read of that batch failing as corrupt (log seed
-// 2103031).
-func TestRecoveryNeverLosesAnEpochToAFlipInFlight(t *testing.T) {
+// recoverWithEpochFlips writes six synced batches, the first three of
+// epoch epochs[0] and the others of epochs[1], crashes, and recovers with
+// a bit of the fourth batch's leader epoch flipped in flight as flips
+// says (its name and position are filled in: at is the byte of the epoch
+// to flip, from its first). Recovery must end with the epochs and the
+// batches the log had.
+func recoverWithEpochFlips(t *testing.T, epochs [2]int32, flips *flipFS, flipsWant int) {
+	t.Helper()
 	h := newHarness(t, 1, simdisk.Faults{})
 	config := log.DefaultConfig()
 	l := h.open(config)
@@ -307,7 +308,7 @@ func TestRecoveryNeverLosesAnEpochToAFlipInFlight(t *testing.T) {
 		if i < 3 {
 			position += int64(len(b))
 		}
-		mustAppend(t, l, b, int32(i/3))
+		mustAppend(t, l, b, epochs[i/3])
 		stored = append(stored, b)
 	}
 	want := l.EpochEntries()
@@ -315,9 +316,9 @@ func TestRecoveryNeverLosesAnEpochToAFlipInFlight(t *testing.T) {
 	l.Close()
 	h.crash()
 
-	// Epoch 1's lowest bit, in the first read that covers it.
-	flips := &flipFS{name: testDir + "/00000000000000000000.log",
-		at: position + batch.LengthPrefixSize + 3, bit: 0, armed: true, flips: 1}
+	flips.name = testDir + "/00000000000000000000.log"
+	flips.at += position + batch.LengthPrefixSize
+	flips.armed = true
 	w := h.world()
 	flips.FS = w.FS
 	w.FS = flips
@@ -325,8 +326,8 @@ func TestRecoveryNeverLosesAnEpochToAFlipInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if flips.flipped == 0 {
-		t.Fatal("recovery never read the epoch: the test tests nothing")
+	if flips.flipped != flipsWant {
+		t.Fatalf("%d reads flipped, want %d: the test tests nothing", flips.flipped, flipsWant)
 	}
 	if got := l.EpochEntries(); !slices.Equal(got, want) {
 		t.Fatalf("recovered epochs %v, want %v", got, want)
@@ -334,45 +335,23 @@ func TestRecoveryNeverLosesAnEpochToAFlipInFlight(t *testing.T) {
 	sameBatches(t, readAll(t, l), stored)
 }
 
+// The leader epoch is outside the CRC, so recovery reads every scanned
+// batch's epoch more than once before the epoch cache takes it, not only a
+// new epoch's: a flip in flight that makes the first batch of epoch 1 read
+// as epoch 0 looks like no new epoch at all, and the cache would lose
+// epoch 1 for good, every later read of that batch failing as corrupt
+// (log seed 2103031).
+func TestRecoveryNeverLosesAnEpochToAFlipInFlight(t *testing.T) {
+	// Epoch 1's lowest bit, in the first read that covers it.
+	recoverWithEpochFlips(t, [2]int32{0, 1}, &flipFS{at: 3, bit: 0, flips: 1}, 1)
+}
+
 // Two reads agreeing on an epoch are not enough: in log seed 1089032 a
 // clean first read of a batch of epoch 0 was followed by two re-reads
 // with the same bit of the epoch flipped, epoch 2^16 was believed, and
 // recovery cut the synced batches after it as going back to epoch 0.
 func TestRecoveryDisbelievesAnEpochTwoFlippedRereadsAgreeOn(t *testing.T) {
-	h := newHarness(t, 1, simdisk.Faults{})
-	config := log.DefaultConfig()
-	l := h.open(config)
-	var stored [][]byte
-	position := int64(0)
-	for i := range 6 {
-		b := makeBatch(1, 50, int64(i))
-		if i < 3 {
-			position += int64(len(b))
-		}
-		mustAppend(t, l, b, 0)
-		stored = append(stored, b)
-	}
-	want := l.EpochEntries()
-	h.syncAll(l)
-	l.Close()
-	h.crash()
-
 	// Bit 16 of the fourth batch's epoch, in the two reads after the
 	// first that covers it.
-	flips := &flipFS{name: testDir + "/00000000000000000000.log",
-		at: position + batch.LengthPrefixSize + 1, bit: 0, armed: true, skip: 1, flips: 2}
-	w := h.world()
-	flips.FS = w.FS
-	w.FS = flips
-	l, err := log.Open(w, testDir, config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if flips.flipped != 2 {
-		t.Fatalf("%d reads flipped, want 2: the test tests nothing", flips.flipped)
-	}
-	if got := l.EpochEntries(); !slices.Equal(got, want) {
-		t.Fatalf("recovered epochs %v, want %v", got, want)
-	}
-	sameBatches(t, readAll(t, l), stored)
+	recoverWithEpochFlips(t, [2]int32{0, 0}, &flipFS{at: 1, bit: 0, skip: 1, flips: 2}, 2)
 }

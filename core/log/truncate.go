@@ -136,7 +136,7 @@ func (l *Log) TruncateFullyAndStartAt(start int64) error {
 // straddle start too; cancelling the swap deletes them all.
 func (l *Log) swapStraddling(start int64) *segment {
 	for _, s := range l.segments {
-		if s.swap != nil && s.baseOffset < start && start < s.endOffset && l.startOffset < start {
+		if s.swap != nil && l.holdsBothSides(s, start) {
 			return s
 		}
 	}
@@ -159,7 +159,13 @@ func (l *Log) keepsRecordsBelow(start int64) bool {
 // no compaction swap is replacing it (such a restart waits for the swap:
 // swapStraddling).
 func (l *Log) straddles(s *segment, start int64) bool {
-	return s.swap == nil && s.baseOffset < start && start < s.endOffset && l.startOffset < start
+	return s.swap == nil && l.holdsBothSides(s, start)
+}
+
+// holdsBothSides reports whether s holds offsets of the log below start
+// and at or above it.
+func (l *Log) holdsBothSides(s *segment, start int64) bool {
+	return s.baseOffset < start && start < s.endOffset && l.startOffset < start
 }
 
 func (l *Log) truncateFullyAndStartAt(start int64) error {

@@ -145,33 +145,18 @@ func (p *Partition) AppendCheckedAsLeader(b []byte, check BatchCheck, requireISR
 	}, nil
 }
 
-// compactedBatchBytesMax bounds how large a compressed batch may inflate
-// when its keys are checked: a batch is at most max.message.bytes
-// compressed, and no sane codec expands a real batch past this.
-const compactedBatchBytesMax = 256 << 20
-
 // checkKeys refuses a batch with a keyless record on a compacted topic, as
 // Kafka does ("Compacted topic cannot accept message without key"):
 // compaction keeps the latest record per key, so a record without one could
 // never be kept or removed correctly. It is the one place the broker looks
 // inside produced records, and only for compacted topics.
 func (p *Partition) checkKeys(b []byte, h batch.Header) error {
-	section, err := batch.RecordsSection(b)
-	if err != nil {
-		return kerr.CorruptMessage
+	records, err := p.batchRecords(p.keyCheckRecords, b, h)
+	if errors.Is(err, errNoCodecs) {
+		// Nothing here can look inside; the cleaner will leave such a
+		// batch as it is.
+		return nil
 	}
-	if h.Compression() != batch.CompressionNone {
-		if p.w.Codecs == nil {
-			// Nothing here can look inside; the cleaner will leave
-			// such a batch as it is.
-			return nil
-		}
-		section, err = p.w.Codecs.Decompress(h.Compression(), section, compactedBatchBytesMax)
-		if err != nil {
-			return kerr.CorruptMessage
-		}
-	}
-	records, err := batch.SplitRecordsInto(p.keyCheckRecords, section, h.RecordCount)
 	if err != nil {
 		return kerr.CorruptMessage
 	}

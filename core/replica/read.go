@@ -168,11 +168,6 @@ func (p *Partition) maxTimestampOffset() (int64, int64, error) {
 	return base, timestamp, nil
 }
 
-// timestampLookupBytesMax bounds what a lookup by timestamp decompresses
-// of one batch: a batch is at most max.message.bytes on the wire, and no
-// sane codec expands a real one past this.
-const timestampLookupBytesMax = 64 << 20
-
 // recordsAt reads the batch holding offset, below the high watermark, and
 // its records, decompressed if need be. ok is false, with no error, for a
 // batch whose timestamps are the broker's (LogAppendTime: its records
@@ -183,22 +178,10 @@ func (p *Partition) recordsAt(offset int64) (batch.Header, []batch.RawRecord, bo
 		return batch.Header{}, nil, false, kafkaError(err)
 	}
 	h, err := batch.Parse(b)
-	if err != nil || h.Size() > len(b) || h.Attributes&batch.TimestampLogTime != 0 {
+	if err != nil || h.Attributes&batch.TimestampLogTime != 0 {
 		return h, nil, false, nil
 	}
-	section, err := batch.RecordsSection(b[:h.Size()])
-	if err != nil {
-		return h, nil, false, nil
-	}
-	if h.Compression() != batch.CompressionNone {
-		if p.w.Codecs == nil {
-			return h, nil, false, nil
-		}
-		if section, err = p.w.Codecs.Decompress(h.Compression(), section, timestampLookupBytesMax); err != nil {
-			return h, nil, false, nil
-		}
-	}
-	records, err := batch.SplitRecords(section, h.RecordCount)
+	records, err := p.batchRecords(nil, b, h)
 	if err != nil {
 		return h, nil, false, nil
 	}

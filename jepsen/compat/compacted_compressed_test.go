@@ -60,16 +60,7 @@ func TestCompactionLooksInsideCompressedBatches(t *testing.T) {
 			if n, compressed := batchesStored(ctx, t, producer, topic); n == 0 || !compressed {
 				t.Fatalf("the first of %d batches stored is compressed: %v; the test needs compressed batches", n, compressed)
 			}
-			var read []consumedRecord
-			for deadline := time.Now().Add(compactionWaitMax); ; time.Sleep(200 * time.Millisecond) {
-				read = readCompactedToEnd(ctx, t, broker.Addr(), admin, topic)
-				if len(read) < produced {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("after %v, all %d records are still there: the cleaner removed nothing from the compressed batches", compactionWaitMax, produced)
-				}
-			}
+			read := awaitCompaction(ctx, t, broker.Addr(), admin, topic, produced)
 			checkCompactedRead(t, "franz-go", read, latest)
 			t.Logf("%d records produced, %d left after compaction", produced, len(read))
 		})

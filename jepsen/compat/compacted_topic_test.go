@@ -87,16 +87,7 @@ func TestCompactedTopicWithRealClients(t *testing.T) {
 		}
 	}
 
-	var read []consumedRecord
-	for deadline := time.Now().Add(compactionWaitMax); ; time.Sleep(200 * time.Millisecond) {
-		read = readCompactedToEnd(ctx, t, broker.Addr(), admin, compactedTopic)
-		if len(read) < produced {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v, all %d records are still there: the cleaner removed nothing", compactionWaitMax, produced)
-		}
-	}
+	read := awaitCompaction(ctx, t, broker.Addr(), admin, compactedTopic, produced)
 	checkCompactedRead(t, "franz-go", read, latest)
 	t.Logf("%d records produced, %d left after compaction", produced, len(read))
 
@@ -125,6 +116,22 @@ func TestCompactedTopicWithRealClients(t *testing.T) {
 				t.Fatalf("%s read other records than franz-go:\n%s: %v\nfranz-go: %v", client.name, client.name, byPartition(got), byPartition(reference))
 			}
 		})
+	}
+}
+
+// awaitCompaction reads topic with franz-go until the cleaner has removed
+// some of the produced records, and returns that read; it fails t after
+// compactionWaitMax.
+func awaitCompaction(ctx context.Context, t *testing.T, address string, admin *kadm.Client, topic string, produced int) []consumedRecord {
+	t.Helper()
+	for deadline := time.Now().Add(compactionWaitMax); ; time.Sleep(200 * time.Millisecond) {
+		read := readCompactedToEnd(ctx, t, address, admin, topic)
+		if len(read) < produced {
+			return read
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v, all %d records of %s are still there: the cleaner removed nothing", compactionWaitMax, produced, topic)
+		}
 	}
 }
 
