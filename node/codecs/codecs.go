@@ -31,6 +31,10 @@ type Codecs struct {
 	zstdEncoder *zstd.Encoder
 	gzipWriter  *gzip.Writer
 	lz4Writer   *lz4.Writer
+	// gzipReader and lz4Reader are made at first use and reset for each
+	// batch.
+	gzipReader *gzip.Reader
+	lz4Reader  *lz4.Reader
 	// zstdDecoder is made for a bound, zstdDecoderBound, and kept while
 	// calls ask the same bound (callers each pass one constant).
 	zstdDecoder      *zstd.Decoder
@@ -52,15 +56,27 @@ func New() *Codecs {
 func (c *Codecs) Decompress(codec int, src []byte, sizeMax int) ([]byte, error) {
 	switch codec {
 	case batch.CompressionGzip:
-		r, err := gzip.NewReader(bytes.NewReader(src))
-		if err != nil {
+		// A gzip reader is reset rather than made, as the writers are:
+		// each new one allocated its inflater's tables, for every
+		// batch a consumer or the cleaner looked inside.
+		if c.gzipReader == nil {
+			r, err := gzip.NewReader(bytes.NewReader(src))
+			if err != nil {
+				return nil, err
+			}
+			c.gzipReader = r
+		} else if err := c.gzipReader.Reset(bytes.NewReader(src)); err != nil {
 			return nil, err
 		}
-		return readBounded(r, sizeMax)
+		return readBounded(c.gzipReader, sizeMax)
 	case batch.CompressionSnappy:
 		return decompressSnappy(src, sizeMax)
 	case batch.CompressionLZ4:
-		return readBounded(lz4.NewReader(bytes.NewReader(src)), sizeMax)
+		if c.lz4Reader == nil {
+			c.lz4Reader = lz4.NewReader(nil)
+		}
+		c.lz4Reader.Reset(bytes.NewReader(src))
+		return readBounded(c.lz4Reader, sizeMax)
 	case batch.CompressionZstd:
 		decoder, err := c.zstdDecoderFor(sizeMax)
 		if err != nil {

@@ -76,6 +76,15 @@ func TestCodecsRoundTripAndMatchAKafkaClient(t *testing.T) {
 			if _, err := c.Decompress(tc.codec, compressed[:len(compressed)/2], len(src)); err == nil {
 				t.Fatalf("half a compressed payload decompressed without error")
 			}
+			// The readers are kept and reset: failures leave nothing
+			// behind for the next batch.
+			if _, err := c.Decompress(tc.codec, []byte("not compressed at all"), len(src)); err == nil {
+				t.Fatalf("garbage decompressed without error")
+			}
+			got, err = c.Decompress(tc.codec, compressed, len(src))
+			if err != nil || !bytes.Equal(got, src) {
+				t.Fatalf("round trip after failures: %v", err)
+			}
 		})
 	}
 	if _, err := c.Decompress(5, nil, 10); !errors.Is(err, ErrUnknownCodec) {
