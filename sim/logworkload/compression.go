@@ -47,15 +47,9 @@ func (s compressionSettings) maybeCompress(rng *rand.Rand, codecs core.Codecs, b
 	if s.chance == 0 || rng.Float64() >= s.chance {
 		return b
 	}
-	codec := codecsAll[rng.IntN(len(codecsAll))]
-	h, err := batch.Parse(b)
-	if err != nil {
-		panic("logworkload: a batch it built does not parse: " + err.Error())
-	}
-	compressed, err := codecs.Compress(codec, nil, b[batch.HeaderSize:h.Size()])
+	compressed, err := batch.Compress(b, codecsAll[rng.IntN(len(codecsAll))], codecs.Compress)
 	if err != nil {
 		panic("logworkload: compressing a batch it built: " + err.Error())
 	}
-	h.Attributes = h.Attributes&^batch.CompressionMask | int16(codec)
-	return batch.Rebuild(h, compressed, h.RecordCount)
+	return compressed
 }
