@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"sluice/core"
 	"sluice/sim/kernel"
 	"sluice/sim/simnet"
 )
@@ -75,6 +76,8 @@ type Client struct {
 	// startRefreshEvent is startRefresh as a func value, made once
 	// rather than for every refresh scheduled.
 	startRefreshEvent func()
+	// codecSet compresses and decompresses batches; see codecs.
+	codecSet core.Codecs
 }
 
 // callsPerBlock is how many calls newCall allocates at once.

@@ -78,7 +78,7 @@ func readFetchAnswer(c *Client, b *fetchBuffers, resp *kmsg.FetchResponse, posit
 			continue
 		}
 		start := len(b.records)
-		all, next, err := decodeRecords(b.records, answer.RecordBatches, a.from)
+		all, next, err := decodeRecords(c, b.records, answer.RecordBatches, a.from)
 		if err != nil {
 			read.corrupt++
 			c.note(fmt.Sprintf("%s fetch from %d refused: %v", a.partition, a.from, err))
@@ -122,11 +122,12 @@ func findFetchPartition(resp *kmsg.FetchResponse, tp history.TopicPartition) *km
 }
 
 // decodeRecords appends to records those at or after from in a fetch
-// answer's batches, checking each batch's CRC, and returns the offset after
+// answer's batches, checking each batch's CRC and decompressing those
+// compressed with c's codecs, and returns the offset after
 // the last whole batch. A batch cut short at the end of the answer is
 // ignored, as Kafka's consumers do; anything else wrong refuses the whole
 // answer, and returns records as it was.
-func decodeRecords(records []history.Record, data []byte, from int64) (_ []history.Record, next int64, err error) {
+func decodeRecords(c *Client, records []history.Record, data []byte, from int64) (_ []history.Record, next int64, err error) {
 	next = from
 	original := records
 	// Room for every record the batches hold, counted from their headers
@@ -142,7 +143,7 @@ func decodeRecords(records []history.Record, data []byte, from int64) (_ []histo
 		if h.IsControl() {
 			continue
 		}
-		decoded, err := batch.Records(s.Batch())
+		decoded, err := c.batchRecords(s.Batch(), h)
 		if err != nil {
 			return original, from, err
 		}

@@ -47,6 +47,9 @@ const (
 	// lanesMax bounds the partitions one producer sends to.
 	lanesMax = 1024
 
+	// batchRecordsMax bounds the records of one send (one batch).
+	batchRecordsMax = 1024
+
 	// fetchMaxWaitDefault is fetch.max.wait.ms (Kafka: 500 ms).
 	fetchMaxWaitDefault = 200 * time.Millisecond
 	// fetchMaxBytesDefault is fetch.max.bytes (Kafka: 55 MiB);

@@ -30,6 +30,11 @@ type ProducerConfig struct {
 	// for the same broker, and they go out as one Produce, a batch per
 	// partition, as real clients send them. Zero: a Produce per attempt.
 	Linger time.Duration
+	// Compression is compression.type, as a batch codec (core/batch's
+	// Compression constants): every batch is sent compressed with it, so
+	// the broker stores, replicates and serves it whole, and consumers
+	// decompress it. Zero: uncompressed.
+	Compression int
 }
 
 func (c ProducerConfig) withDefaults() ProducerConfig {
@@ -45,15 +50,19 @@ func (c ProducerConfig) withDefaults() ProducerConfig {
 	if c.RetryBackoff <= 0 {
 		c.RetryBackoff = retryBackoffDefault
 	}
+	if c.Compression < batch.CompressionNone || c.Compression > batch.CompressionZstd {
+		panic(fmt.Sprintf("simclient: compression codec %d; Kafka's are 0 to %d", c.Compression, batch.CompressionZstd))
+	}
 	if c.RetryBackoffMax < c.RetryBackoff {
 		c.RetryBackoffMax = max(retryBackoffMaxDefault, c.RetryBackoff)
 	}
 	return c
 }
 
-// Producer sends one record per batch, at most one batch in flight per
+// Producer sends batches of one or more records (a send is one batch, its
+// records one history operation), at most one batch in flight per
 // partition, and records each send in the history as an invoke completed ok
-// (with the offset the broker gave), fail or info (see doc.go).
+// (with the offsets the broker gave), fail or info (see doc.go).
 type Producer struct {
 	client    *Client
 	config    ProducerConfig
@@ -69,10 +78,13 @@ type Producer struct {
 	// lingering holds, by broker, the attempts waiting to go out
 	// together (Linger), in the order they came.
 	lingering map[int32][]*produce
-	// sent is where a send's one-value payload is put together for the
-	// history, which copies it: a slice literal passed to the recorder
-	// escaped to the heap, twice a send.
-	sent [1]history.Send
+	// sent is where a send's payload is put together for the history,
+	// which copies it: a slice literal passed to the recorder escaped to
+	// the heap, twice a send.
+	sent []history.Send
+	// one holds Send's record, so that a send of one record builds no
+	// slice.
+	one [1]KeyValue
 	// usedProcesses are every process the producer recorded on, in the
 	// order taken: one per lane and one per info, so bounded by the
 	// history's size.
@@ -96,8 +108,7 @@ type produce struct {
 	producer *Producer
 	lane     *lane
 	op       *history.Pending
-	key      string
-	value    string
+	count    int32 // records in the batch
 	done     func(SendResult)
 	deadline int64
 	attempts int
@@ -139,16 +150,21 @@ func (d *sendDeadline) Run() { d.send.producer.deliveryTimedOut(d.send) }
 // SendResult is how a send ended, as recorded in the history.
 type SendResult struct {
 	Type   history.Type // OK, Fail or Info
-	Offset int64        // for OK
+	Offset int64        // for OK: the batch's first record's
 	Err    error        // for Fail and Info
 }
+
+// KeyValue is one record a send carries.
+type KeyValue struct{ Key, Value string }
 
 // ProducerStats counts a producer's sends by outcome.
 type ProducerStats struct {
 	Sends, OK, Failed, Unknown int64
-	Attempts, Retries          int64
-	ProducerIDs                int64
-	LostToCrash                int64
+	// Records counts the records of every send (a send is a batch).
+	Records           int64
+	Attempts, Retries int64
+	ProducerIDs       int64
+	LostToCrash       int64
 	// UnplacedWrites counts answers that said a batch was written but
 	// gave no offset: a broker bug (its client cannot place the write).
 	UnplacedWrites int64
@@ -188,12 +204,24 @@ func (p *Producer) Idle(tp history.TopicPartition) bool {
 // InFlight counts the sends not yet finished.
 func (p *Producer) InFlight() int { return p.inFlight }
 
-// Send produces one record with the given key and value to tp: it records
-// the invoke now and calls done once the send is recorded as finished, from
-// a later event. Values must be unique in the run. It fails at once, with
-// nothing recorded, if tp already has a send in flight or the history is
-// full.
+// Send produces one record with the given key and value to tp (see
+// SendBatch).
 func (p *Producer) Send(tp history.TopicPartition, key, value string, done func(SendResult)) error {
+	p.one[0] = KeyValue{Key: key, Value: value}
+	return p.SendBatch(tp, p.one[:], done)
+}
+
+// SendBatch produces records to tp as one batch, as a client's batch of
+// sends to one partition goes: it records the invoke now and calls done
+// once the send is recorded as finished, from a later event. The batch is
+// written whole or not at all, its records at consecutive offsets. Values
+// must be unique in the run. It fails at once, with nothing recorded, if
+// tp already has a send in flight, records is empty or longer than
+// batchRecordsMax, or the history is full.
+func (p *Producer) SendBatch(tp history.TopicPartition, records []KeyValue, done func(SendResult)) error {
+	if len(records) == 0 || len(records) > batchRecordsMax {
+		return fmt.Errorf("simclient: a batch of %d records; this producer sends 1 to %d", len(records), batchRecordsMax)
+	}
 	if !p.client.Alive() {
 		return fmt.Errorf("simclient: %s is not running", p.client.Name())
 	}
@@ -208,14 +236,17 @@ func (p *Producer) Send(tp history.TopicPartition, key, value string, done func(
 	if l.inFlight != nil {
 		return ErrLaneBusy
 	}
-	p.sent[0] = history.Send{Partition: tp, Key: key, Value: value, Offset: history.OffsetUnknown}
-	op, err := p.recorder.Invoke(l.process, history.FuncSend, history.Payload{Sends: p.sent[:]})
+	p.sent = p.sent[:0]
+	for _, r := range records {
+		p.sent = append(p.sent, history.Send{Partition: tp, Key: r.Key, Value: r.Value, Offset: history.OffsetUnknown})
+	}
+	op, err := p.recorder.Invoke(l.process, history.FuncSend, history.Payload{Sends: p.sent})
 	if err != nil {
 		return err
 	}
 	p.client.WantTopic(tp.Topic)
 	s := &produce{
-		producer: p, lane: l, op: op, key: key, value: value, done: done,
+		producer: p, lane: l, op: op, count: int32(len(records)), done: done,
 		deadline: p.client.Now() + int64(p.config.DeliveryTimeout),
 		backoff:  p.config.RetryBackoff,
 	}
@@ -223,6 +254,7 @@ func (p *Producer) Send(tp history.TopicPartition, key, value string, done func(
 	l.inFlight = s
 	p.inFlight++
 	p.stats.Sends++
+	p.stats.Records += int64(len(records))
 	p.client.laterAction(&s.attemptEvent)
 	p.client.AfterAction(p.config.DeliveryTimeout, "simclient.delivery-timeout", &s.deadlineEvent)
 	return nil
@@ -337,15 +369,21 @@ func (p *Producer) produceRequest(sends ...*produce) *kmsg.ProduceRequest {
 	return req
 }
 
-// build encodes the send's one-record batch, stamping the producer's
-// identity and the lane's next sequence when idempotent.
+// build encodes the send's batch, stamping the producer's identity and
+// the lane's next sequence when idempotent, and compressing it when the
+// producer does.
 func (p *Producer) build(s *produce) {
+	sends := s.op.Invocation().Sends
+	records := make([]batch.Record, len(sends))
+	for i, send := range sends {
+		records[i] = batch.Record{Key: []byte(send.Key), Value: []byte(send.Value)}
+	}
 	spec := batch.Spec{
 		BaseTimestamp: p.client.WallClock().UnixMilli(),
 		ProducerID:    batch.NoProducerID,
 		ProducerEpoch: -1,
 		BaseSequence:  -1,
-		Records:       []batch.Record{{Key: []byte(s.key), Value: []byte(s.value)}},
+		Records:       records,
 	}
 	if p.config.Idempotent {
 		l := s.lane
@@ -353,11 +391,17 @@ func (p *Producer) build(s *produce) {
 			l.sequence, l.sequenceGeneration = 0, p.identity.generation
 		}
 		s.generation, s.sequence = p.identity.generation, l.sequence
-		l.sequence = batch.IncrementSequence(l.sequence, 1)
+		l.sequence = batch.IncrementSequence(l.sequence, s.count)
 		spec.ProducerID, spec.ProducerEpoch, spec.BaseSequence = p.identity.id, p.identity.epoch, s.sequence
 	}
 	s.batch = batch.Build(spec)
+	if p.config.Compression != batch.CompressionNone {
+		s.batch = compressBatch(p.client.codecs(), p.config.Compression, s.batch)
+	}
 }
+
+// firstValue names the send by its first record's value.
+func (s *produce) firstValue() string { return s.op.Invocation().Sends[0].Value }
 
 // answered reads one attempt's result and finishes or retries the send.
 func (p *Producer) answered(s *produce, resp kmsg.Response, err error) {
@@ -443,21 +487,23 @@ func (p *Producer) giveUp(s *produce, err error) {
 // finish records the send's completion and frees its lane.
 func (p *Producer) finish(s *produce, result SendResult) {
 	if s.finished {
-		panic(fmt.Sprintf("simclient: send of %q finished twice", s.value))
+		panic(fmt.Sprintf("simclient: send of %q finished twice", s.firstValue()))
 	}
 	s.finished = true
 	l := s.lane
 	l.inFlight = nil
 	p.inFlight--
 	if p.inFlight < 0 {
-		panic(fmt.Sprintf("simclient: send of %q finished with no send counted in flight", s.value))
+		panic(fmt.Sprintf("simclient: send of %q finished with no send counted in flight", s.firstValue()))
 	}
 	switch result.Type {
 	case history.OK:
 		p.stats.OK++
-		p.sent[0] = s.op.Invocation().Sends[0]
-		p.sent[0].Offset = result.Offset
-		s.op.OK(history.Payload{Sends: p.sent[:]})
+		p.sent = append(p.sent[:0], s.op.Invocation().Sends...)
+		for i := range p.sent {
+			p.sent[i].Offset = result.Offset + int64(i)
+		}
+		s.op.OK(history.Payload{Sends: p.sent})
 	case history.Fail:
 		p.stats.Failed++
 		s.op.Fail(result.Err.Error())

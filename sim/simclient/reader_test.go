@@ -103,17 +103,17 @@ func TestDecodeRecordsRefusesACorruptBatchAndIgnoresATornTail(t *testing.T) {
 			Records: []batch.Record{{Key: []byte("k"), Value: []byte(fmt.Sprintf("v%d", i))}},
 		})...)
 	}
-	records, next, err := decodeRecords(nil, data, 1)
+	records, next, err := decodeRecords(nil, nil, data, 1)
 	if err != nil || next != 3 || len(records) != 2 || records[0].Value != "v1" || records[1].Offset != 2 {
 		t.Fatalf("decode from 1: %+v next %d err %v, want v1 and v2 at 1 and 2, next 3", records, next, err)
 	}
-	records, next, err = decodeRecords(nil, data[:len(data)-5], 0)
+	records, next, err = decodeRecords(nil, nil, data[:len(data)-5], 0)
 	if err != nil || next != 2 || len(records) != 2 {
 		t.Fatalf("torn tail: %+v next %d err %v, want the two whole batches", records, next, err)
 	}
 	corrupt := append([]byte(nil), data...)
 	corrupt[len(corrupt)-1] ^= 1
-	if _, _, err := decodeRecords(nil, corrupt, 0); !errors.Is(err, batch.ErrCRC) {
+	if _, _, err := decodeRecords(nil, nil, corrupt, 0); !errors.Is(err, batch.ErrCRC) {
 		t.Fatalf("corrupt batch: %v, want a CRC error", err)
 	}
 }
