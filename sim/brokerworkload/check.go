@@ -44,10 +44,11 @@ func (r *run) lossySenders() []int {
 
 // stats lists what the run did, in a stable order.
 func (r *run) stats() []sim.Option {
-	var sends, ok, failed, unknown, retries int64
+	var sends, ok, failed, unknown, retries, recordsSent int64
 	for _, d := range r.producers {
 		s := d.producer.Stats()
 		sends, ok, failed, unknown, retries = sends+s.Sends, ok+s.OK, failed+s.Failed, unknown+s.Unknown, retries+s.Retries
+		recordsSent += s.Records
 	}
 	var polls, records, outOfRange, corrupt int64
 	readers := r.readers
@@ -79,6 +80,7 @@ func (r *run) stats() []sim.Option {
 	return []sim.Option{
 		sim.Opt("ops", r.recorder.Len()),
 		sim.Opt("sends", sends),
+		sim.Opt("records_sent", recordsSent),
 		sim.Opt("sends_ok", ok),
 		sim.Opt("sends_fail", failed),
 		sim.Opt("sends_info", unknown),

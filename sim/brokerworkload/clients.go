@@ -19,6 +19,10 @@ type producerDriver struct {
 	producer   *simclient.Producer
 	partitions []history.TopicPartition
 	next       int
+	// batchMax and batchRNG draw how many records each send carries: a
+	// stream of the producer's own, used only when it batches.
+	batchMax int
+	batchRNG random
 }
 
 // newClient attaches a client machine to the network.
@@ -36,13 +40,17 @@ func (r *run) newClient(name string) *simclient.Client {
 func (r *run) startClients() {
 	for i, ps := range r.settings.producers {
 		c := r.newClient(fmt.Sprintf("p%d", i+1))
-		d := &producerDriver{index: i + 1, client: c}
+		d := &producerDriver{index: i + 1, client: c, batchMax: ps.batchMax}
 		d.producer = simclient.NewProducer(c, simclient.ProducerConfig{
 			Acks:            ps.acks,
 			Idempotent:      ps.idempotent,
 			DeliveryTimeout: r.settings.deliveryTimeout,
 			ProduceTimeout:  r.settings.produceTimeout,
+			Compression:     ps.compression,
 		}, r.recorder, r.processes)
+		if ps.batchMax > 1 {
+			d.batchRNG = kernel.NewRand(r.kernel.Seed(), fmt.Sprintf("batching/p%d", i+1))
+		}
 		for _, p := range ps.partitions {
 			d.partitions = append(d.partitions, history.TopicPartition{Topic: topicName, Partition: p})
 		}
@@ -81,10 +89,16 @@ func (r *run) sendNext(d *producerDriver, tp history.TopicPartition) {
 	if r.stopSending || !d.client.Alive() || !d.producer.Idle(tp) {
 		return
 	}
-	value := fmt.Sprintf("p%d-%d", d.index, d.next)
-	key := fmt.Sprintf("k%d", d.next%8)
-	d.next++
-	err := d.producer.Send(tp, key, value, func(simclient.SendResult) {
+	count := 1
+	if d.batchRNG != nil {
+		count += d.batchRNG.IntN(d.batchMax)
+	}
+	records := make([]simclient.KeyValue, count)
+	for i := range records {
+		records[i] = simclient.KeyValue{Key: fmt.Sprintf("k%d", d.next%8), Value: fmt.Sprintf("p%d-%d", d.index, d.next)}
+		d.next++
+	}
+	err := d.producer.SendBatch(tp, records, func(simclient.SendResult) {
 		think := time.Duration(0)
 		if r.kernel.Now() >= r.burstUntil {
 			think = kernel.Between(r.rng, 0, r.settings.thinkMax)
@@ -92,7 +106,7 @@ func (r *run) sendNext(d *producerDriver, tp history.TopicPartition) {
 		d.client.After(think, "workload.think", func() { r.sendNext(d, tp) })
 	})
 	if err != nil {
-		panic(fmt.Sprintf("brokerworkload: send %s: %v", value, err))
+		panic(fmt.Sprintf("brokerworkload: send %s: %v", records[0].Value, err))
 	}
 }
 

@@ -2,9 +2,11 @@ package brokerworkload
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
+	"sluice/core/batch"
 	"sluice/sim"
 	"sluice/sim/kernel"
 	"sluice/sim/simdisk"
@@ -61,6 +63,11 @@ type producerSettings struct {
 	idempotent bool
 	acks       int16
 	partitions []int32
+	// batchMax is how many records one send may carry (1 to batchMax,
+	// drawn per send); zero or one: a record per batch.
+	batchMax int
+	// compression is the codec every batch is sent with (0 none).
+	compression int
 }
 
 // Bounds of what a seed may draw.
@@ -103,7 +110,25 @@ const (
 	slowDiskLatencyMin       = 20 * time.Millisecond
 	slowDiskLatencyMax       = 300 * time.Millisecond
 	crashBurstMax            = 300 * time.Millisecond
+	batchChance              = 0.5
+	batchDrawMax             = 5
+	compressChance           = 0.3
 )
+
+// drawBatching has some producers send several records per batch and
+// some compress their batches, as real clients do, from a stream of its
+// own: a seed where no producer does either runs as it did before.
+func drawBatching(rng random, producers []producerSettings) {
+	for i := range producers {
+		p := &producers[i]
+		if rng.Float64() < batchChance {
+			p.batchMax = 2 + rng.IntN(batchDrawMax-1)
+		}
+		if rng.Float64() < compressChance {
+			p.compression = batch.CompressionGzip + rng.IntN(batch.CompressionZstd)
+		}
+	}
+}
 
 func drawSettings(rng random) settings {
 	var s settings
@@ -202,7 +227,14 @@ func (s settings) options() []sim.Option {
 		if p.idempotent {
 			kind = "idem"
 		}
-		producers = append(producers, fmt.Sprintf("%s/acks%d/%s", kind, p.acks, partitionList(p.partitions)))
+		text := fmt.Sprintf("%s/acks%d/%s", kind, p.acks, partitionList(p.partitions))
+		if p.batchMax > 1 {
+			text += "/batch" + strconv.Itoa(p.batchMax)
+		}
+		if p.compression != batch.CompressionNone {
+			text += "/" + batch.CodecName(p.compression)
+		}
+		producers = append(producers, text)
 	}
 	var readers []string
 	for _, r := range s.readers {

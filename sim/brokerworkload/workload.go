@@ -113,6 +113,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		logLevel:    options.LogLevelOr(slog.LevelInfo),
 	}
 	r.settings = drawSettings(kernel.NewRand(seed, "settings"))
+	drawBatching(kernel.NewRand(seed, "batching-settings"), r.settings.producers)
 	r.settings.buggify = sim.DrawBuggifyChances(seed)
 	if adjust != nil {
 		adjust(&r.settings)

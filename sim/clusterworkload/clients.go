@@ -22,6 +22,12 @@ type producerDriver struct {
 	partitions []history.TopicPartition
 	lanes      []*producerLane // one per partition, in the same order
 	next       int
+	// batchRNG draws how many records each send carries, when the
+	// producer batches (settings.BatchMax): a stream of its own, so a
+	// producer that sends a record at a time draws nothing.
+	batchRNG random
+	// batch is where a send's records are put together.
+	batch []simclient.KeyValue
 }
 
 // producerLane is one partition a producer writes, and what its loop of
@@ -136,7 +142,11 @@ func (r *run) startClients() {
 			DeliveryTimeout: t.Delivery,
 			ProduceTimeout:  t.ProduceWait,
 			Linger:          ps.Linger,
+			Compression:     ps.Compression,
 		}, r.recorder, r.processes)
+		if ps.BatchMax > 1 {
+			d.batchRNG = kernel.NewRand(s.Seed, "workload/batching/"+ps.Name)
+		}
 		for _, p := range s.PartitionsOf(ps.Topic, ps.Partitions) {
 			d.addLane(r, history.TopicPartition{Topic: ps.Topic, Partition: p})
 		}
@@ -209,7 +219,8 @@ func (r *run) drive(d *producerDriver) {
 	}
 }
 
-// sendNext sends the lane's next value; when it is done, the lane thinks
+// sendNext sends the lane's next values, as many as the send's batch
+// carries; when it is done, the lane thinks
 // and sends again, until the liveness phase stops new sends. Its events
 // belong to the client's process, so a client crash stops the lane until
 // the restart starts it again.
@@ -218,14 +229,21 @@ func (r *run) sendNext(l *producerLane) {
 	if r.stopSending || !d.client.Alive() || !d.producer.Idle(tp) {
 		return
 	}
-	// Concatenated, not formatted (Sprintf boxes the number): a value per
-	// send.
-	value := d.settings.Name + "-" + strconv.Itoa(d.next)
-	key := producerKeys[d.next%keysPerProducer]
-	d.next++
-	err := d.producer.Send(tp, key, value, l.sent)
+	records := 1
+	if d.batchRNG != nil {
+		records += d.batchRNG.IntN(d.settings.BatchMax)
+	}
+	d.batch = d.batch[:0]
+	for range records {
+		// Concatenated, not formatted (Sprintf boxes the number): a
+		// value per record.
+		value := d.settings.Name + "-" + strconv.Itoa(d.next)
+		d.batch = append(d.batch, simclient.KeyValue{Key: producerKeys[d.next%keysPerProducer], Value: value})
+		d.next++
+	}
+	err := d.producer.SendBatch(tp, d.batch, l.sent)
 	if err != nil {
-		panic(fmt.Sprintf("clusterworkload: send %s: %v", value, err))
+		panic(fmt.Sprintf("clusterworkload: send %s: %v", d.batch[0].Value, err))
 	}
 }
 

@@ -27,6 +27,12 @@ import (
 // invoked after the answer returns a record below it. Records deleted this way
 // are not lost (deletedBelow tells the checks where each partition's
 // records were deleted, as for retention), and the group had read them.
+//
+// A group commits where a batch ends, so when the topic's producers batch
+// the operator deletes up to a few records short of the commit, from a
+// stream of its own (insideRNG): the new log start then lies inside a
+// batch, which every replica keeps whole while hiding what lies below the
+// start.
 
 // deleteAttemptsMax bounds the replicas one round asks.
 const deleteAttemptsMax = 6
@@ -38,7 +44,14 @@ const deleteRecordsVersion = 2
 type deleter struct {
 	topic scenario.Topic
 	rng   *rand.Rand
+	// insideRNG draws how far short of the commit a deletion stops; nil
+	// unless a producer batches to the topic.
+	insideRNG *rand.Rand
 }
+
+// deleteShortMax bounds how many records short of the group's commit a
+// deletion stops, when the topic's producers batch.
+const deleteShortMax = 8
 
 // startDeletes sets every deleting topic's operator going.
 func (r *run) startDeletes() {
@@ -47,6 +60,9 @@ func (r *run) startDeletes() {
 			continue
 		}
 		d := &deleter{topic: t, rng: kernel.NewRand(r.scenario.Seed, "workload/deletes/"+t.Name)}
+		if r.batchesTo(t.Name) {
+			d.insideRNG = kernel.NewRand(r.scenario.Seed, "workload/deletes-inside/"+t.Name)
+		}
 		r.kernel.Schedule(int64(t.DeleteEvery), nil, "workload.delete-records", func() { r.deleteRound(d) })
 	}
 }
@@ -63,8 +79,22 @@ func (r *run) deleteRound(d *deleter) {
 	if offset <= 0 || len(r.replicas[tp]) == 0 {
 		return
 	}
+	if d.insideRNG != nil {
+		offset -= d.insideRNG.Int64N(min(offset, deleteShortMax))
+	}
 	r.counts.deletesSent++
 	r.deleteRecords(tp, offset, d.rng.IntN(len(r.replicas[tp])), 0)
+}
+
+// batchesTo reports whether some producer sends batches of several
+// records to the topic.
+func (r *run) batchesTo(topic string) bool {
+	for _, p := range r.scenario.Clients.Producers {
+		if p.Topic == topic && p.BatchMax > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // groupCommitted is the highest offset of tp a member of a group on its

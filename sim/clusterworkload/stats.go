@@ -15,10 +15,11 @@ func (r *run) stats() []sim.Option {
 	if r == nil {
 		return nil
 	}
-	var sends, ok, failed, unknown, retries int64
+	var sends, ok, failed, unknown, retries, recordsSent int64
 	for _, d := range r.producers {
 		s := d.producer.Stats()
 		sends, ok, failed, unknown, retries = sends+s.Sends, ok+s.OK, failed+s.Failed, unknown+s.Unknown, retries+s.Retries
+		recordsSent += s.Records
 	}
 	var polls, records int64
 	readers := make([]*simclient.Reader, 0, len(r.readers)+1)
@@ -46,6 +47,7 @@ func (r *run) stats() []sim.Option {
 	stats := []sim.Option{
 		sim.Opt("ops", r.recorder.Len()),
 		sim.Opt("sends", sends),
+		sim.Opt("records_sent", recordsSent),
 		sim.Opt("sends_ok", ok),
 		sim.Opt("sends_fail", failed),
 		sim.Opt("sends_info", unknown),

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"sluice/core/batch"
 	"sluice/sim/kernel"
 )
 
@@ -100,6 +101,12 @@ const (
 	drawLingerChance = 0.5
 	drawLingerMin    = 5 * time.Millisecond
 	drawLingerMax    = 100 * time.Millisecond
+	// drawBatchChance of producers send batches of up to 2 to
+	// drawBatchMax records; drawCompressChance compress their batches
+	// with one of Kafka's codecs.
+	drawBatchChance    = 0.5
+	drawBatchMax       = 8
+	drawCompressChance = 0.3
 	// drawReassignChance of runs have an operator reassign partitions of
 	// a topic the clients use, every drawReassignEveryMin to Max.
 	drawReassignChance    = 0.2
@@ -226,6 +233,7 @@ func Draw(seed uint64) Scenario {
 	drawElections(kernel.NewRand(seed, "scenario/draw-elections"), &s)
 	drawReassignments(kernel.NewRand(seed, "scenario/draw-reassignments"), &s)
 	drawLinger(kernel.NewRand(seed, "scenario/draw-linger"), &s)
+	drawBatching(kernel.NewRand(seed, "scenario/draw-batching"), &s)
 	s.Timeouts.Think = min(s.Timeouts.Think, thinkForSends(s, drawSendsMin))
 	s.Operations = drawOperations
 	s.Liveness = drawLiveness
@@ -396,6 +404,24 @@ func drawLinger(rng random, s *Scenario) {
 	for i := range s.Clients.Producers {
 		if rng.Float64() < drawLingerChance {
 			s.Clients.Producers[i].Linger = roundMilli(kernel.Between(rng, drawLingerMin, drawLingerMax))
+		}
+	}
+}
+
+// drawBatching has some producers send several records per batch and
+// some compress them, as real clients do (batch.size, compression.type):
+// a batch is appended, replicated, deleted below, served and decompressed
+// whole, so offsets inside one, and a consumer's position in its middle,
+// are exercised only so. Its own stream: runs where no producer draws
+// either send as they did before.
+func drawBatching(rng random, s *Scenario) {
+	for i := range s.Clients.Producers {
+		p := &s.Clients.Producers[i]
+		if rng.Float64() < drawBatchChance {
+			p.BatchMax = 2 + rng.IntN(drawBatchMax-1)
+		}
+		if rng.Float64() < drawCompressChance {
+			p.Compression = batch.CompressionGzip + rng.IntN(batch.CompressionZstd)
 		}
 	}
 }

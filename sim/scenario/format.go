@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"sluice/core/batch"
 )
 
 // Format writes a scenario in the text format Parse reads: one directive a
@@ -111,6 +113,12 @@ func formatClients(b *strings.Builder, c Clients) {
 		}
 		if p.Linger != 0 {
 			b.WriteString(" linger " + formatDuration(p.Linger))
+		}
+		if p.BatchMax > 1 {
+			b.WriteString(" batch " + strconv.Itoa(p.BatchMax))
+		}
+		if p.Compression != batch.CompressionNone {
+			b.WriteString(" compression " + batch.CodecName(p.Compression))
 		}
 		b.WriteByte('\n')
 	}

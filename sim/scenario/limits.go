@@ -49,6 +49,9 @@ const (
 	electEveryMin = 100 * time.Millisecond
 	// lingerMax bounds a producer's linger (Producer.Linger).
 	lingerMax = time.Second
+	// batchMax bounds the records of a producer's send
+	// (Producer.BatchMax).
+	batchMax = 64
 	// reassignEveryMin bounds how often an operator reassigns a
 	// partition (Topic.ReassignEvery).
 	reassignEveryMin      = 100 * time.Millisecond

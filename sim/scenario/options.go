@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"sluice/core/batch"
 	"sluice/sim"
 )
 
@@ -47,6 +48,12 @@ func (s Scenario) Options() []sim.Option {
 		linger := ""
 		if p.Linger != 0 {
 			linger = "/linger" + formatDuration(p.Linger)
+		}
+		if p.BatchMax > 1 {
+			linger += "/batch" + strconv.Itoa(p.BatchMax)
+		}
+		if p.Compression != batch.CompressionNone {
+			linger += "/" + batch.CodecName(p.Compression)
 		}
 		producers = append(producers, fmt.Sprintf("%s:%s/acks%s/%s%s%s", p.Name, p.Topic, acks, kind, partitionSuffix(p.Partitions), linger))
 	}

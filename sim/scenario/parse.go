@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"sluice/core/batch"
 )
 
 // Parse reads a scenario file: one directive a line, "#" starting a
@@ -329,6 +331,16 @@ func (o *overlay) producer(d directive) error {
 			p.Linger, err = time.ParseDuration(words[1])
 			if err != nil || p.Linger < 0 || p.Linger > lingerMax {
 				return d.errorf("linger %q; want a duration from 0 to %v", words[1], lingerMax)
+			}
+		case "batch":
+			p.BatchMax, err = strconv.Atoi(words[1])
+			if err != nil || p.BatchMax < 1 || p.BatchMax > batchMax {
+				return d.errorf("batch %q; want a count of records from 1 to %d", words[1], batchMax)
+			}
+		case "compression":
+			var known bool
+			if p.Compression, known = batch.CodecNamed(words[1]); !known {
+				return d.errorf("compression %q; want none, gzip, snappy, lz4 or zstd", words[1])
 			}
 		case "acks":
 			switch words[1] {

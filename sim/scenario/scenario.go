@@ -228,6 +228,13 @@ type Producer struct {
 	// partition, as real clients do. Zero: every send is a Produce of
 	// its own.
 	Linger time.Duration
+	// BatchMax is how many records one send may carry: each send is one
+	// batch of 1 to BatchMax records (drawn), as a client's batch of
+	// records bound for one partition. Zero or one: a record per batch.
+	BatchMax int
+	// Compression is compression.type as a batch codec (core/batch's
+	// Compression constants): every batch goes compressed with it.
+	Compression int
 }
 
 // Reader polls its partitions from the start (a consumer by assignment).

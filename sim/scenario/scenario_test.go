@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"sluice/core/batch"
 )
 
 // roundTripSeeds is how many drawn scenarios the round trip covers.
@@ -367,6 +369,32 @@ func TestSwarmGivesSomeGroupsEachBalancer(t *testing.T) {
 	}
 }
 
+func TestSwarmBatchesAndCompressesSomeProducers(t *testing.T) {
+	producers, batching := 0, 0
+	codecs := map[int]int{}
+	for seed := uint64(1); seed <= roundTripSeeds; seed++ {
+		for _, p := range Draw(seed).Clients.Producers {
+			producers++
+			if p.BatchMax > 1 {
+				batching++
+				if p.BatchMax > drawBatchMax {
+					t.Fatalf("seed %d: a batch of up to %d records", seed, p.BatchMax)
+				}
+			}
+			codecs[p.Compression]++
+		}
+	}
+	// Half batch; 30% compress, spread over Kafka's four codecs.
+	if batching < producers*2/5 || batching > producers*3/5 {
+		t.Fatalf("%d of %d producers batch; want about half", batching, producers)
+	}
+	for codec := batch.CompressionGzip; codec <= batch.CompressionZstd; codec++ {
+		if codecs[codec] < producers/25 || codecs[codec] > producers/7 {
+			t.Fatalf("%d of %d producers use %s; want about 7.5%%", codecs[codec], producers, batch.CodecName(codec))
+		}
+	}
+}
+
 func TestParseRefusesBadInput(t *testing.T) {
 	cases := map[string]string{
 		"nodes 0": "nodes",
@@ -407,6 +435,9 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"safety 10s\ntopic scratch partitions 1 recreate-every 1s reassign-every 1s": "nor is reassigned",
 		"nodes 3 leader-rebalance-every 100ms":                                       "leader-rebalance-every 100ms",
 		"nodes 3 leader-rebalance-every soon":                                        "leader-rebalance-every",
+		"producer p1 batch 0":                                                        "batch \"0\"",
+		"producer p1 batch 65":                                                       "from 1 to 64",
+		"producer p1 compression brotli":                                             "compression \"brotli\"",
 	}
 	for text, want := range cases {
 		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {
