@@ -382,11 +382,13 @@ func below(log []storedBatch, end int64) []storedBatch {
 	return kept
 }
 
-// checkContiguous requires batches that cover [start, end) without a gap.
+// checkContiguous requires batches that cover [start, end) without a gap;
+// the first may begin below start, holding it.
 func checkContiguous(log []storedBatch, start, end int64) string {
 	next := start
-	for _, b := range log {
-		if b.header.BaseOffset != next {
+	for i, b := range log {
+		holdsStart := i == 0 && b.header.BaseOffset < next && b.header.LastOffset() >= next
+		if b.header.BaseOffset != next && !holdsStart {
 			return fmt.Sprintf("a batch at offset %d where %d was next", b.header.BaseOffset, next)
 		}
 		next = b.header.NextOffset()

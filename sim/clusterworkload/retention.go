@@ -92,10 +92,12 @@ func commonStart(logs []replicaLog) (int64, error) {
 	return start, nil
 }
 
-// from keeps the batches at or above start; log is left as it is.
+// from keeps the batches holding offsets at or above start, the one
+// start lies inside included (a deletion may move a log's start into a
+// batch, which every replica then keeps whole); log is left as it is.
 func from(log []storedBatch, start int64) []storedBatch {
 	at := 0
-	for at < len(log) && log[at].header.BaseOffset < start {
+	for at < len(log) && log[at].header.LastOffset() < start {
 		at++
 	}
 	return log[at:len(log):len(log)]
