@@ -15,7 +15,10 @@
 //
 // # What it promises the history
 //
-//   - A send is ok only when the broker answered it with an offset; fail
+//   - A send is one batch of one or more records (compressed when the
+//     producer has a codec), recorded as one operation whose records land
+//     together at consecutive offsets. It is ok only when the broker
+//     answered it with an offset (its first record's); fail
 //     only when every attempt was definitely refused before anything was
 //     written (see outcome.go); info otherwise: a timeout, a lost
 //     connection, an error that may come after the append, or a client
@@ -26,7 +29,9 @@
 //   - Each history process runs one operation at a time and is never used
 //     again after an info: a producer has one process per partition (one
 //     batch in flight per partition), a reader one process for its polls.
-//   - A poll records what a fetch returned at the position it fetched from.
+//   - A poll records what a fetch returned at the position it fetched from,
+//     decompressed, without the records of its first batch below the
+//     position (a broker serves batches whole).
 //     An empty partition is recorded with its position (From) only when the
 //     broker said its high watermark is exactly there: that is a claim that
 //     the log ends at From, which the linearizability checker relies on.
