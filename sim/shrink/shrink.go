@@ -77,8 +77,10 @@ func Shrink(s scenario.Scenario, check string, original sim.Result, options Opti
 
 // Size measures a scenario for shrinking: schedule slots plus fault events
 // (a fault counts two, an idle slot one, so that dropping a fault and then
-// its slot both count), nodes, clients, partitions, whole seconds of safety phase and an
-// operations floor (1 when the safety phase waits for one), summed. Every
+// its slot both count), nodes, clients, partitions, whole seconds of safety phase, an
+// operations floor (1 when the safety phase waits for one) and each
+// producer setting beyond a plain send (batching, compression, linger),
+// summed. Every
 // accepted step lowers it, so a shrink ends.
 func Size(s scenario.Scenario) int {
 	size := len(s.Schedule) + FaultEvents(s) + s.Cluster.Nodes + len(s.ClientNames()) + int(s.Safety/time.Second) + len(s.Rates)
@@ -115,6 +117,13 @@ func Size(s scenario.Scenario) int {
 		}
 		if t.ReassignEvery != 0 {
 			size++
+		}
+	}
+	for _, p := range s.Clients.Producers {
+		for _, set := range []bool{p.BatchMax > 1, p.Compression != 0, p.Linger != 0} {
+			if set {
+				size++
+			}
 		}
 	}
 	return size

@@ -28,6 +28,7 @@ var steps = []step{
 	{noLeaderRebalancing},
 	{defaultLogs},
 	{noTopicActions},
+	{plainerSends},
 	{dropEvents},
 	{dropClients},
 	{fewerNodes},
@@ -167,6 +168,29 @@ func noTopicActions(s scenario.Scenario) []candidate {
 			c := clone(s)
 			if action.unset(&c.Topics[i]) {
 				out = append(out, candidate{fmt.Sprintf("topic %s %s", t.Name, action.name), c})
+			}
+		}
+	}
+	return out
+}
+
+// plainerSends offers each producer sending a record per batch,
+// uncompressed, without lingering, one setting at a time: a case that
+// still fails so shows its bug does not need them.
+func plainerSends(s scenario.Scenario) []candidate {
+	var out []candidate
+	for i, p := range s.Clients.Producers {
+		for _, setting := range []struct {
+			name  string
+			unset func(*scenario.Producer) bool
+		}{
+			{"sends a record per batch", func(p *scenario.Producer) bool { was := p.BatchMax > 1; p.BatchMax = 0; return was }},
+			{"does not compress", func(p *scenario.Producer) bool { was := p.Compression != 0; p.Compression = 0; return was }},
+			{"does not linger", func(p *scenario.Producer) bool { was := p.Linger != 0; p.Linger = 0; return was }},
+		} {
+			c := clone(s)
+			if setting.unset(&c.Clients.Producers[i]) {
+				out = append(out, candidate{fmt.Sprintf("producer %s %s", p.Name, setting.name), c})
 			}
 		}
 	}
