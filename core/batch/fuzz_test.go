@@ -8,7 +8,8 @@ import (
 
 // FuzzValidate feeds arbitrary bytes to what a produced batch must pass
 // before it is stored (Validate), to what reads records out of a stored
-// batch (Records) and to the scanner that walks segment bytes. None may
+// batch (Records), to the leader's look at each record (CheckRecords) and
+// to the scanner that walks segment bytes. None may
 // panic; a batch Validate accepts must be whole and self-consistent, and
 // the scanner must agree with Validate on it. The seed corpus runs in
 // every `go test`; `make fuzz` explores further.
@@ -50,8 +51,23 @@ func FuzzValidate(f *testing.F) {
 		if h.Compression() == CompressionNone {
 			// Records may refuse a malformed records section, but never
 			// panic, and never return more records than the header counts.
-			if records, err := Records(b); err == nil && len(records) > int(h.RecordCount) {
+			records, err := Records(b)
+			if err == nil && len(records) > int(h.RecordCount) {
 				t.Fatalf("%d records decoded, header counts %d", len(records), h.RecordCount)
+			}
+			// What the leader checks before storing (CheckRecords) must
+			// pass only records that decode, exactly as many as counted,
+			// numbered 0, 1, 2...: then every consumer reads them.
+			checked := CheckRecords(b[HeaderSize:], h.RecordCount, true)
+			if checked == nil {
+				if err != nil || len(records) != int(h.RecordCount) {
+					t.Fatalf("CheckRecords passed records that decode to %d of %d (%v)", len(records), h.RecordCount, err)
+				}
+				for i, r := range records {
+					if r.OffsetDelta != int32(i) || r.Key == nil {
+						t.Fatalf("CheckRecords passed record %d with offset delta %d, key %q", i, r.OffsetDelta, r.Key)
+					}
+				}
 			}
 		}
 	})

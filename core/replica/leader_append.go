@@ -78,10 +78,8 @@ func (p *Partition) AppendCheckedAsLeader(b []byte, check BatchCheck, requireISR
 		// transaction, which is what Kafka says in this case.
 		return AppendResult{}, kerr.InvalidTxnState
 	}
-	if p.config.Compact {
-		if err := p.checkKeys(b, h); err != nil {
-			return AppendResult{}, err
-		}
+	if err := p.checkRecords(b, h); err != nil {
+		return AppendResult{}, err
 	}
 	now := p.w.Clock.Now().UnixMilli()
 	appendTime := int64(-1)
@@ -145,26 +143,34 @@ func (p *Partition) AppendCheckedAsLeader(b []byte, check BatchCheck, requireISR
 	}, nil
 }
 
-// checkKeys refuses a batch with a keyless record on a compacted topic, as
-// Kafka does ("Compacted topic cannot accept message without key"):
-// compaction keeps the latest record per key, so a record without one could
-// never be kept or removed correctly. It is the one place the broker looks
-// inside produced records, and only for compacted topics.
-func (p *Partition) checkKeys(b []byte, h batch.Header) error {
-	records, err := p.batchRecords(p.keyCheckRecords, b, h)
-	if errors.Is(err, errNoCodecs) {
-		// Nothing here can look inside; the cleaner will leave such a
-		// batch as it is.
-		return nil
-	}
+// checkRecords looks at every record of a produced batch, as Kafka's
+// broker does before it stores one: each must parse, the batch must hold
+// as many as its header says, each record's offset delta must be its
+// position (the offsets a consumer reads are the base offset plus the
+// deltas, and a batch is stored as produced), and on a compacted topic each
+// must have a key ("Compacted topic cannot accept message without key":
+// compaction keeps the latest record per key, so a record without one
+// could never be kept or removed correctly). A compressed batch is
+// decompressed for it with World.Codecs; without codecs it is taken as
+// produced. A batch that fails is refused with INVALID_RECORD, one that
+// does not decompress with CORRUPT_MESSAGE.
+func (p *Partition) checkRecords(b []byte, h batch.Header) error {
+	section, err := batch.RecordsSection(b)
 	if err != nil {
 		return kerr.CorruptMessage
 	}
-	p.keyCheckRecords = records
-	for _, r := range records {
-		if r.Key == nil {
-			return kerr.InvalidRecord
+	if h.Compression() != batch.CompressionNone {
+		if p.w.Codecs == nil {
+			return nil
 		}
+		if section, err = p.w.Codecs.Decompress(h.Compression(), section, decompressedBatchBytesMax); err != nil {
+			p.logger.Debug("refusing batch: it does not decompress", "codec", h.Compression(), "error", err)
+			return kerr.CorruptMessage
+		}
+	}
+	if err := batch.CheckRecords(section, h.RecordCount, p.config.Compact); err != nil {
+		p.logger.Debug("refusing batch", "reason", err)
+		return kerr.InvalidRecord
 	}
 	return nil
 }

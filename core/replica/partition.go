@@ -8,7 +8,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"sluice/core"
-	"sluice/core/batch"
 	corelog "sluice/core/log"
 	"sluice/core/metadata"
 	"sluice/core/producer"
@@ -131,11 +130,6 @@ type Partition struct {
 	topicIDPending bool
 
 	closed bool
-
-	// keyCheckRecords is where checkKeys splits a produced batch of a
-	// compacted topic into its records (every offset commit is one),
-	// reused batch after batch.
-	keyCheckRecords []batch.RawRecord
 }
 
 // Identity names a partition replica.
