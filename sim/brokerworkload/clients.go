@@ -81,10 +81,11 @@ func (r *run) drive(d *producerDriver) {
 	}
 }
 
-// sendNext sends the lane's next value; when it is done, the lane thinks
-// for a while (not during a burst) and sends again, until the liveness
-// phase stops new sends. Its events belong to the client's process, so a
-// client crash stops the lane until the restart starts it again.
+// sendNext sends the lane's next values (a batch of one or more); when
+// it is done, the lane thinks for a while (not during a burst) and sends
+// again, until the liveness phase stops new sends. Its events belong to
+// the client's process, so a client crash stops the lane until the
+// restart starts it again.
 func (r *run) sendNext(d *producerDriver, tp history.TopicPartition) {
 	if r.stopSending || !d.client.Alive() || !d.producer.Idle(tp) {
 		return

@@ -220,10 +220,10 @@ func (r *run) drive(d *producerDriver) {
 }
 
 // sendNext sends the lane's next values, as many as the send's batch
-// carries; when it is done, the lane thinks
-// and sends again, until the liveness phase stops new sends. Its events
-// belong to the client's process, so a client crash stops the lane until
-// the restart starts it again.
+// carries; when it is done, the lane thinks and sends again, until the
+// liveness phase stops new sends. Its events belong to the client's
+// process, so a client crash stops the lane until the restart starts it
+// again.
 func (r *run) sendNext(l *producerLane) {
 	d, tp := l.driver, l.partition
 	if r.stopSending || !d.client.Alive() || !d.producer.Idle(tp) {
