@@ -47,6 +47,8 @@ func runJepsen(args []string) int {
 	minInsync := flags.Int("min-insync", 0, "the topic's min.insync.replicas (0: 2, or the replication factor if smaller)")
 	unclean := flags.Bool("unclean", false, "the topic's unclean.leader.election.enable")
 	rate := flags.Int("rate", 200, "sends per second, all producers together")
+	batchRecords := flags.Int("batch", 1, "records per send, handed to the client together (one batch)")
+	compression := flags.String("compression", "", "the producers' compression.type: none, gzip, snappy, lz4 or zstd (default: franz-go's, snappy)")
 	deleteEvery := flags.Duration("delete-every", 0, "have an operator delete what the group consumed (DeleteRecords) this often; 0: never")
 	recreateEvery := flags.Duration("recreate-every", 0, "have an operator delete a topic of its own and create it again this often (at least 200ms); 0: never")
 	electEvery := flags.Duration("elect-every", 0, "have an operator run preferred leader elections (ElectLeaders) for every partition this often; 0: never")
@@ -121,6 +123,8 @@ func runJepsen(args []string) int {
 	workload.ChurnExit = exit
 	workload.Static = *static
 	workload.SendsPerSecond = *rate
+	workload.BatchRecords = *batchRecords
+	workload.Compression = *compression
 	if *deleteEvery < 0 {
 		fmt.Fprintf(os.Stderr, "sluice jepsen: --delete-every %v: not negative\n", *deleteEvery)
 		return 2

@@ -77,7 +77,7 @@ func (o KafkaOptions) Validate() error {
 	if _, err := acksOptions(o.Acks); err != nil {
 		return err
 	}
-	_, err := compressionCodec(o.Compression)
+	_, err := CompressionCodec(o.Compression)
 	return err
 }
 
@@ -93,7 +93,9 @@ func acksOptions(acks string) ([]kgo.Opt, error) {
 	return nil, fmt.Errorf("acks %q: want all, 1 or 0", acks)
 }
 
-func compressionCodec(name string) (kgo.CompressionCodec, error) {
+// CompressionCodec is franz-go's codec for compression.type's name
+// (none or empty for none).
+func CompressionCodec(name string) (kgo.CompressionCodec, error) {
 	switch name {
 	case "none", "":
 		return kgo.NoCompression(), nil
@@ -221,7 +223,7 @@ func NewKafkaSender(options KafkaOptions) (Sender, error) {
 		return nil, err
 	}
 	acks, _ := acksOptions(options.Acks)
-	codec, _ := compressionCodec(options.Compression)
+	codec, _ := CompressionCodec(options.Compression)
 	clientOptions := append([]kgo.Opt{
 		kgo.SeedBrokers(options.Brokers...),
 		kgo.DefaultProduceTopic(options.Topic),

@@ -106,6 +106,7 @@ const (
 	workloadPartitionsMax     = 64
 	workloadClientsMax        = 64
 	workloadSendsPerSecondMax = 20_000
+	workloadBatchRecordsMax   = 64
 )
 
 // Phases of a run.

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"sluice/jepsen/bench"
 	"sluice/jepsen/history"
 )
 
@@ -32,6 +34,8 @@ type producer struct {
 	topic       string
 	partitions  int32
 	concurrency int
+	// batchRecords is how many records one send hands the client at once.
+	batchRecords int
 
 	acknowledged, unknown atomic.Int64
 	running               sync.WaitGroup
@@ -46,6 +50,10 @@ type producerSettings struct {
 	// idempotent turns on the idempotent producer (which needs acks=all).
 	idempotent  bool
 	concurrency int
+	// batchRecords is how many records each send carries (at least 1);
+	// compression names the codec ("" for franz-go's default).
+	batchRecords int
+	compression  string
 }
 
 func newProducer(cluster *Cluster, log *historyLog, topic string, partitions int32, settings producerSettings) (*producer, error) {
@@ -56,6 +64,13 @@ func newProducer(cluster *Cluster, log *historyLog, topic string, partitions int
 		kgo.ProduceRequestTimeout(produceRequestTimeout),
 		kgo.ProducerLinger(0),
 	)
+	if settings.compression != "" {
+		codec, err := bench.CompressionCodec(settings.compression)
+		if err != nil {
+			return nil, fmt.Errorf("harness: producer %s: %w", settings.name, err)
+		}
+		options = append(options, kgo.ProducerBatchCompression(codec))
+	}
 	switch {
 	case settings.acksAll && settings.idempotent:
 		options = append(options, kgo.RequiredAcks(kgo.AllISRAcks()))
@@ -70,7 +85,7 @@ func newProducer(cluster *Cluster, log *historyLog, topic string, partitions int
 	}
 	return &producer{
 		name: settings.name, index: settings.index, client: client, log: log, topic: topic, partitions: partitions,
-		concurrency: settings.concurrency,
+		concurrency: settings.concurrency, batchRecords: settings.batchRecords,
 	}, nil
 }
 
@@ -89,43 +104,59 @@ func (p *producer) start(ctx context.Context, ticks <-chan time.Time, failed fun
 	}
 }
 
-// process sends records to one partition until ctx ends, one at a time,
-// under one process number until an answer is unknown, then under a new
-// one. Each process keeps to its partition, so that a partition stuck in
-// a fault holds up only its own processes.
+// process sends records to one partition until ctx ends, one send at a
+// time (batchRecords records handed to the client together, which go out
+// as one batch unless the client splits them), under one process number
+// until an answer is unknown, then under a new one. Each process keeps to
+// its partition, so that a partition stuck in a fault holds up only its
+// own processes.
 func (p *producer) process(ctx context.Context, ticks <-chan time.Time, partitionNumber int32) error {
 	process := p.log.newProcess()
-	for sequence := 0; ; sequence++ {
+	partition := history.TopicPartition{Topic: p.topic, Partition: partitionNumber}
+	sends := make([]history.Send, p.batchRecords)
+	type answer struct {
+		index  int
+		offset int64
+		err    error
+	}
+	// Room for every answer of a send, so the client's callbacks never
+	// wait on this process.
+	answered := make(chan answer, p.batchRecords)
+	for sequence := 0; ; {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-ticks:
 		}
-		partition := history.TopicPartition{Topic: p.topic, Partition: partitionNumber}
-		value := fmt.Sprintf("%s-%d-%d", p.name, process, sequence)
-		op, err := p.log.invoke(process, history.FuncSend, history.Payload{Sends: []history.Send{
-			{Partition: partition, Value: value, Offset: history.OffsetUnknown},
-		}})
+		for i := range sends {
+			sends[i] = history.Send{Partition: partition, Value: fmt.Sprintf("%s-%d-%d", p.name, process, sequence), Offset: history.OffsetUnknown}
+			sequence++
+		}
+		op, err := p.log.invoke(process, history.FuncSend, history.Payload{Sends: sends})
 		if err != nil {
 			return err
 		}
-		type answer struct {
-			offset int64
-			err    error
-		}
-		answered := make(chan answer, 1)
 		// Not ctx: a record already handed to the client is never
 		// cancelled, so that its outcome is what the broker said.
-		p.client.Produce(context.Background(), &kgo.Record{Partition: partition.Partition, Value: []byte(value)},
-			func(r *kgo.Record, err error) { answered <- answer{offset: r.Offset, err: err} })
-		result := <-answered
-		if result.err != nil {
-			op.info(result.err.Error())
+		for i, s := range sends {
+			p.client.Produce(context.Background(), &kgo.Record{Partition: partition.Partition, Value: []byte(s.Value)},
+				func(r *kgo.Record, err error) { answered <- answer{index: i, offset: r.Offset, err: err} })
+		}
+		var failure error
+		for range sends {
+			a := <-answered
+			sends[a.index].Offset = a.offset
+			failure = cmp.Or(failure, a.err)
+		}
+		if failure != nil {
+			// Some records may be written and others not (the client
+			// may have split them): the send's outcome is unknown.
+			op.info(failure.Error())
 			p.unknown.Add(1)
 			process = p.log.newProcess()
 			continue
 		}
-		op.ok(history.Payload{Sends: []history.Send{{Partition: partition, Value: value, Offset: result.offset}}})
+		op.ok(history.Payload{Sends: sends})
 		p.acknowledged.Add(1)
 	}
 }

@@ -98,9 +98,10 @@ func verdictText(result *Result) string {
 		acks = "1"
 	}
 	fmt.Fprintf(&b, "run: nodes=%d fault-phase=%v faults=%s seed=%d\n", c.Nodes, c.FaultPhase, joinKinds(c.Faults), c.Seed)
-	fmt.Fprintf(&b, "workload: topic=%s partitions=%d replication-factor=%d min.insync.replicas=%d unclean=%t acks=%s idempotence=%s producers=%d×%d rate=%d/s assign-consumers=%d group-members=%d static=%t balancer=%s loss-permitted=%t\n",
+	fmt.Fprintf(&b, "workload: topic=%s partitions=%d replication-factor=%d min.insync.replicas=%d unclean=%t acks=%s idempotence=%s producers=%d×%d rate=%d/s batch=%d compression=%s assign-consumers=%d group-members=%d static=%t balancer=%s loss-permitted=%t\n",
 		w.Topic, w.Partitions, w.ReplicationFactor, w.MinInsyncReplicas, w.UncleanLeaderElection, acks, w.Idempotence,
-		w.Producers, w.ProducerConcurrency, w.SendsPerSecond, w.AssignConsumers, w.GroupMembers, w.Static, cmp.Or(w.Balancer, BalancerRange), w.LossPermitted())
+		w.Producers, w.ProducerConcurrency, w.SendsPerSecond, max(1, w.BatchRecords), cmp.Or(w.Compression, "snappy"),
+		w.AssignConsumers, w.GroupMembers, w.Static, cmp.Or(w.Balancer, BalancerRange), w.LossPermitted())
 	if len(c.Settings) > 0 {
 		fmt.Fprintf(&b, "broker settings: %s\n", strings.Join(c.Settings, " "))
 	}

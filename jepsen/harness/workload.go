@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"sluice/jepsen/bench"
 )
 
 // Idempotence says which producers are idempotent.
@@ -111,6 +113,13 @@ type Workload struct {
 	ProducerConcurrency int
 	// SendsPerSecond caps the sends of all producers together.
 	SendsPerSecond int
+	// BatchRecords is how many records each send carries (one when
+	// zero): handed to the client together, to one partition, they go
+	// out as one batch, as an application's burst does.
+	BatchRecords int
+	// Compression is the producers' compression.type by name (none,
+	// gzip, snappy, lz4, zstd); empty keeps franz-go's default, snappy.
+	Compression string
 	// AssignConsumers read every partition by assignment; GroupMembers
 	// consume as one group with manual commits.
 	AssignConsumers int
@@ -186,6 +195,8 @@ func (w Workload) validate(nodes int) error {
 		return fmt.Errorf("%d producers × %d: each between 1 and %d", w.Producers, w.ProducerConcurrency, workloadClientsMax)
 	case w.SendsPerSecond < 1 || w.SendsPerSecond > workloadSendsPerSecondMax:
 		return fmt.Errorf("%d sends per second: between 1 and %d", w.SendsPerSecond, workloadSendsPerSecondMax)
+	case w.BatchRecords < 0 || w.BatchRecords > workloadBatchRecordsMax:
+		return fmt.Errorf("%d records per send: between 1 and %d", w.BatchRecords, workloadBatchRecordsMax)
 	case w.AssignConsumers < 0 || w.AssignConsumers > workloadClientsMax || w.GroupMembers < 0 || w.GroupMembers > workloadClientsMax:
 		return fmt.Errorf("%d assign consumers, %d group members: each between 0 and %d", w.AssignConsumers, w.GroupMembers, workloadClientsMax)
 	case w.GroupMembers > 0 && w.Group == "":
@@ -213,6 +224,11 @@ func (w Workload) validate(nodes int) error {
 	}
 	if w.Balancer != "" {
 		if _, err := ParseBalancer(string(w.Balancer)); err != nil {
+			return err
+		}
+	}
+	if w.Compression != "" {
+		if _, err := bench.CompressionCodec(w.Compression); err != nil {
 			return err
 		}
 	}
@@ -264,6 +280,7 @@ func startClients(cluster *Cluster, log *historyLog, w Workload, seed uint64) (*
 		}
 		p, err := newProducer(cluster, log, w.Topic, w.Partitions, producerSettings{
 			name: name, index: i, acksAll: w.AcksAll, idempotent: idempotent, concurrency: w.ProducerConcurrency,
+			batchRecords: max(1, w.BatchRecords), compression: w.Compression,
 		})
 		if err != nil {
 			c.closeAll()
