@@ -107,6 +107,9 @@ func smokeWorkload() Workload {
 	w.RecreateEvery = 2 * time.Second
 	w.ElectEvery = time.Second
 	w.ReassignEvery = time.Second
+	// Sends of three records, lz4: batches under faults, as applications
+	// send them.
+	w.BatchRecords, w.Compression = 3, "lz4"
 	return w
 }
 
