@@ -47,6 +47,7 @@ func runJepsen(args []string) int {
 	minInsync := flags.Int("min-insync", 0, "the topic's min.insync.replicas (0: 2, or the replication factor if smaller)")
 	unclean := flags.Bool("unclean", false, "the topic's unclean.leader.election.enable")
 	rate := flags.Int("rate", 200, "sends per second, all producers together")
+	concurrency := flags.Int("producer-concurrency", 4, "processes per producer client, each with one send in flight; more than --partitions puts several of one client's batches in flight to a partition at once (the idempotent producer's window of five)")
 	batchRecords := flags.Int("batch", 1, "records per send, handed to the client together (one batch)")
 	compression := flags.String("compression", "", "the producers' compression.type: none, gzip, snappy, lz4 or zstd (default: franz-go's, snappy)")
 	deleteEvery := flags.Duration("delete-every", 0, "have an operator delete what the group consumed (DeleteRecords) this often; 0: never")
@@ -123,6 +124,7 @@ func runJepsen(args []string) int {
 	workload.ChurnExit = exit
 	workload.Static = *static
 	workload.SendsPerSecond = *rate
+	workload.ProducerConcurrency = *concurrency
 	workload.BatchRecords = *batchRecords
 	workload.Compression = *compression
 	if *deleteEvery < 0 {
