@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"sluice/jepsen/bench"
 )
 
 func init() {
@@ -33,6 +35,7 @@ func runProduce(args []string) int {
 	keySeparator := flags.String("key-separator", "", "split each line at the first occurrence into key and value")
 	partition := flags.Int("partition", -1, "produce to this partition (default: by key hash, or sticky when unkeyed)")
 	acks := flags.String("acks", "all", "all, 1 or 0")
+	compression := flags.String("compression", "snappy", "compression.type of the batches: none, gzip, snappy, lz4 or zstd")
 	deliveryTimeout := flags.Duration("delivery-timeout", deliveryTimeoutDefault, "give up on a record not acknowledged within this long, retries included (Kafka's delivery.timeout.ms)")
 	if err := flags.Parse(args); err != nil {
 		return 2
@@ -45,8 +48,14 @@ func runProduce(args []string) int {
 		fmt.Fprintf(os.Stderr, "sluice produce: --delivery-timeout %s: want a positive duration\n", *deliveryTimeout)
 		return 2
 	}
+	codec, err := bench.CompressionCodec(*compression)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sluice produce: --%v\n", err)
+		return 2
+	}
 	options := []kgo.Opt{
 		kgo.SeedBrokers(strings.Split(*brokers, ",")...),
+		kgo.ProducerBatchCompression(codec),
 		kgo.ClientID("sluice-produce"), // what a group's describe and the broker's log name it by
 		kgo.DefaultProduceTopic(*topic),
 		kgo.RecordDeliveryTimeout(*deliveryTimeout),

@@ -57,3 +57,26 @@ func TestSluiceProduceCreatesAMissingTopic(t *testing.T) {
 	runSluiceWithInput(ctx, t, lines, binary, "produce", "--brokers", refusing.Addr(), "--topic", "fresh", "--delivery-timeout", "2s").
 		expect(t, 1, "^$", `(?s)^sluice produce: 3 of 3 records not produced to fresh: .*UNKNOWN_TOPIC_OR_PARTITION`)
 }
+
+// TestSluiceProduceCompressesWithTheCodecAsked: --compression picks the
+// batches' codec (compression.type); each one the broker takes, reads
+// inside (it checks every record) and serves back, and one Kafka does not
+// have is refused before anything is sent.
+func TestSluiceProduceCompressesWithTheCodecAsked(t *testing.T) {
+	t.Parallel()
+	broker := StartBroker(t, Options{})
+	binary := BuildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	lines := []byte("one\ntwo\nthree\n")
+	for _, codec := range []string{"none", "gzip", "snappy", "lz4", "zstd"} {
+		topic := "compressed-" + codec
+		runSluiceWithInput(ctx, t, lines, binary, "produce", "--brokers", broker.Addr(), "--topic", topic, "--compression", codec).
+			expect(t, 0, "^$", "^produced 3 records to "+topic+"\n$")
+		if consumed := string(runOutsideTool(t, nil, binary, "consume", "--brokers", broker.Addr(), "--topic", topic, "--count", "3")); consumed != string(lines) {
+			t.Fatalf("%s: consumed %q, want %q", codec, consumed, lines)
+		}
+	}
+	runSluiceWithInput(ctx, t, lines, binary, "produce", "--brokers", broker.Addr(), "--topic", "never", "--compression", "brotli").
+		expect(t, 2, "^$", `^sluice produce: --compression "brotli": want none, gzip, snappy, lz4 or zstd\n$`)
+}
