@@ -9,6 +9,7 @@ import (
 	"sluice/core/batch"
 	"sluice/jepsen/history"
 	"sluice/node/codecs"
+	"sluice/sim/simdisk"
 )
 
 // A batch of several records is one send: retried whole after a timeout,
@@ -76,5 +77,25 @@ func TestDecodeRecordsStartsInsideACompressedBatch(t *testing.T) {
 		if err != nil || next != 13 || len(records) != 2 || records[0] != (history.Record{Offset: 11, Value: "b"}) || records[1].Offset != 12 {
 			t.Fatalf("%s: from 11: %+v next %d err %v, want b and c at 11 and 12, next 13", batch.CodecName(codec), records, next, err)
 		}
+	}
+}
+
+// A send carries 1 to batchRecordsMax records; anything else is refused
+// at once, with nothing recorded.
+func TestSendBatchRefusesAnEmptyOrOversizedBatch(t *testing.T) {
+	c := newCluster(t, 3, simdisk.Faults{})
+	c.createTopic()
+	p := NewProducer(c.client("p1"), ProducerConfig{Acks: -1}, c.recorder, c.processes)
+	for _, size := range []int{0, batchRecordsMax + 1} {
+		records := make([]KeyValue, size)
+		for i := range records {
+			records[i] = KeyValue{Key: "k", Value: fmt.Sprintf("v%d-%d", size, i)}
+		}
+		if err := p.SendBatch(tp(0), records, func(SendResult) { t.Fatal("a refused send finished") }); err == nil {
+			t.Fatalf("a batch of %d records was taken", size)
+		}
+	}
+	if n := c.recorder.Len(); n != 0 {
+		t.Fatalf("%d operations recorded for refused sends", n)
 	}
 }
