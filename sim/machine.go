@@ -38,6 +38,12 @@ type MachineOptions struct {
 	Canaries *core.Canaries
 	LogLevel slog.Level
 
+	// Codecs are the compression codecs the machine's node uses; nil
+	// gives it its own. A run may share one set among its machines and
+	// clients (they run one event at a time), so that each codec's
+	// state is allocated once per run rather than once per machine.
+	Codecs core.Codecs
+
 	// OnHalt is called when core halts the node (after a failed fsync, for
 	// one). The machine has already crashed; the scenario decides when to
 	// restart it.
@@ -54,7 +60,10 @@ func NewMachine(k *kernel.Kernel, network *simnet.Network, name string, options 
 		buggify:  options.Buggify,
 		canaries: options.Canaries,
 		logLevel: options.LogLevel,
-		codecs:   codecs.New(),
+		codecs:   options.Codecs,
+	}
+	if m.codecs == nil {
+		m.codecs = codecs.New()
 	}
 	m.Clock = newClock(k, process)
 	m.Disk = simdisk.New(k, process, kernel.NewRand(k.Seed(), "disk/"+name), options.Disk)

@@ -33,6 +33,7 @@ func (r *run) newClient(name string) *simclient.Client {
 		Bootstrap:        []string{nodeAddress},
 		AutoCreateTopics: true,
 		RequestTimeout:   r.settings.requestTimeout,
+		Codecs:           r.codecs,
 	})
 }
 

@@ -56,6 +56,7 @@ func newNode(r *run, canaries *core.Canaries) *node {
 	n.config.GroupInitialRebalanceDelay = r.settings.group.initialRebalanceDelay
 	n.machine = sim.NewMachine(r.kernel, r.network, nodeName, sim.MachineOptions{
 		Disk:     r.settings.disk,
+		Codecs:   r.codecs,
 		Buggify:  r.settings.buggify.New(r.kernel.Seed(), nodeName),
 		Canaries: canaries,
 		LogLevel: r.logLevel,

@@ -7,6 +7,7 @@ import (
 
 	"sluice/core"
 	"sluice/jepsen/history"
+	"sluice/node/codecs"
 	"sluice/sim"
 	"sluice/sim/kernel"
 	"sluice/sim/simclient"
@@ -64,6 +65,7 @@ type run struct {
 	node        *node
 	recorder    *history.Recorder
 	processes   *simclient.Processes
+	codecs      core.Codecs // shared by the node and the clients
 
 	producers []*producerDriver
 	readers   []*simclient.Reader
@@ -110,6 +112,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		rng:         kernel.NewRand(seed, "workload"),
 		nemesisRand: kernel.NewRand(seed, "nemesis"),
 		processes:   &simclient.Processes{},
+		codecs:      codecs.New(),
 		logLevel:    options.LogLevelOr(slog.LevelInfo),
 	}
 	r.settings = drawSettings(kernel.NewRand(seed, "settings"))

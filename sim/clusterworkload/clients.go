@@ -125,6 +125,7 @@ func (r *run) newClient(name string) *simclient.Client {
 		ClientID:       name,
 		Bootstrap:      r.nodeAddresses(),
 		RequestTimeout: r.scenario.Timeouts.Request,
+		Codecs:         r.codecs,
 	})
 }
 

@@ -100,6 +100,7 @@ func newNode(r *run, id int, canaries *core.Canaries) *node {
 	}
 	n.machine = sim.NewMachine(r.kernel, r.network, n.name, sim.MachineOptions{
 		Disk:     r.baseDisk(),
+		Codecs:   r.codecs,
 		Canaries: canaries,
 		Buggify:  buggify,
 		LogLevel: r.logLevel,

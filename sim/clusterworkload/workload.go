@@ -8,6 +8,7 @@ import (
 	"sluice/core"
 	"sluice/jepsen/checker"
 	"sluice/jepsen/history"
+	"sluice/node/codecs"
 	"sluice/sim"
 	"sluice/sim/kernel"
 	"sluice/sim/scenario"
@@ -86,6 +87,9 @@ type run struct {
 	admin     *admin
 	recorder  *history.Recorder
 	processes *simclient.Processes
+	// codecs are the run's compression codecs, shared by its machines
+	// and clients.
+	codecs core.Codecs
 
 	producers []*producerDriver
 	readers   []*readerDriver
@@ -173,6 +177,7 @@ func runScenario(s scenario.Scenario, options sim.RunOptions) (result sim.Result
 		rng:       kernel.NewRand(s.Seed, "workload"),
 		recorder:  history.NewRecorder(k.Now),
 		processes: &simclient.Processes{},
+		codecs:    codecs.New(),
 		replicas:  map[history.TopicPartition][]int32{},
 		counts:    counts{faults: map[scenario.Kind]int{}},
 	}

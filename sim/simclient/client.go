@@ -31,6 +31,11 @@ type Config struct {
 	ReconnectBackoffMin    time.Duration // reconnect.backoff.ms
 	ReconnectBackoffMax    time.Duration // reconnect.backoff.max.ms
 	MetadataRefreshBackoff time.Duration // retry.backoff.ms, for metadata
+
+	// Codecs compress and decompress batches; nil: the client makes its
+	// own at first use. A run may share one set among its clients and
+	// machines (see sim.MachineOptions.Codecs).
+	Codecs core.Codecs
 }
 
 func (c Config) withDefaults() Config {

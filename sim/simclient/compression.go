@@ -19,9 +19,12 @@ import (
 // simulator allocate without limit).
 const decompressedBytesMax = 64 << 20
 
-// codecs returns the client's codecs, made at first use: most runs never
-// compress, and making them allocates encoder state.
+// codecs returns the client's codecs: Config.Codecs, or its own, made at
+// first use, since most runs never compress.
 func (c *Client) codecs() core.Codecs {
+	if c.codecSet == nil {
+		c.codecSet = c.config.Codecs
+	}
 	if c.codecSet == nil {
 		c.codecSet = codecs.New()
 	}
