@@ -65,6 +65,7 @@
 // join, sync, heartbeat, leave; group_cooperative.go: the cooperative
 // protocol's join beside the loop; group_assignors.go and group_sticky.go;
 // group_offsets.go: commits; group_fetch.go); outcome.go says how each
-// Kafka error is read.
+// Kafka error is read; compression.go compresses a producer's batches and
+// decompresses what consumers fetch (fetch_answers.go).
 // Versions pinned to what Sluice serves are in versions.go.
 package simclient
