@@ -1,8 +1,9 @@
 // Package batch reads and stamps Kafka RecordBatch v2 headers in place.
 //
 // The broker stores a produced batch as the bytes it was sent: it validates
-// the header and CRC once, walks the records once without copying them
-// (CheckRecords: each parses, as many as counted, numbered 0, 1, 2...),
+// the header and CRC once, walks an uncompressed batch's records once
+// without copying them (CheckRecords: each parses, as many as counted,
+// numbered 0, 1, 2...; a compressed batch only on compacted topics),
 // stamps the base offset and leader epoch (neither is covered by the CRC,
 // so stamping never recomputes it), stores the bytes, and serves them as
 // they are. This package is that knowledge of the format; compression is

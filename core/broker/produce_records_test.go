@@ -6,18 +6,23 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"sluice/core/batch"
+	"sluice/core/metadata"
 	"sluice/node/codecs"
 )
 
-// A batch is stored as produced, so the leader looks at every record
-// first, as Kafka's does: a batch whose CRC is right but whose records do
-// not parse, do not number 0, 1, 2... or do not decompress would be served
-// to every consumer, at offsets its header does not cover. Each is refused
-// with the code Kafka gives, and nothing of it is stored.
+// A batch is stored as produced, so the leader walks its records first:
+// a batch whose CRC is right but whose records do not parse or do not
+// number 0, 1, 2... would be served to every consumer, at offsets its
+// header does not cover. Each is refused with the code Kafka gives, and
+// nothing of it is stored. A compressed batch stays opaque (DESIGN §9)
+// except on a compacted topic, whose keys must be read: there one that
+// does not decompress, or whose records are broken inside, is refused
+// too.
 func TestProduceRefusesBatchesWhoseRecordsAreBroken(t *testing.T) {
 	n := newTestNode(t, DefaultConfig())
 	c := n.connect()
 	c.createTopic("orders", 1)
+	c.createTopic("compacted", 1, metadata.ConfigCleanupPolicy, "compact")
 	now := n.machine.Clock.Now().UnixMilli()
 	build := func(values ...string) []byte {
 		records := make([]batch.Record, len(values))
@@ -53,26 +58,29 @@ func TestProduceRefusesBatchesWhoseRecordsAreBroken(t *testing.T) {
 	gzipped.Attributes |= batch.CompressionGzip
 	for _, tc := range []struct {
 		name  string
+		topic string
 		batch []byte
 		want  *kerr.Error
 	}{
-		{"a byte after the last record", batch.Rebuild(h, append(append([]byte(nil), section...), 0), 2), kerr.InvalidRecord},
-		{"the last record cut short", batch.Rebuild(h, section[:len(section)-1], 2), kerr.InvalidRecord},
-		{"one record where the header says two", batch.Rebuild(h, one[batch.HeaderSize:], 2), kerr.InvalidRecord},
-		{"two records at offset delta 0", batch.Rebuild(h, sameDelta, 2), kerr.InvalidRecord},
-		{"the same, compressed", compress(batch.CompressionZstd, sameDelta), kerr.InvalidRecord},
-		{"gzip that is not gzip", batch.Rebuild(gzipped, []byte("not gzip at all"), 2), kerr.CorruptMessage},
+		{"a byte after the last record", "orders", batch.Rebuild(h, append(append([]byte(nil), section...), 0), 2), kerr.InvalidRecord},
+		{"the last record cut short", "orders", batch.Rebuild(h, section[:len(section)-1], 2), kerr.InvalidRecord},
+		{"one record where the header says two", "orders", batch.Rebuild(h, one[batch.HeaderSize:], 2), kerr.InvalidRecord},
+		{"two records at offset delta 0", "orders", batch.Rebuild(h, sameDelta, 2), kerr.InvalidRecord},
+		{"the same, compressed, on a compacted topic", "compacted", compress(batch.CompressionZstd, sameDelta), kerr.InvalidRecord},
+		{"gzip that is not gzip, on a compacted topic", "compacted", batch.Rebuild(gzipped, []byte("not gzip at all"), 2), kerr.CorruptMessage},
 	} {
 		if !batch.CheckCRC(tc.batch) {
 			t.Fatalf("%s: the test batch's CRC is wrong; it would be refused for that", tc.name)
 		}
-		_, code := c.produceBatch("orders", 0, tc.batch)
+		_, code := c.produceBatch(tc.topic, 0, tc.batch)
 		requireError(t, tc.name, code, nil, tc.want)
 	}
-	if offset, code := c.produceBatch("orders", 0, compress(batch.CompressionLZ4, section)); code != 0 || offset != 0 {
-		t.Fatalf("a well-formed compressed batch: offset %d, code %d", offset, code)
-	}
-	if offset := c.produce("orders", 0, "d"); offset != 2 {
-		t.Fatalf("the next batch went to offset %d, want 2: a refused batch took offsets", offset)
+	for _, topic := range []string{"orders", "compacted"} {
+		if offset, code := c.produceBatch(topic, 0, compress(batch.CompressionLZ4, section)); code != 0 || offset != 0 {
+			t.Fatalf("%s: a well-formed compressed batch: offset %d, code %d", topic, offset, code)
+		}
+		if offset := c.produce(topic, 0, "d"); offset != 2 {
+			t.Fatalf("%s: the next batch went to offset %d, want 2: a refused batch took offsets", topic, offset)
+		}
 	}
 }

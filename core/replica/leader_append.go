@@ -143,24 +143,27 @@ func (p *Partition) AppendCheckedAsLeader(b []byte, check BatchCheck, requireISR
 	}, nil
 }
 
-// checkRecords looks at every record of a produced batch, as Kafka's
-// broker does before it stores one: each must parse, the batch must hold
-// as many as its header says, each record's offset delta must be its
-// position (the offsets a consumer reads are the base offset plus the
-// deltas, and a batch is stored as produced), and on a compacted topic each
-// must have a key ("Compacted topic cannot accept message without key":
+// checkRecords walks the records of a produced batch before it is stored
+// as produced: each must parse, the batch must hold as many as its header
+// says, and each record's offset delta must be its position (a consumer
+// reads base offset plus delta, so a batch numbered otherwise would put
+// records at offsets the next batch holds); on a compacted topic each must
+// also have a key ("Compacted topic cannot accept message without key":
 // compaction keeps the latest record per key, so a record without one
-// could never be kept or removed correctly). A compressed batch is
-// decompressed for it with World.Codecs; without codecs it is taken as
-// produced. A batch that fails is refused with INVALID_RECORD, one that
-// does not decompress with CORRUPT_MESSAGE.
+// could never be kept or removed correctly). The walk is framing, not a
+// decode: nothing is copied. A compressed batch stays opaque, as batches
+// are on the hot path (DESIGN §9), except on a compacted topic, whose
+// keys must be read: there it is decompressed with World.Codecs (taken as
+// produced without codecs). A batch that fails is refused with
+// INVALID_RECORD, as Kafka's broker refuses it; one that does not
+// decompress with CORRUPT_MESSAGE.
 func (p *Partition) checkRecords(b []byte, h batch.Header) error {
 	section, err := batch.RecordsSection(b)
 	if err != nil {
 		return kerr.CorruptMessage
 	}
 	if h.Compression() != batch.CompressionNone {
-		if p.w.Codecs == nil {
+		if !p.config.Compact || p.w.Codecs == nil {
 			return nil
 		}
 		if section, err = p.w.Codecs.Decompress(h.Compression(), section, decompressedBatchBytesMax); err != nil {
