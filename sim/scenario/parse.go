@@ -337,6 +337,9 @@ func (o *overlay) producer(d directive) error {
 			if err != nil || p.BatchMax < 1 || p.BatchMax > batchMax {
 				return d.errorf("batch %q; want a count of records from 1 to %d", words[1], batchMax)
 			}
+			if p.BatchMax == 1 {
+				p.BatchMax = 0 // a record per batch, as without the setting
+			}
 		case "compression":
 			var known bool
 			if p.Compression, known = batch.CodecNamed(words[1]); !known {

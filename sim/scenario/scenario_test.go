@@ -395,6 +395,22 @@ func TestSwarmBatchesAndCompressesSomeProducers(t *testing.T) {
 	}
 }
 
+// "batch 1" is a record per batch, the same scenario as no batch
+// setting, so the file reads back the same after Format.
+func TestBatchOfOneIsNoBatching(t *testing.T) {
+	s, err := Parse("producer p1 topic orders batch 1 compression none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Clients.Producers[0]; p.BatchMax != 0 || p.Compression != batch.CompressionNone {
+		t.Fatalf("batch 1, compression none parsed as %+v", p)
+	}
+	again, err := Parse(Format(s))
+	if err != nil || !cmp.Equal(again, s) {
+		t.Fatalf("round trip: %v %s", err, cmp.Diff(s, again))
+	}
+}
+
 func TestParseRefusesBadInput(t *testing.T) {
 	cases := map[string]string{
 		"nodes 0": "nodes",
