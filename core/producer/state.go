@@ -76,6 +76,10 @@ type Decision struct {
 	Verdict Verdict
 	// Original is the batch a Duplicate repeats.
 	Original BatchMetadata
+	// Latest is set when Original is the producer's most recent batch:
+	// only a producer with several batches in flight retries an older
+	// one.
+	Latest bool
 	// Reason explains a refusal, for logs.
 	Reason string
 }
@@ -105,9 +109,9 @@ func (s *State) Check(h batch.Header) Decision {
 		}
 		return Decision{Verdict: Append}
 	}
-	for _, b := range e.Batches {
+	for i, b := range e.Batches {
 		if b.FirstSequence == h.BaseSequence && b.LastSequence == h.LastSequence() {
-			return Decision{Verdict: Duplicate, Original: b}
+			return Decision{Verdict: Duplicate, Original: b, Latest: i == len(e.Batches)-1}
 		}
 	}
 	if want := batch.IncrementSequence(e.lastSequence(), 1); h.BaseSequence != want {

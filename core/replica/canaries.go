@@ -15,6 +15,13 @@ const (
 	// twice.
 	CanaryDuplicateWindowIgnored = "producer-duplicate-window-ignored"
 
+	// CanaryDuplicateWindowOfOne deduplicates a retry against the
+	// producer's last batch alone, as Kafka's broker did before it kept
+	// five (KAFKA-5494): a producer with several batches in flight that
+	// retries them after the later ones were appended gets the earlier
+	// ones appended again. Only such a producer can show it.
+	CanaryDuplicateWindowOfOne = "producer-duplicate-window-of-one"
+
 	// CanaryHighWatermarkWithoutISR makes a leader's high watermark
 	// ignore its followers: it follows the leader's own log alone, so
 	// acks=all is answered, and consumers read, what no other replica

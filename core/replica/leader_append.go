@@ -90,7 +90,8 @@ func (p *Partition) AppendCheckedAsLeader(b []byte, check BatchCheck, requireISR
 	}
 
 	decision := p.producers.Check(h)
-	if decision.Verdict == producer.Duplicate && p.w.Canaries.On(CanaryDuplicateWindowIgnored) {
+	if decision.Verdict == producer.Duplicate && (p.w.Canaries.On(CanaryDuplicateWindowIgnored) ||
+		!decision.Latest && p.w.Canaries.On(CanaryDuplicateWindowOfOne)) {
 		decision.Verdict = producer.Append
 	}
 	switch decision.Verdict {
