@@ -56,8 +56,11 @@ func TestOnlyFiveBatchesRemembered(t *testing.T) {
 		}
 		s.Record(h, 0)
 	}
-	if d := s.Check(header(1, 0, 2, 1, 0)); d.Verdict != Duplicate {
-		t.Fatalf("sequence 2 is among the last five: %+v", d)
+	if d := s.Check(header(1, 0, 2, 1, 0)); d.Verdict != Duplicate || d.Latest {
+		t.Fatalf("sequence 2 is among the last five, not the latest: %+v", d)
+	}
+	if d := s.Check(header(1, 0, 6, 1, 0)); d.Verdict != Duplicate || !d.Latest || d.Original.FirstOffset != 6 {
+		t.Fatalf("sequence 6 is the latest batch, at offset 6: %+v", d)
 	}
 	if d := s.Check(header(1, 0, 1, 1, 0)); d.Verdict != OutOfOrder {
 		t.Fatalf("sequence 1 is beyond the window: %+v", d)
