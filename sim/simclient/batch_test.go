@@ -1,12 +1,14 @@
 package simclient
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"sluice/core/batch"
+	"sluice/core/replica"
 	"sluice/jepsen/history"
 	"sluice/node/codecs"
 	"sluice/sim/simdisk"
@@ -97,5 +99,57 @@ func TestSendBatchRefusesAnEmptyOrOversizedBatch(t *testing.T) {
 	}
 	if n := c.recorder.Len(); n != 0 {
 		t.Fatalf("%d operations recorded for refused sends", n)
+	}
+}
+
+// sendInFlight hands p count batches of two records for partition 0 at
+// once and runs until every one is finished.
+func sendInFlight(t *testing.T, c *cluster, p *Producer, count int) ([]SendResult, []string) {
+	t.Helper()
+	var results []SendResult
+	var want []string
+	for i := range count {
+		records := []KeyValue{{Key: "k", Value: fmt.Sprintf("f%d-a", i)}, {Key: "k", Value: fmt.Sprintf("f%d-b", i)}}
+		want = append(want, records[0].Value, records[1].Value)
+		if err := p.SendBatch(tp(0), records, func(r SendResult) { results = append(results, r) }); err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+	}
+	if err := p.SendBatch(tp(0), []KeyValue{{Key: "k", Value: "one too many"}}, nil); !errors.Is(err, ErrLaneBusy) {
+		t.Fatalf("a send beyond the window: %v, want ErrLaneBusy", err)
+	}
+	c.runUntil(time.Minute, "the sends", func() bool { return len(results) == count })
+	return results, want
+}
+
+// Five batches in flight to one partition, every attempt timed out after
+// the broker appended it (fsyncs outlast the request timeout): the
+// producer retries them in sequence order, the broker answers each retry
+// from its window of the last five batches, and each record is written
+// once, in order. With the window cut to the last batch (the canary), the
+// earlier ones are appended again.
+func TestBatchesInFlightAreRetriedInOrderAndWrittenOnce(t *testing.T) {
+	c := newCluster(t, 3, slowSync)
+	c.createTopic()
+	p := NewProducer(c.client("p1", shortTimeout), ProducerConfig{Acks: -1, Idempotent: true, InFlightMax: 5}, c.recorder, c.processes)
+	results, want := sendInFlight(t, c, p, 5)
+	for i, r := range results {
+		if r.Type != history.OK {
+			t.Fatalf("send %d: %+v, want ok", i, r)
+		}
+	}
+	if p.Stats().Retries < 5 {
+		t.Fatalf("%d retries (stats %+v): the test no longer retries batches behind appended ones", p.Stats().Retries, p.Stats())
+	}
+	if got := polledValues(c.drain("reader"), tp(0)); !slices.Equal(got, want) {
+		t.Fatalf("partition 0 holds %q, want %q", got, want)
+	}
+
+	planted := newCluster(t, 3, slowSync, withCanaries(replica.CanaryDuplicateWindowOfOne))
+	planted.createTopic()
+	p = NewProducer(planted.client("p1", shortTimeout), ProducerConfig{Acks: -1, Idempotent: true, InFlightMax: 5}, planted.recorder, planted.processes)
+	sendInFlight(t, planted, p, 5)
+	if got := polledValues(planted.drain("reader"), tp(0)); len(got) <= len(want) {
+		t.Fatalf("with the window cut to one batch the partition holds %q; retries of earlier batches should be appended again", got)
 	}
 }

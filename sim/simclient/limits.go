@@ -50,6 +50,12 @@ const (
 	// batchRecordsMax bounds the records of one send (one batch).
 	batchRecordsMax = 1024
 
+	// inFlightMaxIdempotent bounds an idempotent producer's batches in
+	// flight per partition: Kafka's max.in.flight.requests.per.connection
+	// may be at most 5 with idempotence, the broker's window of batches
+	// it deduplicates against.
+	inFlightMaxIdempotent = 5
+
 	// fetchMaxWaitDefault is fetch.max.wait.ms (Kafka: 500 ms).
 	fetchMaxWaitDefault = 200 * time.Millisecond
 	// fetchMaxBytesDefault is fetch.max.bytes (Kafka: 55 MiB);

@@ -35,6 +35,13 @@ type ProducerConfig struct {
 	// the broker stores, replicates and serves it whole, and consumers
 	// decompress it. Zero: uncompressed.
 	Compression int
+	// InFlightMax is how many batches one partition may have in flight
+	// at once (max.in.flight.requests.per.connection, 1 to
+	// inFlightMaxIdempotent, more than one only when idempotent): they
+	// go out in sequence order, and when one must be retried the ones
+	// behind it wait until it has gone out again, as Kafka's idempotent
+	// producer keeps them in order. Zero: one.
+	InFlightMax int
 }
 
 func (c ProducerConfig) withDefaults() ProducerConfig {
@@ -50,6 +57,12 @@ func (c ProducerConfig) withDefaults() ProducerConfig {
 	if c.RetryBackoff <= 0 {
 		c.RetryBackoff = retryBackoffDefault
 	}
+	if c.InFlightMax <= 0 {
+		c.InFlightMax = 1
+	}
+	if c.InFlightMax > inFlightMaxIdempotent || c.InFlightMax > 1 && !c.Idempotent {
+		panic(fmt.Sprintf("simclient: %d batches in flight per partition; at most %d, and more than one only when idempotent", c.InFlightMax, inFlightMaxIdempotent))
+	}
 	if c.Compression < batch.CompressionNone || c.Compression > batch.CompressionZstd {
 		panic(fmt.Sprintf("simclient: compression codec %d; Kafka's are 0 to %d", c.Compression, batch.CompressionZstd))
 	}
@@ -60,7 +73,7 @@ func (c ProducerConfig) withDefaults() ProducerConfig {
 }
 
 // Producer sends batches of one or more records (a send is one batch, its
-// records one history operation), at most one batch in flight per
+// records one history operation), up to InFlightMax batches in flight per
 // partition, and records each send in the history as an invoke completed ok
 // (with the offsets the broker gave), fail or info (see doc.go).
 type Producer struct {
@@ -70,8 +83,8 @@ type Producer struct {
 	processes *Processes
 
 	lanes map[history.TopicPartition]*lane // lookups only
-	// inFlight counts the lanes with a send in flight (see InFlight),
-	// kept as they change: a workload asks after every event.
+	// inFlight counts the sends not yet finished (see InFlight), kept as
+	// they change: a workload asks after every event.
 	inFlight int
 	identity producerIdentity
 	stats    ProducerStats
@@ -91,12 +104,14 @@ type Producer struct {
 	usedProcesses []int
 }
 
-// lane is one partition's stream of sends: one history process, one batch
-// in flight, and (idempotent) the next sequence number.
+// lane is one partition's stream of sends: its unfinished sends in
+// sequence order, the history processes free to run the next ones (a send
+// runs on one process, so one process per send in flight), and
+// (idempotent) the next sequence number.
 type lane struct {
 	partition history.TopicPartition
-	process   int
-	inFlight  *produce
+	free      []int
+	sends     []*produce
 	// sequence is the next batch's sequence under identity generation
 	// sequenceGeneration.
 	sequence           int32
@@ -108,6 +123,7 @@ type produce struct {
 	producer *Producer
 	lane     *lane
 	op       *history.Pending
+	process  int   // the history process the send runs on
 	count    int32 // records in the batch
 	done     func(SendResult)
 	deadline int64
@@ -128,6 +144,12 @@ type produce struct {
 	// waitingForIdentity is set while the send waits for InitProducerId,
 	// which the delivery timeout must be able to interrupt.
 	waitingForIdentity bool
+	// outstanding is set while an attempt is out (sent, or lingering to
+	// be), unanswered.
+	outstanding bool
+	// parked is set while the send waits for an earlier send of its lane
+	// to go out first (see waitsForEarlier).
+	parked bool
 
 	// attemptEvent and deadlineEvent are the actions of the events that
 	// attempt the send and end its delivery timeout: kept in the send,
@@ -198,7 +220,14 @@ func (p *Producer) Config() ProducerConfig { return p.config }
 // Idle reports whether tp has no send in flight.
 func (p *Producer) Idle(tp history.TopicPartition) bool {
 	l := p.lanes[tp]
-	return l == nil || l.inFlight == nil
+	return l == nil || len(l.sends) == 0
+}
+
+// HasRoom reports whether tp may take another send now (fewer than
+// InFlightMax in flight).
+func (p *Producer) HasRoom(tp history.TopicPartition) bool {
+	l := p.lanes[tp]
+	return l == nil || len(l.sends) < p.config.InFlightMax
 }
 
 // InFlight counts the sends not yet finished.
@@ -216,8 +245,8 @@ func (p *Producer) Send(tp history.TopicPartition, key, value string, done func(
 // once the send is recorded as finished, from a later event. The batch is
 // written whole or not at all, its records at consecutive offsets. Values
 // must be unique in the run. It fails at once, with nothing recorded, if
-// tp already has a send in flight, records is empty or longer than
-// batchRecordsMax, or the history is full.
+// tp already has InFlightMax sends in flight, records is empty or longer
+// than batchRecordsMax, or the history is full.
 func (p *Producer) SendBatch(tp history.TopicPartition, records []KeyValue, done func(SendResult)) error {
 	if len(records) == 0 || len(records) > batchRecordsMax {
 		return fmt.Errorf("simclient: a batch of %d records; this producer sends 1 to %d", len(records), batchRecordsMax)
@@ -230,28 +259,33 @@ func (p *Producer) SendBatch(tp history.TopicPartition, records []KeyValue, done
 		if len(p.lanes) >= lanesMax {
 			return fmt.Errorf("simclient: producer already sends to %d partitions", lanesMax)
 		}
-		l = &lane{partition: tp, process: p.takeProcess()}
+		l = &lane{partition: tp, free: []int{p.takeProcess()}}
 		p.lanes[tp] = l
 	}
-	if l.inFlight != nil {
+	if len(l.sends) >= p.config.InFlightMax {
 		return ErrLaneBusy
 	}
+	if len(l.free) == 0 {
+		l.free = append(l.free, p.takeProcess())
+	}
+	process := l.free[len(l.free)-1]
 	p.sent = p.sent[:0]
 	for _, r := range records {
 		p.sent = append(p.sent, history.Send{Partition: tp, Key: r.Key, Value: r.Value, Offset: history.OffsetUnknown})
 	}
-	op, err := p.recorder.Invoke(l.process, history.FuncSend, history.Payload{Sends: p.sent})
+	op, err := p.recorder.Invoke(process, history.FuncSend, history.Payload{Sends: p.sent})
 	if err != nil {
 		return err
 	}
+	l.free = l.free[:len(l.free)-1]
 	p.client.WantTopic(tp.Topic)
 	s := &produce{
-		producer: p, lane: l, op: op, count: int32(len(records)), done: done,
+		producer: p, lane: l, op: op, process: process, count: int32(len(records)), done: done,
 		deadline: p.client.Now() + int64(p.config.DeliveryTimeout),
 		backoff:  p.config.RetryBackoff,
 	}
 	s.attemptEvent.send, s.deadlineEvent.send = s, s
-	l.inFlight = s
+	l.sends = append(l.sends, s)
 	p.inFlight++
 	p.stats.Sends++
 	p.stats.Records += int64(len(records))
@@ -261,10 +295,10 @@ func (p *Producer) SendBatch(tp history.TopicPartition, records []KeyValue, done
 }
 
 // deliveryTimedOut ends a send's delivery timeout. Attempts check the
-// deadline themselves; only a send parked waiting for a producer id needs
-// waking.
+// deadline themselves; only a send waiting for a producer id, or parked
+// behind an earlier send of its lane, needs waking.
 func (p *Producer) deliveryTimedOut(s *produce) {
-	if !s.finished && s.waitingForIdentity {
+	if !s.finished && (s.waitingForIdentity || s.parked) {
 		p.giveUp(s, fmt.Errorf("delivery timeout waiting for a producer id: %w", orNone(s.lastError)))
 	}
 }
@@ -276,6 +310,10 @@ func (p *Producer) attempt(s *produce) {
 	}
 	if p.client.Now() >= s.deadline {
 		p.giveUp(s, fmt.Errorf("delivery timeout: %w", orNone(s.lastError)))
+		return
+	}
+	if p.waitsForEarlier(s) {
+		s.parked = true
 		return
 	}
 	if s.batch == nil {
@@ -300,6 +338,8 @@ func (p *Producer) attempt(s *produce) {
 	if s.attempts > 1 {
 		p.stats.Retries++
 	}
+	s.outstanding = true
+	defer p.unpark(s.lane)
 	if p.config.Linger <= 0 {
 		// One send, one Produce: the answer goes to it alone.
 		p.client.Request(leader, p.produceRequest(s), func(resp kmsg.Response, err error) {
@@ -316,13 +356,64 @@ func (p *Producer) attempt(s *produce) {
 	}
 }
 
-// flush sends the attempts lingering for a broker as one Produce.
+// waitsForEarlier reports whether an earlier send of s's lane has no
+// attempt out (it waits to retry, for a producer id or for metadata): s
+// must not overtake it, or the broker would see s's sequence first and
+// refuse it as out of order, and a batch not yet built would take the
+// earlier one's sequence.
+func (p *Producer) waitsForEarlier(s *produce) bool {
+	for _, earlier := range s.lane.sends {
+		if earlier == s {
+			return false
+		}
+		if !earlier.outstanding {
+			return true
+		}
+	}
+	return false
+}
+
+// unpark attempts, in order, the parked sends of a lane that no earlier
+// send holds back any more.
+func (p *Producer) unpark(l *lane) {
+	for _, s := range l.sends {
+		if !s.outstanding && !s.parked {
+			return // it holds back every send behind it
+		}
+		if s.parked {
+			s.parked = false
+			p.attempt(s)
+			if !s.outstanding {
+				return
+			}
+		}
+	}
+}
+
+// flush sends the attempts lingering for a broker, one Produce per round
+// of them: a Produce carries one batch per partition, so a lane's second
+// batch goes in the next request, behind its first.
 func (p *Producer) flush(leader int32) {
 	sends := slices.DeleteFunc(p.lingering[leader], func(s *produce) bool { return s.finished })
 	delete(p.lingering, leader)
-	if len(sends) > 0 {
-		p.send(leader, sends)
+	for len(sends) > 0 {
+		round, rest := oneSendPerLane(sends)
+		p.send(leader, round)
+		sends = rest
 	}
+}
+
+// oneSendPerLane splits sends, in order, into the first of each lane and
+// the rest.
+func oneSendPerLane(sends []*produce) (round, rest []*produce) {
+	for i, s := range sends {
+		if slices.ContainsFunc(sends[:i], func(earlier *produce) bool { return earlier.lane == s.lane }) {
+			rest = append(rest, s)
+		} else {
+			round = append(round, s)
+		}
+	}
+	return round, rest
 }
 
 // send asks the broker to append every send's batch and gives each send
@@ -335,8 +426,9 @@ func (p *Producer) send(leader int32, sends []*produce) {
 	})
 }
 
-// produceRequest asks to append every send's batch, one partition each (a
-// lane has one send in flight), topics in the order they come.
+// produceRequest asks to append every send's batch, one partition each
+// (flush puts one send of a lane in a request), topics in the order they
+// come.
 func (p *Producer) produceRequest(sends ...*produce) *kmsg.ProduceRequest {
 	// The request, its first topic and that topic's first partition come
 	// in one allocation: a send without linger goes alone.
@@ -408,6 +500,7 @@ func (p *Producer) answered(s *produce, resp kmsg.Response, err error) {
 	if s.finished {
 		return
 	}
+	s.outstanding = false
 	var o outcome
 	offset := int64(-1)
 	switch {
@@ -422,6 +515,11 @@ func (p *Producer) answered(s *produce, resp kmsg.Response, err error) {
 	switch {
 	case o == written:
 		p.finish(s, SendResult{Type: history.OK, Offset: offset})
+	case o == sequenceBroken && s != s.lane.sends[0]:
+		// An earlier batch of the lane was not appended (it is being
+		// retried): this one follows it again.
+		s.lastError = err
+		p.retry(s)
 	case o == sequenceBroken:
 		p.abandonIdentity(s.generation)
 		p.giveUp(s, err)
@@ -484,14 +582,19 @@ func (p *Producer) giveUp(s *produce, err error) {
 	p.finish(s, SendResult{Type: history.Fail, Err: err})
 }
 
-// finish records the send's completion and frees its lane.
+// finish records the send's completion, frees its place in the lane and
+// its process, and lets the lane's parked sends go.
 func (p *Producer) finish(s *produce, result SendResult) {
 	if s.finished {
 		panic(fmt.Sprintf("simclient: send of %q finished twice", s.firstValue()))
 	}
 	s.finished = true
 	l := s.lane
-	l.inFlight = nil
+	at := slices.Index(l.sends, s)
+	if at < 0 {
+		panic(fmt.Sprintf("simclient: send of %q finished outside its lane", s.firstValue()))
+	}
+	l.sends = slices.Delete(l.sends, at, at+1)
 	p.inFlight--
 	if p.inFlight < 0 {
 		panic(fmt.Sprintf("simclient: send of %q finished with no send counted in flight", s.firstValue()))
@@ -499,6 +602,7 @@ func (p *Producer) finish(s *produce, result SendResult) {
 	switch result.Type {
 	case history.OK:
 		p.stats.OK++
+		l.free = append(l.free, s.process)
 		p.sent = append(p.sent[:0], s.op.Invocation().Sends...)
 		for i := range p.sent {
 			p.sent[i].Offset = result.Offset + int64(i)
@@ -507,7 +611,14 @@ func (p *Producer) finish(s *produce, result SendResult) {
 	case history.Fail:
 		p.stats.Failed++
 		s.op.Fail(result.Err.Error())
-		if p.config.Idempotent && s.batch != nil && s.generation == p.identity.generation && l.sequenceGeneration == s.generation {
+		l.free = append(l.free, s.process)
+		switch {
+		case !p.config.Idempotent || s.batch == nil || s.generation != p.identity.generation || l.sequenceGeneration != s.generation:
+		case slices.ContainsFunc(l.sends[at:], func(later *produce) bool { return later.batch != nil && later.generation == s.generation }):
+			// Batches behind it took the sequences after it: none
+			// can be appended now, and a new identity starts over.
+			p.abandonIdentity(s.generation)
+		default:
 			// Nothing was written: the sequence was not used, and
 			// the next batch must take it.
 			l.sequence = s.sequence
@@ -515,13 +626,16 @@ func (p *Producer) finish(s *produce, result SendResult) {
 	case history.Info:
 		p.stats.Unknown++
 		s.op.Info(result.Err.Error())
-		l.process = p.takeProcess()
+		// The process is never used again: a send of unknown outcome
+		// may still take effect, after anything recorded later on it.
+		l.free = append(l.free, p.takeProcess())
 		if p.config.Idempotent {
 			p.abandonIdentity(s.generation)
 		}
 	default:
 		panic(fmt.Sprintf("simclient: send finished as %s", result.Type))
 	}
+	p.unpark(l)
 	if s.done != nil {
 		s.done(result)
 	}
@@ -531,7 +645,7 @@ func (p *Producer) finish(s *produce, result SendResult) {
 // and nobody will learn what became of it. Then the producer forgets.
 func (p *Producer) crashed() {
 	for _, l := range p.sortedLanes() {
-		if s := l.inFlight; s != nil {
+		for _, s := range l.sends {
 			s.finished = true
 			p.stats.Unknown++
 			p.stats.LostToCrash++
