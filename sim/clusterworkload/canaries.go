@@ -49,6 +49,12 @@ func Canaries() []sim.Canary {
 			SeedsMax:    canaryDuplicateWindowIgnoredSeedsMax,
 		},
 		{
+			Name:        replica.CanaryDuplicateWindowOfOne,
+			Workload:    Name,
+			Description: "the leader deduplicates a retry against the producer's last batch alone (Kafka before KAFKA-5494): a producer's earlier batch retried behind appended ones is appended again",
+			SeedsMax:    canaryDuplicateWindowOfOneSeedsMax,
+		},
+		{
 			Name:        replica.CanaryDeleteWithoutFollowers,
 			Workload:    Name,
 			Description: "a leader answers DeleteRecords before its followers have followed the new log start: one that takes over serves the deleted records",
@@ -146,6 +152,7 @@ const (
 	canaryUncleanElectionSeedsMax         = 100
 	canaryAcksBeforeSyncSeedsMax          = 100
 	canaryDuplicateWindowIgnoredSeedsMax  = 100
+	canaryDuplicateWindowOfOneSeedsMax    = 100
 	canaryStaleGenerationCommitSeedsMax   = 100
 	canaryCommitBeforeDurableSeedsMax     = 100
 	canaryDeleteWithoutFollowersSeedsMax  = 100

@@ -52,7 +52,12 @@ func (d *producerDriver) addLane(r *run, tp history.TopicPartition) *producerLan
 // thinkAfterSend has the lane think once a send is done, then send again.
 func (l *producerLane) thinkAfterSend(simclient.SendResult) {
 	r := l.run
-	think := kernel.Between(r.rng, thinkMin, max(thinkMin, r.scenario.Timeouts.Think))
+	// A lane with several loops of sends (InFlight) thinks as many times
+	// longer: it sends at the same rate, and its sends overlap where they
+	// wait, on a fault, which is where the window of batches in flight
+	// matters.
+	loops := time.Duration(max(1, l.driver.settings.InFlight))
+	think := kernel.Between(r.rng, thinkMin, max(thinkMin, r.scenario.Timeouts.Think*loops))
 	l.driver.client.AfterAction(think, "workload.think", l)
 }
 
@@ -144,6 +149,7 @@ func (r *run) startClients() {
 			ProduceTimeout:  t.ProduceWait,
 			Linger:          ps.Linger,
 			Compression:     ps.Compression,
+			InFlightMax:     ps.InFlight,
 		}, r.recorder, r.processes)
 		if ps.BatchMax > 1 {
 			d.batchRNG = kernel.NewRand(s.Seed, "workload/batching/"+ps.Name)
@@ -213,10 +219,13 @@ func memberAssignors(balancer scenario.Balancer, i int) []string {
 	return []string{simclient.AssignorRange, simclient.AssignorRoundRobin}
 }
 
-// drive starts every lane of a producer.
+// drive starts every lane of a producer: as many loops of sends a lane
+// as the producer keeps in flight.
 func (r *run) drive(d *producerDriver) {
-	for _, l := range d.lanes {
-		r.sendNext(l)
+	for range max(1, d.settings.InFlight) {
+		for _, l := range d.lanes {
+			r.sendNext(l)
+		}
 	}
 }
 
@@ -227,7 +236,7 @@ func (r *run) drive(d *producerDriver) {
 // again.
 func (r *run) sendNext(l *producerLane) {
 	d, tp := l.driver, l.partition
-	if r.stopSending || !d.client.Alive() || !d.producer.Idle(tp) {
+	if r.stopSending || !d.client.Alive() || !d.producer.HasRoom(tp) {
 		return
 	}
 	records := 1

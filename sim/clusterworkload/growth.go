@@ -187,7 +187,10 @@ func (r *run) startGrownLanes(t scenario.Topic) {
 			continue
 		}
 		for p := int32(t.Partitions); p < int32(t.GrowTo); p++ {
-			r.sendNext(d.addLane(r, history.TopicPartition{Topic: t.Name, Partition: p}))
+			l := d.addLane(r, history.TopicPartition{Topic: t.Name, Partition: p})
+			for range max(1, d.settings.InFlight) {
+				r.sendNext(l)
+			}
 		}
 	}
 	for _, d := range r.offsetReaders {

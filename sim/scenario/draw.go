@@ -107,6 +107,9 @@ const (
 	drawBatchChance    = 0.5
 	drawBatchMax       = 8
 	drawCompressChance = 0.3
+	// drawInFlightChance of idempotent producers keep 2 to inFlightMax
+	// sends in flight per partition.
+	drawInFlightChance = 0.5
 	// drawReassignChance of runs have an operator reassign partitions of
 	// a topic the clients use, every drawReassignEveryMin to Max.
 	drawReassignChance    = 0.2
@@ -234,6 +237,7 @@ func Draw(seed uint64) Scenario {
 	drawReassignments(kernel.NewRand(seed, "scenario/draw-reassignments"), &s)
 	drawLinger(kernel.NewRand(seed, "scenario/draw-linger"), &s)
 	drawBatching(kernel.NewRand(seed, "scenario/draw-batching"), &s)
+	drawInFlight(kernel.NewRand(seed, "scenario/draw-in-flight"), &s)
 	s.Timeouts.Think = min(s.Timeouts.Think, thinkForSends(s, drawSendsMin))
 	s.Operations = drawOperations
 	s.Liveness = drawLiveness
@@ -422,6 +426,21 @@ func drawBatching(rng random, s *Scenario) {
 		}
 		if rng.Float64() < drawCompressChance {
 			p.Compression = batch.CompressionGzip + rng.IntN(batch.CompressionZstd)
+		}
+	}
+}
+
+// drawInFlight has some idempotent producers keep several sends in
+// flight per partition, as Kafka's producers do by default (five): a
+// retry after a fault then repeats batches behind which later ones were
+// appended, which the broker must answer from its window of the last
+// five, not append again. Its own stream: runs where no producer draws it
+// send as they did before.
+func drawInFlight(rng random, s *Scenario) {
+	for i := range s.Clients.Producers {
+		p := &s.Clients.Producers[i]
+		if p.Idempotent && rng.Float64() < drawInFlightChance {
+			p.InFlight = 2 + rng.IntN(inFlightMax-1)
 		}
 	}
 }

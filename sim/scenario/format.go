@@ -120,6 +120,9 @@ func formatClients(b *strings.Builder, c Clients) {
 		if p.Compression != batch.CompressionNone {
 			b.WriteString(" compression " + batch.CodecName(p.Compression))
 		}
+		if p.InFlight > 1 {
+			b.WriteString(" in-flight " + strconv.Itoa(p.InFlight))
+		}
 		b.WriteByte('\n')
 	}
 	if len(c.Readers) == 0 {

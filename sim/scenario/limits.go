@@ -52,6 +52,9 @@ const (
 	// batchMax bounds the records of a producer's send
 	// (Producer.BatchMax).
 	batchMax = 64
+	// inFlightMax bounds a producer's sends in flight per partition
+	// (Producer.InFlight): Kafka allows five with idempotence.
+	inFlightMax = 5
 	// reassignEveryMin bounds how often an operator reassigns a
 	// partition (Topic.ReassignEvery).
 	reassignEveryMin      = 100 * time.Millisecond

@@ -55,6 +55,9 @@ func (s Scenario) Options() []sim.Option {
 		if p.Compression != batch.CompressionNone {
 			linger += "/" + batch.CodecName(p.Compression)
 		}
+		if p.InFlight > 1 {
+			linger += "/inflight" + strconv.Itoa(p.InFlight)
+		}
 		producers = append(producers, fmt.Sprintf("%s:%s/acks%s/%s%s%s", p.Name, p.Topic, acks, kind, partitionSuffix(p.Partitions), linger))
 	}
 	for _, r := range s.Clients.Readers {

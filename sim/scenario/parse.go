@@ -340,6 +340,14 @@ func (o *overlay) producer(d directive) error {
 			if p.BatchMax == 1 {
 				p.BatchMax = 0 // a record per batch, as without the setting
 			}
+		case "in-flight":
+			p.InFlight, err = strconv.Atoi(words[1])
+			if err != nil || p.InFlight < 1 || p.InFlight > inFlightMax {
+				return d.errorf("in-flight %q; want a count of sends from 1 to %d", words[1], inFlightMax)
+			}
+			if p.InFlight == 1 {
+				p.InFlight = 0 // one send in flight, as without the setting
+			}
 		case "compression":
 			var known bool
 			if p.Compression, known = batch.CodecNamed(words[1]); !known {

@@ -235,6 +235,12 @@ type Producer struct {
 	// Compression is compression.type as a batch codec (core/batch's
 	// Compression constants): every batch goes compressed with it.
 	Compression int
+	// InFlight is how many sends one partition may have in flight at
+	// once (max.in.flight.requests.per.connection), 1 to 5 and more than
+	// one only when idempotent: the producer keeps as many going, and its
+	// retries lean on the broker's window of five batches. Zero or one:
+	// one.
+	InFlight int
 }
 
 // Reader polls its partitions from the start (a consumer by assignment).

@@ -395,6 +395,26 @@ func TestSwarmBatchesAndCompressesSomeProducers(t *testing.T) {
 	}
 }
 
+func TestSwarmKeepsSeveralSendsInFlightForSomeIdempotentProducers(t *testing.T) {
+	idempotent, pipelined := 0, 0
+	for seed := uint64(1); seed <= roundTripSeeds; seed++ {
+		for _, p := range Draw(seed).Clients.Producers {
+			if p.InFlight > 1 && (!p.Idempotent || p.InFlight > inFlightMax) {
+				t.Fatalf("seed %d: producer %+v keeps %d in flight", seed, p, p.InFlight)
+			}
+			if p.Idempotent {
+				idempotent++
+				if p.InFlight > 1 {
+					pipelined++
+				}
+			}
+		}
+	}
+	if pipelined < idempotent*2/5 || pipelined > idempotent*3/5 {
+		t.Fatalf("%d of %d idempotent producers keep several sends in flight; want about half", pipelined, idempotent)
+	}
+}
+
 // "batch 1" is a record per batch, the same scenario as no batch
 // setting, so the file reads back the same after Format.
 func TestBatchOfOneIsNoBatching(t *testing.T) {
@@ -454,6 +474,8 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"producer p1 batch 0":                                                        "batch \"0\"",
 		"producer p1 batch 65":                                                       "from 1 to 64",
 		"producer p1 compression brotli":                                             "compression \"brotli\"",
+		"producer p1 idempotent in-flight 6":                                         "from 1 to 5",
+		"producer p1 in-flight 3":                                                    "needs idempotent",
 	}
 	for text, want := range cases {
 		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {

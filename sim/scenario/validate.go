@@ -141,6 +141,9 @@ func (s Scenario) validateClients() error {
 		if p.Acks != -1 && p.Acks != 1 {
 			return fmt.Errorf("scenario: producer %s has acks %d; want all (-1) or 1", p.Name, p.Acks)
 		}
+		if p.InFlight > 1 && !p.Idempotent {
+			return fmt.Errorf("scenario: producer %s keeps %d sends in flight; more than one needs idempotent", p.Name, p.InFlight)
+		}
 		if err := s.validateClientPartitions("producer "+p.Name, p.Topic, p.Partitions); err != nil {
 			return err
 		}

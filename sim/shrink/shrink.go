@@ -79,7 +79,8 @@ func Shrink(s scenario.Scenario, check string, original sim.Result, options Opti
 // (a fault counts two, an idle slot one, so that dropping a fault and then
 // its slot both count), nodes, clients, partitions, whole seconds of safety phase, an
 // operations floor (1 when the safety phase waits for one) and each
-// producer setting beyond a plain send (batching, compression, linger),
+// producer setting beyond a plain send (batching, compression, linger,
+// sends in flight),
 // summed. Every
 // accepted step lowers it, so a shrink ends.
 func Size(s scenario.Scenario) int {
@@ -120,7 +121,7 @@ func Size(s scenario.Scenario) int {
 		}
 	}
 	for _, p := range s.Clients.Producers {
-		for _, set := range []bool{p.BatchMax > 1, p.Compression != 0, p.Linger != 0} {
+		for _, set := range []bool{p.BatchMax > 1, p.Compression != 0, p.Linger != 0, p.InFlight > 1} {
 			if set {
 				size++
 			}

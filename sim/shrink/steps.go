@@ -175,7 +175,8 @@ func noTopicActions(s scenario.Scenario) []candidate {
 }
 
 // plainerSends offers each producer sending a record per batch,
-// uncompressed, without lingering, one setting at a time: a case that
+// uncompressed, without lingering, one send in flight, one setting at a
+// time: a case that
 // still fails so shows its bug does not need them.
 func plainerSends(s scenario.Scenario) []candidate {
 	var out []candidate
@@ -187,6 +188,7 @@ func plainerSends(s scenario.Scenario) []candidate {
 			{"sends a record per batch", func(p *scenario.Producer) bool { was := p.BatchMax > 1; p.BatchMax = 0; return was }},
 			{"does not compress", func(p *scenario.Producer) bool { was := p.Compression != 0; p.Compression = 0; return was }},
 			{"does not linger", func(p *scenario.Producer) bool { was := p.Linger != 0; p.Linger = 0; return was }},
+			{"keeps one send in flight", func(p *scenario.Producer) bool { was := p.InFlight > 1; p.InFlight = 0; return was }},
 		} {
 			c := clone(s)
 			if setting.unset(&c.Clients.Producers[i]) {

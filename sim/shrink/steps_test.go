@@ -94,24 +94,27 @@ func TestDroppingTheGroupDropsTheEventsAimedAtItsCoordinator(t *testing.T) {
 	}
 }
 
-// A producer's batching, compression and lingering are settings a case
-// may not need: plainerSends offers the scenario without each, one at a
+// A producer's batching, compression, lingering and sends in flight are
+// settings a case may not need: plainerSends offers the scenario without each, one at a
 // time, each smaller.
 func TestShrinkingOffersPlainerSends(t *testing.T) {
 	s := scenario.Draw(1)
 	for i := range s.Clients.Producers {
 		s.Clients.Producers[i].BatchMax, s.Clients.Producers[i].Compression, s.Clients.Producers[i].Linger = 0, 0, 0
 	}
+	for i := range s.Clients.Producers {
+		s.Clients.Producers[i].InFlight = 0
+	}
 	p := &s.Clients.Producers[0]
-	p.BatchMax, p.Compression, p.Linger = 5, 3, 20*time.Millisecond
+	p.Idempotent, p.BatchMax, p.Compression, p.Linger, p.InFlight = true, 5, 3, 20*time.Millisecond, 4
 	candidates := plainerSends(s)
-	if len(candidates) != 3 {
-		t.Fatalf("plainerSends gave %d candidates, want 3 (batching, compression, linger)", len(candidates))
+	if len(candidates) != 4 {
+		t.Fatalf("plainerSends gave %d candidates, want 4 (batching, compression, linger, in flight)", len(candidates))
 	}
 	for _, c := range candidates {
 		q := c.scenario.Clients.Producers[0]
 		unset := 0
-		for _, off := range []bool{q.BatchMax == 0, q.Compression == 0, q.Linger == 0} {
+		for _, off := range []bool{q.BatchMax == 0, q.Compression == 0, q.Linger == 0, q.InFlight == 0} {
 			if off {
 				unset++
 			}
@@ -120,7 +123,7 @@ func TestShrinkingOffersPlainerSends(t *testing.T) {
 			t.Fatalf("%s: %+v (size %d of %d); want one setting off and a smaller size", c.name, q, Size(c.scenario), Size(s))
 		}
 	}
-	if p.BatchMax != 5 || p.Compression != 3 || p.Linger == 0 {
+	if p.BatchMax != 5 || p.Compression != 3 || p.Linger == 0 || p.InFlight != 4 {
 		t.Fatal("plainerSends changed the scenario it was given")
 	}
 }
