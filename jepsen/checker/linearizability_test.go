@@ -271,6 +271,59 @@ func TestExhaustedBudgetIsInconclusiveNeverAPass(t *testing.T) {
 	}
 }
 
+// Where losing acknowledged writes is permitted (acks=1, an unclean
+// election), a log that does not linearize is permitted too, so a search
+// that runs out of budget there could not have failed the run: it is a
+// permitted finding, not an inconclusive check (cluster seed 4185034, an
+// acks=1 partition of batched sends whose search ran out).
+func TestExhaustedBudgetWhereLossIsPermittedIsNotInconclusive(t *testing.T) {
+	report := CheckLogLinearizability(hardToLinearize(t), Options{LinearizabilityTimeout: time.Millisecond, LossPermitted: []history.TopicPartition{t0}})
+	if report.Verdict == Unknown || !report.Valid || len(report.Inconclusive) != 0 {
+		t.Fatalf("want a valid verdict with nothing inconclusive:\n%s", report)
+	}
+	class, _ := report.Class(NonlinearizableLog)
+	if class.Permitted != 1 || class.Failures != 0 || len(class.Examples) != 1 || !strings.Contains(class.Examples[0].Detail, "could not fail the run") {
+		t.Fatalf("want one permitted nonlinearizable-log finding, from the search that ran out:\n%s", report)
+	}
+}
+
+// A batch of unknown outcome written twice has every record read at two
+// offsets: free to land anywhere, they are one append of consecutive
+// values, not one per record, or porcupine would try every order of the
+// batch's records (12! here, next to the other sends') before it could
+// conclude that the second copy does not fit one append per value.
+func TestABatchWrittenTwiceIsSearchedAsOneAppend(t *testing.T) {
+	s := newScript(t)
+	var values []string
+	for i := range 12 {
+		values = append(values, fmt.Sprintf("b%d", i))
+	}
+	batch := s.startSend(0, t0, values...)
+	var others []pendingSend
+	for process := 1; process <= 4; process++ {
+		others = append(others, s.startSend(process, t0, fmt.Sprintf("v%d", process)))
+	}
+	batch.info()
+	for _, send := range others {
+		send.info()
+	}
+	var copies []any
+	for copy := range 2 {
+		for i, v := range values {
+			copies = append(copies, copy*12+i, v)
+		}
+	}
+	s.poll(99, pollOf(t0, 0, records(copies...)))
+	report := CheckLogLinearizability(s.ops(), Options{LinearizabilityTimeout: 5 * time.Second})
+	if report.Verdict == Unknown || len(report.Inconclusive) != 0 {
+		t.Fatalf("the search ran out:\n%s", report)
+	}
+	class, _ := report.Class(NonlinearizableLog)
+	if class.Failures != 1 {
+		t.Fatalf("want the second copy found not to fit:\n%s", report)
+	}
+}
+
 func TestVisualizeLogWritesAPage(t *testing.T) {
 	s := newScript(t)
 	s.send(0, t0, "a", 0)

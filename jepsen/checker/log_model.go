@@ -44,6 +44,9 @@ const (
 type logInput struct {
 	kind  logOperationKind
 	value string
+	// more, for appendValue, are values appended right after value, in
+	// the same step: the rest of a batch.
+	more []string
 	// offset, for appendValue, is the offset it must land at, or
 	// history.OffsetUnknown when any offset will do.
 	offset int64
@@ -117,6 +120,9 @@ var logModelSteps = porcupine.Model{
 			if !ok {
 				return false, state
 			}
+			for _, value := range operation.more {
+				next.log = next.log.append(value)
+			}
 			return true, next
 		case appendUnobserved:
 			current.unplaced++
@@ -143,10 +149,14 @@ var logModelSteps = porcupine.Model{
 		operation := input.(*logInput)
 		switch operation.kind {
 		case appendValue:
-			if operation.offset != history.OffsetUnknown {
-				return fmt.Sprintf("append %q at %d", operation.value, operation.offset)
+			values := fmt.Sprintf("%q", operation.value)
+			if len(operation.more) > 0 {
+				values = fmt.Sprintf("%q and %d more of its batch (%q)", operation.value, len(operation.more), operation.more[len(operation.more)-1])
 			}
-			return fmt.Sprintf("append %q", operation.value)
+			if operation.offset != history.OffsetUnknown {
+				return fmt.Sprintf("append %s at %d", values, operation.offset)
+			}
+			return "append " + values
 		case appendUnobserved:
 			return fmt.Sprintf("make %q, never observed, available to fill a gap", operation.value)
 		case appendDeletedCopy:

@@ -64,11 +64,31 @@ func (a *analysis) newLogSearch(tp history.TopicPartition, deletedBelow int64) *
 // so an append whose offset is otherwise unknown is pinned there: that
 // spares porcupine trying it everywhere else and lets it fill the gap
 // below it (see logModel).
+//
+// A send of several records is one batch, appended whole at consecutive
+// offsets. Records of unknown outcome read at several offsets (a batch
+// written twice) are free to land anywhere; each run of them in the
+// batch is one append of consecutive values, not one per record:
+// porcupine would otherwise try every order of a batch's records, k! of
+// them for a batch of k (cluster seed 4185034, a batch of 7 written
+// twice, ran out of its budget on 455 operations).
 func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation history.Operation, pinned map[string]int64, needed *gapFillers) {
 	if operation.Type == history.Fail {
 		return // it never happened
 	}
 	invoke := &a.ops[operation.Invoke]
+	var free *logInput // the run of records free to land anywhere, being gathered
+	endFree := func() {
+		if free == nil {
+			return
+		}
+		s.addOperation(operation.Process, invoke.Time, returnTimeUnknown, free, nil)
+		addDeletedCopy(s, operation, invoke, free.value, needed)
+		for _, value := range free.more {
+			addDeletedCopy(s, operation, invoke, value, needed)
+		}
+		free = nil
+	}
 	for i, send := range invoke.Sends {
 		if send.Partition != tp {
 			continue
@@ -95,6 +115,7 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 			op = operation.Complete
 		}
 		if !a.wasPolled(send.Value) {
+			endFree()
 			// Unobserved: it only makes one more unplaced append available,
 			// and the sooner the better, so it takes effect the instant it
 			// is invoked.
@@ -105,12 +126,25 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 			}
 			continue
 		}
-		// Polled once (pinned), or at several offsets: a duplicate,
-		// reported as such, free to land anywhere here.
+		if offset == history.OffsetUnknown {
+			// Read at several offsets: a duplicate, reported as such,
+			// free to land anywhere here, with the records beside it in
+			// the batch that are too.
+			if free == nil {
+				input.offset, input.op = offset, op
+				free = input
+			} else {
+				free.more = append(free.more, send.Value)
+			}
+			continue
+		}
+		// Read at one offset: pinned there.
+		endFree()
 		input.offset, input.op = offset, op
 		s.addOperation(operation.Process, invoke.Time, returnTimeUnknown, input, nil)
 		addDeletedCopy(s, operation, invoke, send.Value, needed)
 	}
+	endFree()
 }
 
 // addDeletedCopy offers the deleted copy a send's retry may have left,
