@@ -27,8 +27,9 @@
 //     retries it with the same producer id and sequence, which the broker
 //     deduplicates, and starts over with a new producer id after an info.
 //   - Each history process runs one operation at a time and is never used
-//     again after an info: a producer has one process per partition (one
-//     batch in flight per partition), a reader one process for its polls.
+//     again after an info: a producer has one process per batch it keeps
+//     in flight to a partition (one, or up to five when idempotent, sent
+//     and retried in sequence order), a reader one process for its polls.
 //   - A poll records what a fetch returned at the position it fetched from,
 //     decompressed, without the records of its first batch below the
 //     position (a broker serves batches whole).
