@@ -152,7 +152,7 @@ const (
 	canaryUncleanElectionSeedsMax         = 100
 	canaryAcksBeforeSyncSeedsMax          = 100
 	canaryDuplicateWindowIgnoredSeedsMax  = 100
-	canaryDuplicateWindowOfOneSeedsMax    = 150
+	canaryDuplicateWindowOfOneSeedsMax    = 100
 	canaryStaleGenerationCommitSeedsMax   = 100
 	canaryCommitBeforeDurableSeedsMax     = 100
 	canaryDeleteWithoutFollowersSeedsMax  = 100

@@ -107,8 +107,8 @@ const (
 	drawBatchChance    = 0.5
 	drawBatchMax       = 8
 	drawCompressChance = 0.3
-	// drawInFlightChance of idempotent producers that do not batch keep
-	// 2 to inFlightMax sends in flight per partition.
+	// drawInFlightChance of idempotent producers keep 2 to inFlightMax
+	// sends in flight per partition.
 	drawInFlightChance = 0.5
 	// drawReassignChance of runs have an operator reassign partitions of
 	// a topic the clients use, every drawReassignEveryMin to Max.
@@ -434,16 +434,12 @@ func drawBatching(rng random, s *Scenario) {
 // flight per partition, as Kafka's producers do by default (five): a
 // retry after a fault then repeats batches behind which later ones were
 // appended, which the broker must answer from its window of the last
-// five, not append again. Only producers that send a record per batch:
-// five batches of up to eight records in flight on every lane make logs
-// whose linearization porcupine could not find within its budget (cluster
-// seed 4191904, inconclusive on two partitions of 401 and 440
-// operations), and one record per batch shows the window as well. Its
-// own stream: runs where no producer draws it send as they did before.
+// five, not append again. Its own stream: runs where no producer draws it
+// send as they did before.
 func drawInFlight(rng random, s *Scenario) {
 	for i := range s.Clients.Producers {
 		p := &s.Clients.Producers[i]
-		if p.Idempotent && p.BatchMax <= 1 && rng.Float64() < drawInFlightChance {
+		if p.Idempotent && rng.Float64() < drawInFlightChance {
 			p.InFlight = 2 + rng.IntN(inFlightMax-1)
 		}
 	}
