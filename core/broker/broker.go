@@ -150,6 +150,7 @@ func Start(w core.World, config Config) (*Broker, error) {
 		TopicDefaults:                config.TopicDefaults,
 		SessionTimeout:               config.SessionTimeout,
 		LeaderImbalanceCheckInterval: rebalanceEvery,
+		LeadershipLease:              config.FetchTimeout / leadershipLeaseFetchTimeoutDivisor,
 	}, nil)
 	b.quorumPeers = peer.New(w, fmt.Sprintf("raft-client-%d", config.NodeID))
 	b.controllerChannel = peer.New(w, fmt.Sprintf("broker-%d-to-controller", config.NodeID))

@@ -151,6 +151,11 @@ func (r Roles) resolved() Roles {
 	return r
 }
 
+// leadershipLeaseFetchTimeoutDivisor makes the controller's leadership
+// lease a quarter of the quorum's FetchTimeout (controller
+// holdsLeadershipLease).
+const leadershipLeaseFetchTimeoutDivisor = 4
+
 // Defaults of the cluster settings, Kafka's unless said otherwise.
 const (
 	sessionTimeoutDefault            = 9 * time.Second

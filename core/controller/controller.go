@@ -38,6 +38,13 @@ type Config struct {
 	// controller moves leaders back to their preferred replicas
 	// (leader_rebalance.go). Zero or less: never.
 	LeaderImbalanceCheckInterval time.Duration
+	// LeadershipLease is how long after proposing records that then
+	// committed the controller answers a heartbeat that changes nothing
+	// at once; past it, the answer waits for a no-op to commit first
+	// (heartbeat.go says why). A node sets it to a quarter of the
+	// quorum's FetchTimeout. Zero: always at once (tests of the
+	// controller alone).
+	LeadershipLease time.Duration
 }
 
 // defaultSessionTimeout is Kafka's broker.session.timeout.ms.
@@ -54,6 +61,11 @@ type Controller struct {
 	config   Config
 	proposer Proposer
 	image    *metadata.Image
+	// confirmedAt is when (Clock.Elapsed) the controller proposed the
+	// latest of its proposals that committed, once confirmed: a majority
+	// of voters fetched from it after that, which proves it led then.
+	confirmedAt time.Duration
+	confirmed   bool
 
 	// queue holds the operations waiting their turn; running is set while
 	// one is between its start and its finish, draining while runNext's
@@ -146,8 +158,12 @@ func (c *Controller) Restore(img *metadata.Image) {
 type operation struct {
 	run     func(finish func())
 	barrier bool
-	plan    func() (records []metadata.Record, answer func(*failure))
-	refuse  func(*failure)
+	// leased: an answer that changes nothing goes at once only while
+	// the controller's leadership lease holds, and waits for a no-op
+	// commit otherwise (heartbeats).
+	leased bool
+	plan   func() (records []metadata.Record, answer func(*failure))
+	refuse func(*failure)
 	// request, when set, is a submitted request that is its own plan,
 	// answer and refusal (submitRequest), in place of plan and refuse.
 	request submittedRequest
@@ -316,7 +332,7 @@ func (c *Controller) runSubmitted(op operation) {
 	if len(records) > recordsPerOperationMax {
 		violated("operation planned %d records, more than %d", len(records), recordsPerOperationMax)
 	}
-	if op.barrier && len(records) == 0 {
+	if (op.barrier || op.leased && !c.holdsLeadershipLease()) && len(records) == 0 {
 		waiting := op // captured here, not the parameter: on the heap only on this path
 		c.propose([]metadata.Record{{NoOp: &metadata.NoOpRecord{}}}, func(err error) {
 			if err != nil {
@@ -355,14 +371,28 @@ func (c *Controller) propose(records []metadata.Record, done func(err error)) {
 		return
 	}
 	c.log.Debug("proposing", "records", len(records))
+	proposedAt := c.w.Clock.Elapsed()
 	c.proposer.Propose(records, func(lastOffset int64, err error) {
 		if err != nil {
 			c.log.Warn("proposal failed", "records", len(records), "error", err)
 		} else {
 			c.log.Debug("committed", "records", len(records), "last_offset", lastOffset)
+			c.confirmedAt, c.confirmed = max(c.confirmedAt, proposedAt), true
 		}
 		done(err)
 	})
+}
+
+// holdsLeadershipLease reports whether no other controller can be active
+// yet: a proposal of this one committed, proposed less than
+// LeadershipLease ago. Its majority fetched from this leader after the
+// proposal, and a voter that heard from its leader within the quorum's
+// FetchTimeout refuses a pre-vote, so no successor is elected before a
+// FetchTimeout has passed since then on one of that majority's clocks;
+// a quarter of it leaves room for clocks running at different rates.
+func (c *Controller) holdsLeadershipLease() bool {
+	return c.config.LeadershipLease <= 0 ||
+		c.confirmed && c.w.Clock.Elapsed()-c.confirmedAt < c.config.LeadershipLease
 }
 
 // newTopicID draws a random, non-zero topic id.

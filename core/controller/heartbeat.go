@@ -26,11 +26,20 @@ import (
 //     image still names it the leader of partitions moved away from it.
 //
 // The answer reports IsCaughtUp, IsFenced and ShouldShutdown as they stand
-// once the records it proposed are committed. A broker not registered at
+// once the records it proposed are committed. An unfenced answer renews
+// the broker's read lease (core/broker lifecycle.go), which assumes it
+// comes from the controller that would fence the broker: one deposed
+// without knowing it (paused, cut off) must not give it. So an answer
+// that commits nothing goes at once only while this controller's
+// leadership lease holds (a proposal of its committed recently:
+// holdsLeadershipLease), and otherwise after a no-op commits (cluster
+// seed 4457724: a paused controller node, resumed, renewed its own
+// broker's lease and that broker served committed offsets its successor
+// had moved past). A broker not registered at
 // this epoch gets STALE_BROKER_EPOCH (it registers again); a controller
 // that is not the active one, NOT_CONTROLLER.
 func (c *Controller) BrokerHeartbeat(req *kmsg.BrokerHeartbeatRequest, done wire.Responder) {
-	c.submitRequest(&heartbeat{c: c, request: req, done: done})
+	c.submitOperation(operation{request: &heartbeat{c: c, request: req, done: done}, leased: true})
 }
 
 // heartbeat is one BrokerHeartbeat being handled: its request, what its
