@@ -40,6 +40,10 @@ type producerLane struct {
 	sent      func(simclient.SendResult) // thinkAfterSend, made once
 }
 
+// loops is how many loops of sends each lane keeps going: as many as
+// the producer keeps in flight per partition.
+func (d *producerDriver) loops() int { return max(1, d.settings.InFlight) }
+
 // addLane adds a partition for the producer to write.
 func (d *producerDriver) addLane(r *run, tp history.TopicPartition) *producerLane {
 	l := &producerLane{run: r, driver: d, partition: tp}
@@ -56,7 +60,7 @@ func (l *producerLane) thinkAfterSend(simclient.SendResult) {
 	// longer: it sends at the same rate, and its sends overlap where they
 	// wait, on a fault, which is where the window of batches in flight
 	// matters.
-	loops := time.Duration(max(1, l.driver.settings.InFlight))
+	loops := time.Duration(l.driver.loops())
 	think := kernel.Between(r.rng, thinkMin, max(thinkMin, r.scenario.Timeouts.Think*loops))
 	l.driver.client.AfterAction(think, "workload.think", l)
 }
@@ -222,7 +226,7 @@ func memberAssignors(balancer scenario.Balancer, i int) []string {
 // drive starts every lane of a producer: as many loops of sends a lane
 // as the producer keeps in flight.
 func (r *run) drive(d *producerDriver) {
-	for range max(1, d.settings.InFlight) {
+	for range d.loops() {
 		for _, l := range d.lanes {
 			r.sendNext(l)
 		}

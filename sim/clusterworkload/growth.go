@@ -188,7 +188,7 @@ func (r *run) startGrownLanes(t scenario.Topic) {
 		}
 		for p := int32(t.Partitions); p < int32(t.GrowTo); p++ {
 			l := d.addLane(r, history.TopicPartition{Topic: t.Name, Partition: p})
-			for range max(1, d.settings.InFlight) {
+			for range d.loops() {
 				r.sendNext(l)
 			}
 		}

@@ -306,6 +306,20 @@ func (o *overlay) topic(d directive) error {
 	return nil
 }
 
+// parseCountAboveOne reads a producer setting's count from 1 to most
+// (words[0] names it, words[1] is the count). One is what the producer
+// does without the setting, so it reads as zero: a file round-trips.
+func parseCountAboveOne(d directive, words []string, what string, most int) (int, error) {
+	count, err := strconv.Atoi(words[1])
+	if err != nil || count < 1 || count > most {
+		return 0, d.errorf("%s %q; want a count of %s from 1 to %d", words[0], words[1], what, most)
+	}
+	if count == 1 {
+		return 0, nil
+	}
+	return count, nil
+}
+
 func (o *overlay) producer(d directive) error {
 	if len(d.words) < 2 {
 		return d.errorf("name the producer")
@@ -333,20 +347,12 @@ func (o *overlay) producer(d directive) error {
 				return d.errorf("linger %q; want a duration from 0 to %v", words[1], lingerMax)
 			}
 		case "batch":
-			p.BatchMax, err = strconv.Atoi(words[1])
-			if err != nil || p.BatchMax < 1 || p.BatchMax > batchMax {
-				return d.errorf("batch %q; want a count of records from 1 to %d", words[1], batchMax)
-			}
-			if p.BatchMax == 1 {
-				p.BatchMax = 0 // a record per batch, as without the setting
+			if p.BatchMax, err = parseCountAboveOne(d, words, "records", batchMax); err != nil {
+				return err
 			}
 		case "in-flight":
-			p.InFlight, err = strconv.Atoi(words[1])
-			if err != nil || p.InFlight < 1 || p.InFlight > inFlightMax {
-				return d.errorf("in-flight %q; want a count of sends from 1 to %d", words[1], inFlightMax)
-			}
-			if p.InFlight == 1 {
-				p.InFlight = 0 // one send in flight, as without the setting
+			if p.InFlight, err = parseCountAboveOne(d, words, "sends", inFlightMax); err != nil {
+				return err
 			}
 		case "compression":
 			var known bool
