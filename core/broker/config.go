@@ -153,7 +153,13 @@ func (r Roles) resolved() Roles {
 
 // leadershipLeaseFetchTimeoutDivisor makes the controller's leadership
 // lease a quarter of the quorum's FetchTimeout (controller
-// holdsLeadershipLease).
+// holdsLeadershipLease). The lease holds while the leader's clock counts
+// less than it, and no successor is elected before a voter's clock has
+// counted FetchTimeout, so it is sound while no clock runs four times as
+// fast as another: the simulator's drift reaches a factor of 1.56 (0.8
+// against 1.25). Half would do within a factor of two, and save the
+// cluster workload 2.8% of its simulated events (fewer no-op commits to
+// answer heartbeats); the quarter is kept as the margin.
 const leadershipLeaseFetchTimeoutDivisor = 4
 
 // Defaults of the cluster settings, Kafka's unless said otherwise.

@@ -259,10 +259,10 @@ func (l *lifecycle) heartbeat() {
 // the broker counts from when it sent it, by its clock, so it gives up
 // first as long as its clock runs at more than this fraction of the
 // controller's. Half allows any two clocks whose rates differ by less than
-// a factor of two, as the controller's leadership lease does (config.go):
-// the simulator's drift reaches 0.8 against 1.25, a factor of 1.56, under
-// which three quarters outlasted the fencing
-// (scenarios/regressions/cluster-nonlinearizable-committed-offset-clock-drift-4.txt).
+// a factor of two (the controller's leadership lease allows four,
+// config.go): the simulator's drift reaches 0.8 against 1.25, a factor of
+// 1.56, under which three quarters outlasted the fencing (scenarios/
+// regressions/cluster-nonlinearizable-committed-offset-clock-drift-4.txt).
 // It still spans more than two heartbeats at Kafka's defaults (9 s, 2 s).
 const (
 	leaseSessionFractionNumerator   = 1
