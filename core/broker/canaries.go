@@ -17,4 +17,13 @@ const (
 	// (records since deleted, log ends since gone, offsets since
 	// committed over).
 	CanaryReadsPastLease = "broker-reads-past-lease"
+	// CanaryLeaseOutlastsFencing has a broker trust its last unfenced
+	// heartbeat for three quarters of a session, as Sluice did until the
+	// simulator's clock drift showed it (scenarios/regressions/
+	// cluster-nonlinearizable-committed-offset-clock-drift-4.txt): sound
+	// only while the broker's clock runs at more than three quarters of
+	// the controller's. A slow-clocked coordinator, stranded, still
+	// answers offset fetches after the controller, on a fast clock, has
+	// fenced it and its successor has taken newer commits.
+	CanaryLeaseOutlastsFencing = "broker-lease-outlasts-fencing"
 )

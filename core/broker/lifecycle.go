@@ -284,8 +284,11 @@ func (l *lifecycle) holdsLease() bool {
 	if l.b.w.Canaries.On(CanaryReadsPastLease) {
 		return true
 	}
-	lease := l.b.config.SessionTimeout * leaseSessionFractionNumerator / leaseSessionFractionDenominator
-	return l.b.w.Clock.Elapsed()-l.leaseFrom < lease
+	numerator, denominator := time.Duration(leaseSessionFractionNumerator), time.Duration(leaseSessionFractionDenominator)
+	if l.b.w.Canaries.On(CanaryLeaseOutlastsFencing) {
+		numerator, denominator = 3, 4
+	}
+	return l.b.w.Clock.Elapsed()-l.leaseFrom < l.b.config.SessionTimeout*numerator/denominator
 }
 
 // logFailure logs a failed registration or heartbeat; they are retried.

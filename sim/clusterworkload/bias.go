@@ -1,6 +1,7 @@
 package clusterworkload
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"sluice/core/controller"
 	"sluice/core/group"
 	"sluice/core/replica"
+	"sluice/sim/kernel"
 	"sluice/sim/scenario"
 )
 
@@ -117,6 +119,12 @@ var canaryBiases = map[string]canaryBias{
 	// longer than its session while clients still reach it, and a
 	// successor that moves on meanwhile.
 	broker.CanaryReadsPastLease: strandedCoordinator,
+	// A lease outlasting the fencing needs the stranded coordinator's
+	// clock slow and the controller's fast (every node's clock at one
+	// extreme of the drift or the other), and an offset fetch in the gap
+	// between the fencing and the lease's end, an eighth of a session:
+	// a long session widens it.
+	broker.CanaryLeaseOutlastsFencing: slowStrandedCoordinator,
 	// A broker unfenced on a stale image is one that comes back from
 	// such a strand: the same lean.
 	controller.CanaryUnfenceBeforeCaughtUp: strandedCoordinator,
@@ -188,6 +196,56 @@ func strandedCoordinator(s *scenario.Scenario) {
 			}
 			strands++
 		}
+	}
+}
+
+// slowStrandedCoordinator strands the group's coordinator for longer than
+// a broker session (a long one, 5 s, so that the gap between its fencing
+// and its lease's end is wide enough for an offset fetch to land in), on
+// five nodes whose clocks run at one extreme of the drift or the other,
+// with the coordinator's drifted to the slow end and the controller's to
+// the fast one. No other faults: a crash or a cut would move the
+// coordinator or the controller away from the clocks set for them.
+func slowStrandedCoordinator(s *scenario.Scenario) {
+	s.Cluster.Nodes = 5
+	clocksAtDriftExtremes(s)
+	s.Timeouts.BrokerSession, s.Timeouts.BrokerHeartbeat = 5*time.Second, time.Second
+	s.Clients.Groups[0].OffsetReaders = max(s.Clients.Groups[0].OffsetReaders, 2)
+	s.Rates = nil
+	setRate(s, scenario.KindStrand, 4*time.Second)
+	s.Faults.WindowMin, s.Faults.WindowMax = s.Timeouts.BrokerSession*6/5, s.Timeouts.BrokerSession*8/5
+	s.Schedule = scenario.GenerateSchedule(*s)
+	for i := range s.Schedule {
+		if e := &s.Schedule[i]; e.Kind == scenario.KindStrand {
+			e.Target = scenario.Target{Role: scenario.RoleCoordinator}
+		}
+	}
+	// And whichever nodes coordinate and control once the group has
+	// formed, slow and fast for the whole safety phase.
+	drifts := []scenario.Event{
+		{At: slowStrandedCoordinatorDriftAt, Kind: scenario.KindClockDrift, Target: scenario.Target{Role: scenario.RoleCoordinator}, Rate: scenario.DriftRateMin, For: s.Safety},
+		{At: slowStrandedCoordinatorDriftAt, Kind: scenario.KindClockDrift, Target: scenario.Target{Role: scenario.RoleController}, Rate: scenario.DriftRateMax, For: s.Safety},
+	}
+	s.Schedule = append(drifts, s.Schedule...)
+	slices.SortStableFunc(s.Schedule, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
+}
+
+// slowStrandedCoordinatorDriftAt is when slowStrandedCoordinator's drifts
+// begin: after the group has found its coordinator.
+const slowStrandedCoordinatorDriftAt = 500 * time.Millisecond
+
+// clocksAtDriftExtremes runs each node's clock at the slowest or the
+// fastest rate a drift reaches, drawn per node from the seed, so that two
+// nodes' clocks differ by as much as the simulator lets them.
+func clocksAtDriftExtremes(s *scenario.Scenario) {
+	rng := kernel.NewRand(s.Seed, "scenario/bias-clocks")
+	s.ClockRates = make([]float64, 0, s.Cluster.Nodes)
+	for range s.Cluster.Nodes {
+		rate := scenario.DriftRateMin
+		if rng.IntN(2) == 0 {
+			rate = scenario.DriftRateMax
+		}
+		s.ClockRates = append(s.ClockRates, rate)
 	}
 }
 

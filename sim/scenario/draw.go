@@ -148,11 +148,17 @@ const (
 	drawWindowMaxMax   = 2500 * time.Millisecond
 	drawClockJumpMin   = time.Second
 	drawClockJumpMax   = time.Minute
-	drawDriftRateMin   = 0.8
-	drawDriftRateMax   = 1.25
 	drawSlowSyncMinMin = 10 * time.Millisecond
 	drawSlowSyncMinMax = 30 * time.Millisecond
 	drawSlowSyncMaxMax = 300 * time.Millisecond
+)
+
+// DriftRateMin and DriftRateMax bound the rate a clock-drift fault runs a
+// node's clock at. The timing arguments in core/ (a broker's read lease, the
+// controller's leadership lease) must hold for any two clocks in between.
+const (
+	DriftRateMin = 0.8
+	DriftRateMax = 1.25
 )
 
 // kindDraw is how the swarm draws one kind's rate: on with probability
@@ -656,7 +662,7 @@ func drawEvent(rng random, s Scenario, kind Kind, at time.Duration) Event {
 			e.By = -e.By
 		}
 	case KindClockDrift:
-		e.Rate = roundChance(drawDriftRateMin + rng.Float64()*(drawDriftRateMax-drawDriftRateMin))
+		e.Rate = roundChance(DriftRateMin + rng.Float64()*(DriftRateMax-DriftRateMin))
 	case KindSlowDisk:
 		e.SyncMin = roundMilli(kernel.Between(rng, drawSlowSyncMinMin, drawSlowSyncMinMax))
 		e.SyncMax = roundMilli(kernel.Between(rng, e.SyncMin, drawSlowSyncMaxMax))
