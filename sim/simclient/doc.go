@@ -60,7 +60,8 @@
 //
 // Conn (conn.go) is one connection: correlation ids, in-order answers,
 // timeouts. Client (client.go, metadata.go) owns the connections and the
-// metadata cache. Producer (producer.go, producer_identity.go) and Reader
+// metadata cache. Producer (producer.go; its attempts, producer_attempts.go;
+// their answers, producer_answers.go; producer_identity.go) and Reader
 // (reader.go, reader_fetch.go, with fetch_requests.go) build on it, and so
 // does GroupConsumer (group_consumer.go: its loop; group_membership.go:
 // join, sync, heartbeat, leave; group_cooperative.go: the cooperative
