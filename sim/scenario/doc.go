@@ -19,6 +19,7 @@
 // It knows nothing of how a scenario is run: sim/clusterworkload runs it.
 //
 // Start reading with Scenario (scenario.go) and the fault events
-// (event.go), then Draw (draw.go) and the text format (format.go,
-// parse.go). Bounds on everything a scenario may ask for are in limits.go.
+// (event.go), then Draw (draw.go; the operator's actions and producers'
+// batching, draw_operations.go; the fault schedule, draw_schedule.go) and
+// the text format (format.go, parse.go). Bounds on everything a scenario may ask for are in limits.go.
 package scenario
