@@ -21,5 +21,6 @@
 // Start reading with Scenario (scenario.go) and the fault events
 // (event.go), then Draw (draw.go; the operator's actions and producers'
 // batching, draw_operations.go; the fault schedule, draw_schedule.go) and
-// the text format (format.go, parse.go). Bounds on everything a scenario may ask for are in limits.go.
+// the text format (format.go; parse.go, with parse_events.go and
+// parse_values.go). Bounds on everything a scenario may ask for are in limits.go.
 package scenario
