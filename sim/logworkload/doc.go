@@ -32,7 +32,8 @@
 //     "compaction-failed"; and the checks above compare batches as
 //     compaction may have rewritten them.
 //
-// Start reading with Run (workload.go); settings.go draws the run's
+// Start reading with Run (workload.go), then the operations it draws
+// (operations.go); settings.go draws the run's
 // configuration from the seed; model.go is what the checks compare against;
 // record.go keeps what a report draws, when asked.
 package logworkload
