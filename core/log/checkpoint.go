@@ -25,18 +25,18 @@ import (
 //	5 3100
 //	crc32c 1a2b3c4d
 //
-// The start offset is the log start; segments below it are removed only
-// once a checkpoint recording it is durable (see retention.go). The
-// recovery point says which segments recovery may trust without scanning:
-// those ending strictly below it (see sync.go and open.go). The cleaner
-// offset is Kafka's cleaner checkpoint: compaction has finished with every
-// record below it (see compaction.go), and it is written only once the
-// rewritten segments are durable. The epoch entries are the leader epoch
-// cache for the trusted segments, whose batch headers recovery does not
-// read. Kafka keeps these in separate files; here they share one, written
-// atomically (temporary file, Sync, Rename, SyncDir), so a crash can never
-// pair a recovery point with epoch entries from another moment. The
-// CRC-32C line lets a read corrupted in flight be told apart and re-read.
+// The start offset is the log start; segments below it are removed only once a
+// checkpoint recording it is durable (see retention.go). The recovery point
+// says which segments recovery may trust without scanning: those ending
+// strictly below it (see checkpoint_trust.go and open.go). The cleaner offset
+// is Kafka's cleaner checkpoint: compaction has finished with every record
+// below it (see compaction.go), and it is written only once the rewritten
+// segments are durable. The epoch entries are the leader epoch cache for the
+// trusted segments, whose batch headers recovery does not read. Kafka keeps
+// these in separate files; here they share one, written atomically (temporary
+// file, Sync, Rename, SyncDir), so a crash can never pair a recovery point with
+// epoch entries from another moment. The CRC-32C line lets a read corrupted in
+// flight be told apart and re-read.
 //
 // Version 1 files, written before compaction existed, have no cleaner
 // offset line and read as cleaner offset 0.

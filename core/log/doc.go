@@ -46,8 +46,10 @@
 //	                                  cleaner offset, epochs
 //
 // Start reading with Log (log.go) and Open (open.go), which says how
-// recovery decides what to trust; then append.go, read.go, and sync.go,
-// whose comment explains why a truncation fences appends; retention.go
+// recovery decides what to trust; then append.go, read.go, sync.go (the
+// group commit), and checkpoint_trust.go, whose comment explains why a
+// truncation fences appends and what a checkpoint lets recovery trust;
+// retention.go
 // says why segments below the start go only once the new start is
 // durable; compaction.go says what compaction keeps and
 // compaction_swap.go how its segments reach the disk. segment.go and

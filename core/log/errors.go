@@ -31,8 +31,9 @@ var (
 
 	// ErrTruncationNotDurable: the log was truncated (by TruncateTo, a
 	// restart or recovery) and the sync that makes the truncation durable
-	// has not completed yet (see sync.go). An append is refused then, and
-	// so is a restart that would keep records (TruncateFullyAndStartAt).
+	// has not completed yet (see checkpoint_trust.go). An append is
+	// refused then, and so is a restart that would keep records
+	// (TruncateFullyAndStartAt).
 	// The truncation started that sync; the caller retries later.
 	ErrTruncationNotDurable = errors.New("log: truncation not yet durable; retry after the next sync")
 

@@ -29,11 +29,11 @@ import (
 //     a failed sync lost it and everything after it is unsynced: the log
 //     restarts empty at its start offset.
 //  4. Each segment ending strictly below the recovery point is trusted (see
-//     sync.go for why that is sound): its index files are loaded and
-//     sanity-checked, and only the batches after its last offset index
+//     checkpoint_trust.go for why that is sound): its index files are loaded
+//     and sanity-checked, and only the batches after its last offset index
 //     entry are read and checked, which also proves the segment still ends
-//     where the next one begins. A segment that fails any of this is
-//     scanned instead, and so is every segment after it.
+//     where the next one begins. A segment that fails any of this is scanned
+//     instead, and so is every segment after it.
 //  5. Scanned segments are read batch by batch, checking framing, CRC,
 //     offset continuity and epochs, rebuilding their indexes and the epoch
 //     cache from the batch headers (the headers are the truth; the

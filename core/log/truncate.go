@@ -21,7 +21,7 @@ import (
 // before then may bring the removed batches back (never anything else), and
 // the caller must then truncate again. Until that sync completes, appends
 // are refused with ErrTruncationNotDurable, so that no crash can ever
-// combine new batches with removed ones (see sync.go).
+// combine new batches with removed ones (see checkpoint_trust.go).
 func (l *Log) TruncateTo(offset int64) error {
 	if err := l.usable(); err != nil {
 		return err
