@@ -24,6 +24,12 @@ type RunOptions struct {
 	// Canaries names planted bugs to switch on (see Canary).
 	Canaries []string
 
+	// Profile, when set, leans every seed's draw the way the named
+	// canary's runs lean, without planting the bug: a sweep of the region
+	// where that bug had to be looked for (the cluster workload's
+	// profiles; a fifth of a plain sweep's seeds take one at random).
+	Profile string
+
 	// Trace, when set, receives the event trace as text.
 	Trace io.Writer
 

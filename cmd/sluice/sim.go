@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -33,6 +34,7 @@ func runSim(args []string) int {
 	timeBox := flags.Duration("time-box", 0, "stop a sweep starting seeds after this long (e.g. 3m); the seeds run are a prefix of the range")
 	canaries := flags.String("canary", "", "comma-separated planted bugs to switch on (see --list-canaries)")
 	listCanaries := flags.Bool("list-canaries", false, "list the planted bugs and the workload that catches each")
+	profile := flags.String("profile", "", "cluster workload: lean every seed's draw the way this canary's runs lean, without planting it ("+strings.Join(clusterworkload.Profiles(), ", ")+")")
 	trace := flags.Bool("trace", false, "print the event trace of a single seed")
 	scenarioFile := flags.String("scenario", "", "run a scenario file (scenarios/*.txt); --seed replaces the file's seed")
 	reportFile := flags.String("report", "", "write a self-contained HTML report of the single run (--seed or --scenario) to this file")
@@ -80,10 +82,30 @@ func runSim(args []string) int {
 			options.Canaries = append(options.Canaries, name)
 		}
 	}
+	if *profile != "" {
+		switch {
+		case workload.Name() != clusterworkload.Name:
+			fmt.Fprintf(os.Stderr, "sluice sim: --profile leans the cluster workload's draw; the %s workload has no profiles\n", workload.Name())
+			return 2
+		case *canaries != "":
+			fmt.Fprintln(os.Stderr, "sluice sim: give --profile or --canary, not both: a canary's runs lean their own way")
+			return 2
+		case *scenarioFile != "":
+			fmt.Fprintln(os.Stderr, "sluice sim: --profile leans drawn seeds; a scenario file is given in full")
+			return 2
+		case !slices.Contains(clusterworkload.Profiles(), *profile):
+			fmt.Fprintf(os.Stderr, "sluice sim: unknown profile %q (have: %s)\n", *profile, strings.Join(clusterworkload.Profiles(), ", "))
+			return 2
+		}
+		options.Profile = *profile
+	}
 	replay := func(s uint64) string {
 		line := fmt.Sprintf("sluice sim --workload %s --seed %d", workload.Name(), s)
 		if *canaries != "" {
 			line += " --canary " + *canaries
+		}
+		if *profile != "" {
+			line += " --profile " + *profile
 		}
 		return line
 	}
@@ -276,6 +298,9 @@ func runShrink(workloadName string, seed uint64, scenarioFile string, options si
 		if seed != 0 {
 			command += fmt.Sprintf(" --seed %d", seed)
 		}
+	case workloadName == clusterworkload.Name && options.Profile != "":
+		s = clusterworkload.ScenarioLeaningTo(seed, options.Profile)
+		command = fmt.Sprintf("sluice sim --seed %d --profile %s", seed, options.Profile)
 	case workloadName == clusterworkload.Name:
 		s = clusterworkload.ScenarioOf(seed, options.Canaries)
 		command = fmt.Sprintf("sluice sim --seed %d", seed)

@@ -1,6 +1,7 @@
 package clusterworkload
 
 import (
+	"fmt"
 	"slices"
 
 	"sluice/sim/kernel"
@@ -28,11 +29,12 @@ func profiled(s scenario.Scenario, seed uint64) scenario.Scenario {
 	if rng.Float64() >= profileChance {
 		return s
 	}
-	name := profileNames()[rng.IntN(len(canaryBiases))]
-	canaryBiases[name](&s)
-	s.Profile = name
-	return s
+	return leanedTo(s, profileNames()[rng.IntN(len(canaryBiases))])
 }
+
+// Profiles lists the profiles a sweep may lean toward (RunOptions.Profile):
+// the names of the canaries whose runs lean some way.
+func Profiles() []string { return profileNames() }
 
 // profileNames lists the profiles in a fixed order.
 func profileNames() []string {
@@ -45,11 +47,26 @@ func profileNames() []string {
 }
 
 // drawn is the scenario Run simulates for a seed: with planted bugs on,
-// the draw leaned toward what exposes them; without, possibly leaned
-// toward a profile.
-func drawn(seed uint64, canaries []string) scenario.Scenario {
-	if len(canaries) > 0 {
+// the draw leaned toward what exposes them; without, leaned toward the
+// profile asked for, or, with none asked for, possibly toward one drawn.
+func drawn(seed uint64, canaries []string, profile string) scenario.Scenario {
+	switch {
+	case len(canaries) > 0:
 		return biased(scenario.Draw(seed), canaries)
+	case profile != "":
+		return leanedTo(scenario.Draw(seed), profile)
 	}
 	return profiled(scenario.Draw(seed), seed)
+}
+
+// leanedTo leans a draw toward the named profile. An unknown name is a
+// caller's bug: the command line checks it against Profiles.
+func leanedTo(s scenario.Scenario, profile string) scenario.Scenario {
+	bias, ok := canaryBiases[profile]
+	if !ok {
+		panic(fmt.Sprintf("clusterworkload: no profile %q", profile))
+	}
+	bias(&s)
+	s.Profile = profile
+	return s
 }

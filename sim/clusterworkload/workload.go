@@ -41,9 +41,10 @@ type workload struct{}
 func (workload) Name() string { return Name }
 
 // Run simulates the scenario the seed draws (leaning toward the faults
-// that expose the planted bugs switched on, see bias.go).
+// that expose the planted bugs switched on, see bias.go, or toward the
+// profile asked for, see profiles.go).
 func (workload) Run(seed uint64, options sim.RunOptions) sim.Result {
-	return RunScenario(drawn(seed, options.Canaries), options)
+	return RunScenario(drawn(seed, options.Canaries, options.Profile), options)
 }
 
 // RunScenario simulates one scenario: a pure function of its arguments
