@@ -34,6 +34,9 @@ type nemesis struct {
 	active []*activeFault
 	// cuts counts, per one-way link, the active faults cutting it.
 	cuts map[link]int
+	// slowed counts, per node, the active slow links on it: the last to
+	// end restores it.
+	slowed map[string]int
 	// disks are each node's disk faults on top of the scenario's.
 	disks []diskState
 }
@@ -69,10 +72,11 @@ const (
 
 func newNemesis(r *run) *nemesis {
 	return &nemesis{
-		run:   r,
-		rng:   kernel.NewRand(r.scenario.Seed, "nemesis"),
-		cuts:  map[link]int{},
-		disks: make([]diskState, len(r.nodes)),
+		run:    r,
+		rng:    kernel.NewRand(r.scenario.Seed, "nemesis"),
+		cuts:   map[link]int{},
+		slowed: map[string]int{},
+		disks:  make([]diskState, len(r.nodes)),
 	}
 }
 
@@ -100,6 +104,8 @@ func (m *nemesis) apply(e scenario.Event) {
 	case scenario.KindIsolate, scenario.KindCutFrom, scenario.KindCutTo, scenario.KindBridge,
 		scenario.KindMinority, scenario.KindStrand, scenario.KindPartition, scenario.KindHeal, scenario.KindReset:
 		applied = m.applyNetworkFault(e)
+	case scenario.KindSlowNet:
+		applied = m.applySlowNet(e)
 	case scenario.KindClockJump, scenario.KindClockDrift:
 		applied = m.applyClockFault(e)
 	case scenario.KindSlowDisk, scenario.KindFullDisk:
@@ -155,6 +161,7 @@ func (m *nemesis) healAll() {
 	}
 	m.run.network.Heal()
 	clear(m.cuts)
+	clear(m.slowed)
 	d := m.run.scenario.Disk
 	for i, n := range m.run.nodes {
 		m.disks[i] = diskState{}

@@ -152,6 +152,19 @@ const (
 	drawSlowSyncMaxMax = 300 * time.Millisecond
 )
 
+// A slow network: on in a fifth of the runs, a window every 2 to 6 s on
+// average, each delaying a node's segments by 20-200 ms at least and up
+// to 1 s: past the swarm's request timeouts' lower end (500 ms), so some
+// requests time out at the client and still arrive.
+const (
+	drawSlowNetChance        = 0.2
+	drawSlowNetMeanMin       = 2 * time.Second
+	drawSlowNetMeanMax       = 6 * time.Second
+	drawSlowNetLatencyMinMin = 20 * time.Millisecond
+	drawSlowNetLatencyMinMax = 200 * time.Millisecond
+	drawSlowNetLatencyMaxMax = time.Second
+)
+
 // DriftRateMin and DriftRateMax bound the rate a clock-drift fault runs a
 // node's clock at. The timing arguments in core/ (a broker's read lease, the
 // controller's leadership lease) must hold for any two clocks in between.
@@ -228,6 +241,12 @@ func Draw(seed uint64) Scenario {
 		// (it is the last of kindDraws).
 		d := kindDraws[rng.IntN(len(kindDraws)-1)]
 		s.Rates = []Rate{{Kind: d.kind, Mean: roundMilli(kernel.Between(rng, d.low, d.high))}}
+	}
+	// From a stream of its own, added later: the seeds that do not draw
+	// it kept their runs (it is the last kind, so its events are drawn
+	// after every other kind's).
+	if slow := kernel.NewRand(seed, "scenario/draw-slow-net"); slow.Float64() < drawSlowNetChance {
+		s.Rates = append(s.Rates, Rate{Kind: KindSlowNet, Mean: roundMilli(kernel.Between(slow, drawSlowNetMeanMin, drawSlowNetMeanMax))})
 	}
 	s.Schedule = GenerateSchedule(s)
 	return mustValid(s)

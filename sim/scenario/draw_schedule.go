@@ -147,6 +147,9 @@ func drawEvent(rng random, s Scenario, kind Kind, at time.Duration) Event {
 	case KindSlowDisk:
 		e.SyncMin = roundMilli(kernel.Between(rng, drawSlowSyncMinMin, drawSlowSyncMinMax))
 		e.SyncMax = roundMilli(kernel.Between(rng, e.SyncMin, drawSlowSyncMaxMax))
+	case KindSlowNet:
+		e.LatencyMin = roundMilli(kernel.Between(rng, drawSlowNetLatencyMinMin, drawSlowNetLatencyMinMax))
+		e.LatencyMax = roundMilli(kernel.Between(rng, e.LatencyMin, drawSlowNetLatencyMaxMax))
 	}
 	return e
 }

@@ -50,6 +50,13 @@ const (
 	KindClockDrift Kind = "clock-drift"
 	// KindSlowDisk makes a node's syncs take SyncMin to SyncMax for For.
 	KindSlowDisk Kind = "slow-disk"
+	// KindSlowNet delays every segment to and from a node by LatencyMin
+	// to LatencyMax, in place of the network's own latency, for For: a
+	// congested switch port, a saturated link. Nothing is lost and TCP
+	// keeps each direction in order, but requests arrive after their
+	// clients gave up and tried elsewhere, and answers after the node has
+	// moved on. A heal ends it, as it ends the cuts.
+	KindSlowNet Kind = "slow-net"
 	// KindFullDisk fills a node's disk for For: writes past a little
 	// headroom fail with ENOSPC.
 	KindFullDisk Kind = "full-disk"
@@ -129,6 +136,9 @@ var kinds = []kindInfo{
 	// the swarm only later.
 	{kind: KindPartition, target: targetSides, window: true, drawn: true, network: true},
 	{kind: KindHeal, target: targetNone, drawn: true},
+	// Last too, and drawn from a stream of its own (Draw), so that the
+	// seeds that do not draw it kept their runs.
+	{kind: KindSlowNet, target: targetNode, window: true, windowRequired: true, drawn: true, network: true},
 	{kind: KindIdle, target: targetNone},
 }
 
@@ -201,6 +211,8 @@ type Event struct {
 	Rate float64
 	// SyncMin and SyncMax bound a slow disk's sync latency.
 	SyncMin, SyncMax time.Duration
+	// LatencyMin and LatencyMax bound a slow network's one-way latency.
+	LatencyMin, LatencyMax time.Duration
 }
 
 // TargetRole says how an event's node is chosen.

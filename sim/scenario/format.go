@@ -188,6 +188,8 @@ func FormatEvent(e Event) string {
 		parts = append(parts, "rate", formatFloat(e.Rate))
 	case KindSlowDisk:
 		parts = append(parts, "sync", formatRange(e.SyncMin, e.SyncMax))
+	case KindSlowNet:
+		parts = append(parts, "latency", formatRange(e.LatencyMin, e.LatencyMax))
 	}
 	if e.For > 0 {
 		parts = append(parts, "for", formatDuration(e.For))

@@ -74,10 +74,13 @@ const (
 	timeoutMax     = time.Minute
 	latencyMax     = time.Second
 	syncLatencyMax = 5 * time.Second
-	safetyMin      = time.Second
-	safetyMax      = 5 * time.Minute
-	livenessMin    = time.Second
-	livenessMax    = 10 * time.Minute
+	// slowNetLatencyMax bounds a slow network's one-way latency: a slow
+	// link, not a cut (a cut holds frames for as long as it lasts).
+	slowNetLatencyMax = 5 * time.Second
+	safetyMin         = time.Second
+	safetyMax         = 5 * time.Minute
+	livenessMin       = time.Second
+	livenessMax       = 10 * time.Minute
 	// operationsMax bounds the operations floor: a run's history holds
 	// at most history.OpsMax entries, two per operation.
 	operationsMax = 100_000

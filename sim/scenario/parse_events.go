@@ -54,6 +54,8 @@ func ParseEvent(words []string) (Event, error) {
 			e.Rate, err = strconv.ParseFloat(value, 64)
 		case key == "sync" && e.Kind == KindSlowDisk:
 			err = parseRange(value, &e.SyncMin, &e.SyncMax)
+		case key == "latency" && e.Kind == KindSlowNet:
+			err = parseRange(value, &e.LatencyMin, &e.LatencyMax)
 		default:
 			return Event{}, fmt.Errorf("%s takes no %q", e.Kind, key)
 		}

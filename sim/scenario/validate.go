@@ -361,6 +361,10 @@ func (s Scenario) validateEvent(e Event) error {
 		if e.SyncMin < 0 || e.SyncMax < e.SyncMin || e.SyncMax > syncLatencyMax {
 			return fmt.Errorf("sync %v-%v; want 0 <= min <= max <= %v", e.SyncMin, e.SyncMax, syncLatencyMax)
 		}
+	case KindSlowNet:
+		if e.LatencyMin < 0 || e.LatencyMax < e.LatencyMin || e.LatencyMax > slowNetLatencyMax {
+			return fmt.Errorf("latency %v-%v; want 0 <= min <= max <= %v", e.LatencyMin, e.LatencyMax, slowNetLatencyMax)
+		}
 	}
 	return nil
 }

@@ -165,7 +165,7 @@ func (d *direction) launch() {
 		if d.held && s.kind != segmentSyn {
 			break
 		}
-		arrival := d.departure(len(s.frame)) + n.latency()
+		arrival := d.departure(len(s.frame)) + n.latencyBetween(d.sender.endpoint.host, d.receiver.endpoint.host)
 		s.deliverAt = max(d.lastDeliverAt, arrival)
 		d.lastDeliverAt = s.deliverAt
 		d.launched++

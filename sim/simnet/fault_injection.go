@@ -1,8 +1,10 @@
 package simnet
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Cut stops frames from host `from` to host `to`, one way. Segments on that
@@ -54,6 +56,30 @@ func (n *Network) HealLink(from, to string) {
 			}
 		}
 	}
+}
+
+// SlowLink puts host on a slow link: every segment it sends or receives
+// from now on takes low to high one way, in place of the network's
+// latency (when both ends are slow, the slower bounds). Segments already
+// launched keep their delivery times, and TCP's order holds: a segment
+// never overtakes one sent before it on its connection, so the end of a
+// slow window drains at the pace of its last segments. It panics on
+// bounds a scenario should have refused.
+func (n *Network) SlowLink(host string, low, high time.Duration) {
+	if low < 0 || high < low {
+		panic(fmt.Sprintf("simnet: slow link latency %v-%v", low, high))
+	}
+	n.slow[host] = latencies{int64(low), int64(high)}
+	n.note("slow link %s %v-%v", host, low, high)
+}
+
+// RestoreLink takes host off its slow link.
+func (n *Network) RestoreLink(host string) {
+	if _, slow := n.slow[host]; !slow {
+		return
+	}
+	delete(n.slow, host)
+	n.note("link of %s restored", host)
 }
 
 // Heal makes every link work again; what waited moves again, in order.

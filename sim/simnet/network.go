@@ -19,6 +19,7 @@ type Network struct {
 	endpointsByHost map[string]*Endpoint // lookups only
 	listeners       map[string]*listener // by address; lookups only
 	cuts            map[link]bool        // lookups only; the links now cut
+	slow            map[string]latencies // lookups only; hosts on a slow link
 	connections     []*connection        // live connections, in creation order
 	connectionsMade uint64               // numbers connections for traces
 
@@ -27,6 +28,9 @@ type Network struct {
 
 // link is the one-way path from one host to another.
 type link struct{ from, to string }
+
+// latencies bounds a one-way latency, in nanoseconds.
+type latencies struct{ low, high int64 }
 
 // New returns a network on kernel k that draws every random choice from rng.
 // It panics if faults are invalid: a scenario that builds bad faults has a
@@ -41,6 +45,7 @@ func New(k *kernel.Kernel, rng *rand.Rand, faults Faults) *Network {
 		endpointsByHost: map[string]*Endpoint{},
 		listeners:       map[string]*listener{},
 		cuts:            map[link]bool{},
+		slow:            map[string]latencies{},
 	}
 	n.SetFaults(faults)
 	return n
@@ -94,11 +99,35 @@ func (n *Network) note(format string, args ...any) {
 
 // latency draws one segment's one-way latency in nanoseconds.
 func (n *Network) latency() int64 {
-	low, high := int64(n.faults.LatencyMin), int64(n.faults.LatencyMax)
-	if high <= low {
-		return low
+	return n.draw(latencies{int64(n.faults.LatencyMin), int64(n.faults.LatencyMax)})
+}
+
+// latencyBetween draws the latency of a segment from one host to another:
+// a slow link's, when either host is on one (the slower of the two), else
+// the network's. With no slow link, as most of a run is, it draws exactly
+// as latency does.
+func (n *Network) latencyBetween(from, to string) int64 {
+	if len(n.slow) == 0 {
+		return n.latency()
 	}
-	return low + n.rng.Int64N(high-low+1)
+	a, slowFrom := n.slow[from]
+	b, slowTo := n.slow[to]
+	switch {
+	case slowFrom && slowTo:
+		return n.draw(latencies{max(a.low, b.low), max(a.high, b.high)})
+	case slowFrom:
+		return n.draw(a)
+	case slowTo:
+		return n.draw(b)
+	}
+	return n.latency()
+}
+
+func (n *Network) draw(l latencies) int64 {
+	if l.high <= l.low {
+		return l.low
+	}
+	return l.low + n.rng.Int64N(l.high-l.low+1)
 }
 
 // isCut reports whether frames from host `from` to host `to` are stopped.
