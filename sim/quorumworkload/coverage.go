@@ -16,6 +16,7 @@ func newCoverage() *sim.Coverage {
 		string(scenario.KindIsolate), string(scenario.KindCutFrom), string(scenario.KindCutTo),
 		string(scenario.KindBridge), string(scenario.KindPartition),
 		string(scenario.KindClockJump), string(scenario.KindFullDisk), string(scenario.KindSlowDisk),
+		string(scenario.KindSlowNet),
 		faultCrashAfterVote,
 	}
 	return sim.NewCoverage(append(faults, sim.DiskFaults()...), sim.BuggifySitesIn("quorum", "log"))

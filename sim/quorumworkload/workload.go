@@ -70,6 +70,8 @@ type run struct {
 	counts    counts
 	// crashAfterVote is the seed's draw of the crash after a vote.
 	crashAfterVote crashAfterVote
+	// slowNet is the seed's draw of slow links (slow_net.go).
+	slowNet slowNet
 	// coverage counts the faults applied (see coverage.go).
 	coverage *sim.Coverage
 	// recording is kept when the options ask for one (record.go).
@@ -81,7 +83,7 @@ type violation struct{ check, detail string }
 type counts struct {
 	proposed, acknowledged, failed, noLeader, leaders                          int
 	crashes, powerLosses, pauses, partitions, clockJumps, fullDisks, slowDisks int
-	crashesAfterVote                                                           int
+	crashesAfterVote, slowLinks                                                int
 	// leaderWaitMax is the longest wait for a leader after a heal or the
 	// final power cycle.
 	leaderWaitMax time.Duration
@@ -106,6 +108,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 	}
 	r.settings = drawSettings(kernel.NewRand(seed, "settings"))
 	r.crashAfterVote = drawCrashAfterVote(seed)
+	r.slowNet = drawSlowNet(seed)
 	if slices.Contains(options.Canaries, quorum.CanaryVoteBeforeDurable) {
 		// Lean toward what exposes it (the seed is still what is
 		// measured): voters crashed after their votes and back soon,
@@ -121,7 +124,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 	}
 	r.checker = newChecker(r)
 	r.recording = newRecording(r, options)
-	result = sim.Result{Seed: seed, Options: append(r.settings.options(), sim.Opt("crash_after_vote", roundChance(r.crashAfterVote.chance))), Recording: r.recording}
+	result = sim.Result{Seed: seed, Options: append(r.settings.options(), sim.Opt("crash_after_vote", roundChance(r.crashAfterVote.chance)), sim.Opt("slow_net_every", meanText(r.slowNet.mean))), Recording: r.recording}
 	defer func() {
 		if reportPanics {
 			if recovered := recover(); recovered != nil {
@@ -176,6 +179,7 @@ func (r *run) simulate(canaries *core.Canaries) {
 	r.recording.StartPhase(r.now(), "safety")
 	r.startDriver()
 	r.startNemesis()
+	r.startSlowLinks()
 	r.runWhile(r.kernel.Now()+int64(s.safety), func() bool { return true })
 	r.stopProposing = true
 	if r.violation != nil {
@@ -325,6 +329,7 @@ func (r *run) stats() []sim.Option {
 		sim.Opt("power_losses", c.powerLosses),
 		sim.Opt("pauses", c.pauses),
 		sim.Opt("partitions", c.partitions),
+		sim.Opt("slow_links", c.slowLinks),
 		sim.Opt("leader_wait", c.leaderWaitMax.Round(time.Millisecond)),
 	}
 }

@@ -82,6 +82,16 @@ func (n *Network) RestoreLink(host string) {
 	n.note("link of %s restored", host)
 }
 
+// SlowHosts lists the hosts on a slow link now, sorted.
+func (n *Network) SlowHosts() []string {
+	hosts := make([]string, 0, len(n.slow))
+	for host := range n.slow { // order-independent: sorted below
+		hosts = append(hosts, host)
+	}
+	slices.Sort(hosts)
+	return hosts
+}
+
 // Heal makes every link work again; what waited moves again, in order.
 func (n *Network) Heal() {
 	if len(n.cuts) == 0 {
