@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"sluice/core/batch"
 	"sluice/jepsen/history"
 )
 
@@ -133,13 +134,21 @@ func (p *Producer) finish(s *produce, result SendResult) {
 		l.free = append(l.free, s.process)
 		switch {
 		case !p.config.Idempotent || s.batch == nil || s.generation != p.identity.generation || l.sequenceGeneration != s.generation:
-		case slices.ContainsFunc(l.sends[at:], func(later *produce) bool { return later.batch != nil && later.generation == s.generation }):
-			// Batches behind it took the sequences after it: none
-			// can be appended now, and a new identity starts over.
+		case l.sequence != batch.IncrementSequence(s.sequence, s.count):
+			// Batches built after it took the sequences after it,
+			// and may be written already, acknowledged even: a
+			// broker takes any sequence from a producer it holds no
+			// state of, so a later batch sent to a new leader can
+			// land while this one waits on the old leader's
+			// connection and never leaves it. Handing this one's
+			// sequence to the next batch would send new records
+			// under a sequence the broker holds, which it answers
+			// as a duplicate, with the old records' offsets
+			// (cluster seed 4622480). A new identity starts over.
 			p.abandonIdentity(s.generation)
 		default:
-			// Nothing was written: the sequence was not used, and
-			// the next batch must take it.
+			// Nothing was written, and no batch took a sequence
+			// after it: the next batch takes its sequence.
 			l.sequence = s.sequence
 		}
 	case history.Info:
