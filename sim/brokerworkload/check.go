@@ -96,6 +96,7 @@ func (r *run) stats() []sim.Option {
 		sim.Opt("client_crashes", r.counts.clientCrashes),
 		sim.Opt("full_disk", r.counts.fullDiskWindows),
 		sim.Opt("slow_disk", r.counts.slowDiskWindows),
+		sim.Opt("slow_links", r.counts.slowLinks),
 		sim.Opt("syncs_failed", disk.SyncsFailed),
 		sim.Opt("reads_corrupted", disk.ReadsCorrupted),
 		sim.Opt("writes_torn", disk.WritesTorn),

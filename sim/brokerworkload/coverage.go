@@ -25,7 +25,7 @@ func (r *run) coverage() *sim.Coverage {
 	faults := []string{
 		string(scenario.KindCrash), faultCrashInRebalance, string(scenario.KindReset),
 		string(scenario.KindClientCrash), string(scenario.KindFullDisk), string(scenario.KindSlowDisk),
-		faultConsumerLeave, faultConsumerStall,
+		faultConsumerLeave, faultConsumerStall, slowNetKind,
 	}
 	c := sim.NewCoverage(append(faults, sim.DiskFaults()...), reachableSites())
 	if r.node != nil {
@@ -37,6 +37,7 @@ func (r *run) coverage() *sim.Coverage {
 	}
 	c.CountFault(faultCrashInRebalance, r.counts.crashesInRebalance)
 	c.CountFault(string(scenario.KindReset), r.counts.resets)
+	c.CountFault(slowNetKind, r.counts.slowLinks)
 	c.CountFault(string(scenario.KindClientCrash), r.counts.clientCrashes)
 	c.CountFault(string(scenario.KindFullDisk), r.counts.fullDiskWindows)
 	c.CountFault(string(scenario.KindSlowDisk), r.counts.slowDiskWindows)

@@ -83,6 +83,8 @@ type run struct {
 
 	counts counts
 	report string // the checker's summary line
+	// slowNet is the seed's draw of slow links (slow_net.go).
+	slowNet slowNet
 
 	// recording is kept when the options ask for one (record.go).
 	recording *sim.Recording
@@ -91,7 +93,7 @@ type run struct {
 type counts struct {
 	resets, clientCrashes, fullDiskWindows, slowDiskWindows int
 	consumerLeaves, consumerStalls, crashesInRebalance      int
-	lossPermitted                                           int
+	lossPermitted, slowLinks                                int
 }
 
 // Run simulates one seed. It is a pure function of its arguments (the
@@ -116,6 +118,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		logLevel:    options.LogLevelOr(slog.LevelInfo),
 	}
 	r.settings = drawSettings(kernel.NewRand(seed, "settings"))
+	r.slowNet = drawSlowNet(seed)
 	drawBatching(kernel.NewRand(seed, "batching-settings"), r.settings.producers)
 	r.settings.buggify = sim.DrawBuggifyChances(seed)
 	if adjust != nil {
@@ -123,7 +126,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 	}
 	r.recorder = history.NewRecorder(k.Now)
 	r.recording = newRecording(r, options)
-	result = sim.Result{Seed: seed, Options: r.settings.options(), Recording: r.recording}
+	result = sim.Result{Seed: seed, Options: append(r.settings.options(), sim.Opt("slow_net_every", meanText(r.slowNet.mean))), Recording: r.recording}
 	defer func() {
 		if reportPanics {
 			if recovered := recover(); recovered != nil {
@@ -157,6 +160,7 @@ func (r *run) simulate(options sim.RunOptions) *violation {
 	r.startClients()
 	r.startGroup()
 	r.startNemesis()
+	r.startSlowLinks()
 	r.startGroupNemesis()
 	r.kernel.RunUntil(r.kernel.Now() + int64(r.settings.safety))
 	if v := r.converge(); v != nil {
