@@ -135,7 +135,7 @@ func (r *run) heal() {
 	r.burstUntil = 0
 	r.node.heal(simdisk.Faults{SyncLatencyMin: r.settings.disk.SyncLatencyMin, SyncLatencyMax: r.settings.disk.SyncLatencyMax})
 	r.network.Heal()
-	r.restoreLinks()
+	r.network.RestoreLinks()
 	for _, c := range r.clients {
 		r.restartClient(c)
 	}

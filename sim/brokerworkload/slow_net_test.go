@@ -17,7 +17,7 @@ func TestSlowLinksComeAndGoInTheSeedsThatDrawThem(t *testing.T) {
 			t.Fatalf("seed %d: %s", seed, result.Line())
 		}
 		switch {
-		case r.slowNet.mean == 0 && r.counts.slowLinks > 0:
+		case r.slowLinks.Mean == 0 && r.counts.slowLinks > 0:
 			t.Fatalf("seed %d drew no slow links and slowed %d", seed, r.counts.slowLinks)
 		case len(r.network.SlowHosts()) > 0:
 			t.Fatalf("seed %d ended with %v still on slow links", seed, r.network.SlowHosts())

@@ -83,8 +83,8 @@ type run struct {
 
 	counts counts
 	report string // the checker's summary line
-	// slowNet is the seed's draw of slow links (slow_net.go).
-	slowNet slowNet
+	// slowLinks is the seed's draw of slow links (slow_net.go).
+	slowLinks sim.SlowLinks
 
 	// recording is kept when the options ask for one (record.go).
 	recording *sim.Recording
@@ -118,7 +118,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		logLevel:    options.LogLevelOr(slog.LevelInfo),
 	}
 	r.settings = drawSettings(kernel.NewRand(seed, "settings"))
-	r.slowNet = drawSlowNet(seed)
+	r.slowLinks = sim.DrawSlowLinks(seed)
 	drawBatching(kernel.NewRand(seed, "batching-settings"), r.settings.producers)
 	r.settings.buggify = sim.DrawBuggifyChances(seed)
 	if adjust != nil {
@@ -126,7 +126,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 	}
 	r.recorder = history.NewRecorder(k.Now)
 	r.recording = newRecording(r, options)
-	result = sim.Result{Seed: seed, Options: append(r.settings.options(), sim.Opt("slow_net_every", meanText(r.slowNet.mean))), Recording: r.recording}
+	result = sim.Result{Seed: seed, Options: append(r.settings.options(), sim.Opt("slow_net_every", meanText(r.slowLinks.Mean))), Recording: r.recording}
 	defer func() {
 		if reportPanics {
 			if recovered := recover(); recovered != nil {

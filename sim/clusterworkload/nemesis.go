@@ -34,9 +34,6 @@ type nemesis struct {
 	active []*activeFault
 	// cuts counts, per one-way link, the active faults cutting it.
 	cuts map[link]int
-	// slowed counts, per node, the active slow links on it: the last to
-	// end restores it.
-	slowed map[string]int
 	// disks are each node's disk faults on top of the scenario's.
 	disks []diskState
 }
@@ -72,11 +69,10 @@ const (
 
 func newNemesis(r *run) *nemesis {
 	return &nemesis{
-		run:    r,
-		rng:    kernel.NewRand(r.scenario.Seed, "nemesis"),
-		cuts:   map[link]int{},
-		slowed: map[string]int{},
-		disks:  make([]diskState, len(r.nodes)),
+		run:   r,
+		rng:   kernel.NewRand(r.scenario.Seed, "nemesis"),
+		cuts:  map[link]int{},
+		disks: make([]diskState, len(r.nodes)),
 	}
 }
 
@@ -161,7 +157,6 @@ func (m *nemesis) healAll() {
 	}
 	m.run.network.Heal()
 	clear(m.cuts)
-	clear(m.slowed)
 	d := m.run.scenario.Disk
 	for i, n := range m.run.nodes {
 		m.disks[i] = diskState{}

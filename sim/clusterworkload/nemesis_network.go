@@ -161,7 +161,7 @@ func bothWays(a, b []string) []link {
 // applySlowNet puts a node on a slow link for the event's window: every
 // segment to and from it, clients' included, takes the event's latency.
 // A heal ends it with the cuts. Windows that overlap on one node take the
-// latest latency, and the last to end restores the link.
+// latest latency, and the last to end restores the link (simnet).
 func (m *nemesis) applySlowNet(e scenario.Event) bool {
 	n := m.resolve(e.Target)
 	if n == nil {
@@ -170,12 +170,6 @@ func (m *nemesis) applySlowNet(e scenario.Event) bool {
 	r := m.run
 	label := "slow-net-" + n.name
 	r.note(fmt.Sprintf("%s %v-%v for %v", label, e.LatencyMin, e.LatencyMax, e.For))
-	r.network.SlowLink(n.name, e.LatencyMin, e.LatencyMax)
-	m.slowed[n.name]++
-	m.lasting(label, true, e.For, func() {
-		if m.slowed[n.name]--; m.slowed[n.name] == 0 {
-			r.network.RestoreLink(n.name)
-		}
-	})
+	m.lasting(label, true, e.For, r.network.SlowLink(n.name, e.LatencyMin, e.LatencyMax))
 	return true
 }

@@ -258,7 +258,7 @@ func (r *run) slowDisk() {
 func (r *run) heal() {
 	r.faultsStopped = true
 	r.network.Heal()
-	r.restoreLinks()
+	r.network.RestoreLinks()
 	r.networkFault = false
 	benign := simdisk.Faults{SyncLatencyMin: r.settings.disk.SyncLatencyMin, SyncLatencyMax: r.settings.disk.SyncLatencyMax}
 	for _, n := range r.nodes {

@@ -70,8 +70,8 @@ type run struct {
 	counts    counts
 	// crashAfterVote is the seed's draw of the crash after a vote.
 	crashAfterVote crashAfterVote
-	// slowNet is the seed's draw of slow links (slow_net.go).
-	slowNet slowNet
+	// slowLinks is the seed's draw of slow links (slow_net.go).
+	slowLinks sim.SlowLinks
 	// coverage counts the faults applied (see coverage.go).
 	coverage *sim.Coverage
 	// recording is kept when the options ask for one (record.go).
@@ -108,7 +108,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 	}
 	r.settings = drawSettings(kernel.NewRand(seed, "settings"))
 	r.crashAfterVote = drawCrashAfterVote(seed)
-	r.slowNet = drawSlowNet(seed)
+	r.slowLinks = sim.DrawSlowLinks(seed)
 	if slices.Contains(options.Canaries, quorum.CanaryVoteBeforeDurable) {
 		// Lean toward what exposes it (the seed is still what is
 		// measured): voters crashed after their votes and back soon,
@@ -124,7 +124,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 	}
 	r.checker = newChecker(r)
 	r.recording = newRecording(r, options)
-	result = sim.Result{Seed: seed, Options: append(r.settings.options(), sim.Opt("crash_after_vote", roundChance(r.crashAfterVote.chance)), sim.Opt("slow_net_every", meanText(r.slowNet.mean))), Recording: r.recording}
+	result = sim.Result{Seed: seed, Options: append(r.settings.options(), sim.Opt("crash_after_vote", roundChance(r.crashAfterVote.chance)), sim.Opt("slow_net_every", meanText(r.slowLinks.Mean))), Recording: r.recording}
 	defer func() {
 		if reportPanics {
 			if recovered := recover(); recovered != nil {

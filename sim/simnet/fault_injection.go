@@ -58,28 +58,47 @@ func (n *Network) HealLink(from, to string) {
 	}
 }
 
-// SlowLink puts host on a slow link: every segment it sends or receives
-// from now on takes low to high one way, in place of the network's
-// latency (when both ends are slow, the slower bounds). Segments already
-// launched keep their delivery times, and TCP's order holds: a segment
-// never overtakes one sent before it on its connection, so the end of a
-// slow window drains at the pace of its last segments. It panics on
-// bounds a scenario should have refused.
-func (n *Network) SlowLink(host string, low, high time.Duration) {
+// SlowLink puts host on a slow link for a window, until restore is
+// called: every segment the host sends or receives from now on takes low
+// to high one way, in place of the network's latency (when both ends are
+// slow, the slower bounds). Windows may overlap: the latest one's latency
+// applies, and the link is restored when the last one ends. Segments
+// already launched keep their delivery times, and TCP's order holds: a
+// segment never overtakes one sent before it on its connection, so the end
+// of a slow window drains at the pace of its last segments. restore may be
+// called more than once, and after RestoreLinks; it panics on bounds a
+// scenario should have refused.
+func (n *Network) SlowLink(host string, low, high time.Duration) (restore func()) {
 	if low < 0 || high < low {
 		panic(fmt.Sprintf("simnet: slow link latency %v-%v", low, high))
 	}
-	n.slow[host] = latencies{int64(low), int64(high)}
+	link := n.slow[host]
+	if link == nil {
+		link = &slowLink{}
+		n.slow[host] = link
+	}
+	link.latencies = latencies{int64(low), int64(high)}
+	link.windows++
 	n.note("slow link %s %v-%v", host, low, high)
+	ended := false
+	return func() {
+		if ended || n.slow[host] != link {
+			return // ended already, or every link was restored since
+		}
+		ended = true
+		if link.windows--; link.windows == 0 {
+			delete(n.slow, host)
+			n.note("link of %s restored", host)
+		}
+	}
 }
 
-// RestoreLink takes host off its slow link.
-func (n *Network) RestoreLink(host string) {
-	if _, slow := n.slow[host]; !slow {
-		return
+// RestoreLinks takes every host off its slow link at once (a heal).
+func (n *Network) RestoreLinks() {
+	for _, host := range n.SlowHosts() {
+		delete(n.slow, host)
+		n.note("link of %s restored", host)
 	}
-	delete(n.slow, host)
-	n.note("link of %s restored", host)
 }
 
 // SlowHosts lists the hosts on a slow link now, sorted.

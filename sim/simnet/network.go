@@ -19,7 +19,7 @@ type Network struct {
 	endpointsByHost map[string]*Endpoint // lookups only
 	listeners       map[string]*listener // by address; lookups only
 	cuts            map[link]bool        // lookups only; the links now cut
-	slow            map[string]latencies // lookups only; hosts on a slow link
+	slow            map[string]*slowLink // lookups only; hosts on a slow link
 	connections     []*connection        // live connections, in creation order
 	connectionsMade uint64               // numbers connections for traces
 
@@ -31,6 +31,13 @@ type link struct{ from, to string }
 
 // latencies bounds a one-way latency, in nanoseconds.
 type latencies struct{ low, high int64 }
+
+// slowLink is a host's slow link: the latency of the latest window put on
+// it, and how many windows are in force.
+type slowLink struct {
+	latencies
+	windows int
+}
 
 // New returns a network on kernel k that draws every random choice from rng.
 // It panics if faults are invalid: a scenario that builds bad faults has a
@@ -45,7 +52,7 @@ func New(k *kernel.Kernel, rng *rand.Rand, faults Faults) *Network {
 		endpointsByHost: map[string]*Endpoint{},
 		listeners:       map[string]*listener{},
 		cuts:            map[link]bool{},
-		slow:            map[string]latencies{},
+		slow:            map[string]*slowLink{},
 	}
 	n.SetFaults(faults)
 	return n
@@ -110,15 +117,14 @@ func (n *Network) latencyBetween(from, to string) int64 {
 	if len(n.slow) == 0 {
 		return n.latency()
 	}
-	a, slowFrom := n.slow[from]
-	b, slowTo := n.slow[to]
+	a, b := n.slow[from], n.slow[to]
 	switch {
-	case slowFrom && slowTo:
+	case a != nil && b != nil:
 		return n.draw(latencies{max(a.low, b.low), max(a.high, b.high)})
-	case slowFrom:
-		return n.draw(a)
-	case slowTo:
-		return n.draw(b)
+	case a != nil:
+		return n.draw(a.latencies)
+	case b != nil:
+		return n.draw(b.latencies)
 	}
 	return n.latency()
 }

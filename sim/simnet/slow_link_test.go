@@ -20,8 +20,9 @@ func TestASlowLinkDelaysBothWaysInOrderUntilRestored(t *testing.T) {
 		sendAll(t, dialer, []string{fmt.Sprint(i)})
 	}
 	// Frames 0-9 before, 10-29 during, 30-39 after the slow window.
-	w.k.Schedule(int64(10*time.Millisecond), nil, "test.slow", func() { w.n.SlowLink("b", slowLow, slowHigh) })
-	w.k.Schedule(int64(30*time.Millisecond), nil, "test.restore", func() { w.n.RestoreLink("b") })
+	var restore func()
+	w.k.Schedule(int64(10*time.Millisecond), nil, "test.slow", func() { restore = w.n.SlowLink("b", slowLow, slowHigh) })
+	w.k.Schedule(int64(30*time.Millisecond), nil, "test.restore", func() { restore() })
 	for i := range 40 {
 		w.k.Schedule(int64(i)*int64(time.Millisecond)+int64(time.Millisecond/2), nil, "test.send", func() { send(i) })
 	}
@@ -57,5 +58,37 @@ func TestASlowLinkDelaysBothWaysInOrderUntilRestored(t *testing.T) {
 	}
 	if len(dialerRecorder.at) != 1 || time.Duration(dialerRecorder.at[0]-int64(20*time.Millisecond)) < slowLow {
 		t.Errorf("the answer sent over the slow link at 20ms arrived at %v; want %v later at least", dialerRecorder.at, slowLow)
+	}
+}
+
+// Overlapping windows: the latest latency applies, the link stays slow
+// until the last window ends, a restore called twice ends one window once,
+// and one called after RestoreLinks does nothing.
+func TestSlowLinkWindowsOverlap(t *testing.T) {
+	w := newWorld(t, 6, Faults{LatencyMin: time.Millisecond, LatencyMax: time.Millisecond})
+	first := w.n.SlowLink("b", 100*time.Millisecond, 100*time.Millisecond)
+	second := w.n.SlowLink("b", 300*time.Millisecond, 300*time.Millisecond)
+	if got := w.n.latencyBetween("a", "b"); got != int64(300*time.Millisecond) {
+		t.Fatalf("latency %v with two windows; want the latest's, 300ms", time.Duration(got))
+	}
+	second()
+	second()
+	if !slices.Equal(w.n.SlowHosts(), []string{"b"}) {
+		t.Fatalf("slow hosts %v after one of two windows ended twice; want b still slow", w.n.SlowHosts())
+	}
+	first()
+	if hosts := w.n.SlowHosts(); len(hosts) != 0 {
+		t.Fatalf("slow hosts %v after both windows ended", hosts)
+	}
+	third := w.n.SlowLink("a", 50*time.Millisecond, 50*time.Millisecond)
+	w.n.RestoreLinks()
+	fourth := w.n.SlowLink("a", 70*time.Millisecond, 70*time.Millisecond)
+	third() // ended by RestoreLinks: must not end the new window
+	if got := w.n.latencyBetween("a", "b"); got != int64(70*time.Millisecond) {
+		t.Fatalf("latency %v: a restore from before RestoreLinks ended a later window", time.Duration(got))
+	}
+	fourth()
+	if got := w.n.latencyBetween("a", "b"); got != int64(time.Millisecond) {
+		t.Fatalf("latency %v once restored; want the network's 1ms", time.Duration(got))
 	}
 }
