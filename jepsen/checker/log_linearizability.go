@@ -23,10 +23,19 @@ func (a *analysis) logLinearizability() ([]Finding, []Inconclusive) {
 		case porcupine.Illegal:
 			status, detail := a.status(NonlinearizableLog, tp), s.describeIllegal(outcome)
 			if status == Failure {
-				explanation, permitted := a.explainedByDeletion(tp, timeout)
+				explanation, verdict := a.explainedByDeletion(tp, timeout)
 				detail += explanation
-				if permitted {
+				switch verdict {
+				case deletionExplains:
 					status = Permitted
+				case deletionUndecided:
+					// The log may be what retention and retries
+					// permit; the search that would say so ran
+					// out. Not a failure found: undecided, as any
+					// search out of budget (cluster seed 4749359
+					// fits given 3 minutes).
+					inconclusive = append(inconclusive, Inconclusive{Anomaly: NonlinearizableLog, Partition: tp, Detail: detail})
+					continue
 				}
 			}
 			findings = append(findings, Finding{
@@ -66,18 +75,29 @@ func (a *analysis) logLinearizability() ([]Finding, []Inconclusive) {
 // that copy the duplicate check judges it; when nobody did, all that
 // shows is one record too many below the log start, which a second search
 // with deleted copies allowed there fits.
-func (a *analysis) explainedByDeletion(tp history.TopicPartition, timeout time.Duration) (string, bool) {
+func (a *analysis) explainedByDeletion(tp history.TopicPartition, timeout time.Duration) (string, deletionVerdict) {
 	if a.logStart[tp] == 0 {
-		return "", false
+		return "", deletionDoesNotExplain
 	}
 	if a.duplicatedPastDeletion(tp) {
-		return "; the partition holds a value written again after its first copy was deleted (see duplicate)", true
+		return "; the partition holds a value written again after its first copy was deleted (see duplicate)", deletionExplains
 	}
 	switch a.logSearchWithDeletedCopies(tp).run(timeout).result {
 	case porcupine.Ok:
-		return fmt.Sprintf("; it linearizes if retries wrote values a second time after their first copies, below the log start %d, were deleted before anyone read them (a leader without the producer's state accepts the retry, as Kafka does)", a.logStart[tp]), true
+		return fmt.Sprintf("; it linearizes if retries wrote values a second time after their first copies, below the log start %d, were deleted before anyone read them (a leader without the producer's state accepts the retry, as Kafka does)", a.logStart[tp]), deletionExplains
 	case porcupine.Unknown:
-		return fmt.Sprintf("; a search allowing retries' deleted copies below the log start %d ran out of its %s budget", a.logStart[tp], timeout), false
+		return fmt.Sprintf("; a search allowing retries' deleted copies below the log start %d ran out of its %s budget", a.logStart[tp], timeout), deletionUndecided
 	}
-	return "", false
+	return "", deletionDoesNotExplain
 }
+
+// deletionVerdict is whether retention explains a log no linearization
+// fits (explainedByDeletion).
+type deletionVerdict int
+
+const (
+	deletionDoesNotExplain deletionVerdict = iota
+	deletionExplains
+	// deletionUndecided: the search that would say ran out of budget.
+	deletionUndecided
+)
