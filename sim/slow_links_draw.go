@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -25,6 +26,28 @@ const (
 type SlowLinks struct {
 	Mean time.Duration
 	Rand *rand.Rand
+}
+
+// SlowWindow is one slow link a nemesis puts a host behind: its one-way
+// latency bounds and how long it lasts.
+type SlowWindow struct {
+	Low, High, For time.Duration
+}
+
+// DrawWindow draws one window from the seed's stream: the latency's lower
+// bound in [lowMin, lowMax], its upper bound from there up to highMax (no
+// lower than the lower bound), and a length up to forMax.
+func (d SlowLinks) DrawWindow(lowMin, lowMax, highMax, forMax time.Duration) SlowWindow {
+	w := SlowWindow{Low: kernel.Between(d.Rand, lowMin, lowMax)}
+	w.High = kernel.Between(d.Rand, w.Low, max(w.Low, highMax))
+	w.For = kernel.Between(d.Rand, 0, forMax)
+	return w
+}
+
+// Describe says what the window does to host, for a trace note and a
+// report's fault.
+func (w SlowWindow) Describe(host string) string {
+	return fmt.Sprintf("link of %s slow (%v-%v) for %v", host, w.Low.Round(time.Millisecond), w.High.Round(time.Millisecond), w.For)
 }
 
 // DrawSlowLinks draws a seed's slow links.

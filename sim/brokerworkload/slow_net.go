@@ -1,10 +1,8 @@
 package brokerworkload
 
 import (
-	"fmt"
 	"time"
 
-	"sluice/sim/kernel"
 	"sluice/sim/scenario"
 )
 
@@ -38,16 +36,13 @@ func (r *run) slowLink() {
 	if rng.IntN(2) == 0 {
 		host = r.clients[rng.IntN(len(r.clients))].Name()
 	}
-	low := kernel.Between(rng, slowNetLatencyLowMin, slowNetLatencyLowMax)
-	high := kernel.Between(rng, low, slowNetLatencyMax)
-	window := kernel.Between(rng, 0, slowNetWindowMax)
+	w := r.slowLinks.DrawWindow(slowNetLatencyLowMin, slowNetLatencyLowMax, slowNetLatencyMax, slowNetWindowMax)
 	r.counts.slowLinks++
-	text := fmt.Sprintf("link of %s slow (%v-%v) for %v", host, low.Round(time.Millisecond), high.Round(time.Millisecond), window)
-	r.note(text)
+	r.note(w.Describe(host))
 	label := "slow-net-" + host
-	r.recordFaultStart(label, host, text)
-	restore := r.network.SlowLink(host, low, high)
-	r.kernel.Schedule(int64(window), nil, "nemesis.link-speed", func() {
+	r.recordFaultStart(label, host, w.Describe(host))
+	restore := r.network.SlowLink(host, w.Low, w.High)
+	r.kernel.Schedule(int64(w.For), nil, "nemesis.link-speed", func() {
 		if r.faultsStopped {
 			return // the heal restored it
 		}

@@ -1,7 +1,6 @@
 package clusterworkload
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
@@ -227,7 +226,7 @@ func slowStrandedCoordinator(s *scenario.Scenario) {
 		{At: slowStrandedCoordinatorDriftAt, Kind: scenario.KindClockDrift, Target: scenario.Target{Role: scenario.RoleController}, Rate: scenario.DriftRateMax, For: s.Safety},
 	}
 	s.Schedule = append(drifts, s.Schedule...)
-	slices.SortStableFunc(s.Schedule, func(a, b scenario.Event) int { return cmp.Compare(a.At, b.At) })
+	scenario.SortEvents(s.Schedule)
 }
 
 // slowStrandedCoordinatorDriftAt is when slowStrandedCoordinator's drifts

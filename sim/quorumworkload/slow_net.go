@@ -1,10 +1,8 @@
 package quorumworkload
 
 import (
-	"fmt"
 	"time"
 
-	"sluice/sim/kernel"
 	"sluice/sim/scenario"
 )
 
@@ -34,17 +32,14 @@ func (r *run) slowLink() {
 	if leader := r.leader(); leader != nil && rng.IntN(2) == 0 {
 		n = leader
 	}
-	low := kernel.Between(rng, slowNetLatencyLowMin, slowNetLatencyLowMax)
-	high := kernel.Between(rng, low, max(low, slowNetHighElectionMax*r.settings.electionTimeout))
-	window := kernel.Between(rng, 0, r.settings.faultWindowMax)
+	w := r.slowLinks.DrawWindow(slowNetLatencyLowMin, slowNetLatencyLowMax, slowNetHighElectionMax*r.settings.electionTimeout, r.settings.faultWindowMax)
 	r.counts.slowLinks++
 	r.applied(scenario.KindSlowNet)
-	text := fmt.Sprintf("link of %s slow (%v-%v) for %v", n.name, low.Round(time.Millisecond), high.Round(time.Millisecond), window)
-	r.note(text)
+	r.note(w.Describe(n.name))
 	label := "slow-net-" + n.name
-	r.recording.FaultStart(r.now(), label, []string{n.name}, text)
-	restore := r.network.SlowLink(n.name, low, high)
-	r.kernel.Schedule(int64(window), nil, "nemesis.link-speed", func() {
+	r.recording.FaultStart(r.now(), label, []string{n.name}, w.Describe(n.name))
+	restore := r.network.SlowLink(n.name, w.Low, w.High)
+	r.kernel.Schedule(int64(w.For), nil, "nemesis.link-speed", func() {
 		if r.faultsStopped {
 			return // the heal restored it
 		}

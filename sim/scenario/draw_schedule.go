@@ -98,7 +98,7 @@ func GenerateSchedule(s Scenario) []Event {
 		kind := faultKinds[rng.IntN(len(faultKinds))]
 		events = append(events, drawEvent(rng, s, kind, roundMilli(kernel.Between(rng, 0, s.Safety-time.Millisecond))))
 	}
-	sortEvents(events)
+	SortEvents(events)
 	return events
 }
 
@@ -207,7 +207,9 @@ func drawSides(rng random, nodes int) [2][]int {
 }
 
 // sortEvents orders events by time, then by kind, stably.
-func sortEvents(events []Event) {
+// SortEvents puts events in schedule order: by time, then by kind, the
+// order GenerateSchedule gives a drawn schedule.
+func SortEvents(events []Event) {
 	for i := 1; i < len(events); i++ {
 		for j := i; j > 0 && eventBefore(events[j], events[j-1]); j-- {
 			events[j], events[j-1] = events[j-1], events[j]
