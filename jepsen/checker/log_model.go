@@ -60,6 +60,13 @@ type logInput struct {
 
 func (input *logInput) historyOp() int { return input.op }
 
+// eager: unobserved appends and deleted copies are only counted, and
+// more of either never makes a later step fail (see logModel), so the
+// search need not try them anywhere but as early as they may go.
+func (input *logInput) eager() bool {
+	return input.kind == appendUnobserved || input.kind == appendDeletedCopy
+}
+
 // partitionState is the log model's state: the log, and how many
 // unobserved appends have been invoked whose value is not yet in it.
 type partitionState struct {

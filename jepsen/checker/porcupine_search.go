@@ -70,6 +70,16 @@ func (s *search) run(timeout time.Duration) searchOutcome {
 	return s.runPorcupine(timeout)
 }
 
+// runWithin is run with a budget of quick-search steps of its own: for a
+// search expected to need more than linearizes allows before porcupine,
+// which cannot prune as the quick search does (eagerInput).
+func (s *search) runWithin(steps int, timeout time.Duration) searchOutcome {
+	if s.linearizesWithin(steps) {
+		return searchOutcome{result: porcupine.Ok}
+	}
+	return s.runPorcupine(timeout)
+}
+
 // runPorcupine checks the operations with porcupine, with a time budget.
 // Porcupine runs in its own goroutines and reads the wall clock for the
 // budget; the result is nevertheless a function of the input unless the

@@ -112,6 +112,7 @@ func (s *search) linearizesWithin(budget int) bool {
 	type linearized struct {
 		call  int32
 		state any // the state before the operation
+		eager bool
 	}
 	var stack []linearized
 	state := s.model.Init()
@@ -125,7 +126,7 @@ func (s *search) linearizesWithin(budget int) bool {
 			// so it may go next.
 			operation := &s.operations[e.operation]
 			if ok, after := s.model.Step(state, operation.Input, operation.Output); ok {
-				stack = append(stack, linearized{call: node, state: state})
+				stack = append(stack, linearized{call: node, state: state, eager: isEager(operation.Input)})
 				state = after
 				lift(node)
 				node = next[0]
@@ -136,15 +137,42 @@ func (s *search) linearizesWithin(budget int) bool {
 		}
 		// The earliest return still in the list: no later call may go
 		// before its operation, and none of the candidates fit. Take the
-		// last operation linearized back and try what follows it.
-		if len(stack) == 0 {
-			return false
+		// last operation linearized back and try what follows it; an
+		// eager one has no alternatives worth trying (eagerInput), so
+		// take back the one before it too.
+		for {
+			if len(stack) == 0 {
+				return false
+			}
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			state = top.state
+			unlift(top.call)
+			if !top.eager {
+				node = next[top.call]
+				break
+			}
 		}
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		state = top.state
-		unlift(top.call)
-		node = next[top.call]
 	}
 	return true
+}
+
+// eagerInput is an operation's input that may be eager: its step never
+// fails and leaves a state from which every later step does at least as
+// well as from the state before it (the log model's unobserved appends
+// and deleted copies only make more available to fill gaps). Such an
+// operation, once it may go next, goes next in some linearization if in
+// any: moved forward to that moment, everything that must precede it
+// still does (it could go next, so they are linearized already), what
+// must follow it still does, and every step between does at least as
+// well. So when the search has taken one back, every other order after
+// the same prefix is hopeless too, and the search takes back the
+// operation before it as well, instead of trying the eager one at every
+// later place: a search with many of them (a deleted copy per send under
+// retention) otherwise tries each of their subsets at every point.
+type eagerInput interface{ eager() bool }
+
+func isEager(input any) bool {
+	e, ok := input.(eagerInput)
+	return ok && e.eager()
 }

@@ -30,6 +30,26 @@ func TestQuickSearchAgreesWithPorcupine(t *testing.T) {
 			}
 		})
 	})
+	// Retries' deleted copies are eager operations, as unobserved
+	// appends are, and many of them: the search that offers them must
+	// still find a linearization exactly when one exists.
+	t.Run("log with deleted copies", func(t *testing.T) {
+		rapid.Check(t, func(t *rapid.T) {
+			ops := randomSmallHistory(t)
+			deletedBelow := rapid.Int64Range(0, 4).Draw(t, "deleted below")
+			a, err := newAnalysis(ops, Options{Deleted: []DeletedBelow{{Partition: t0, Offset: deletedBelow}}})
+			if err != nil {
+				t.Fatalf("generated a malformed history: %v", err)
+			}
+			for _, tp := range a.partitions {
+				s := a.logSearchWithDeletedCopies(tp)
+				want := porcupine.CheckOperations(s.model, s.operations)
+				if got := s.linearizesWithin(everything); got != want {
+					t.Fatalf("%s: quick search says linearizable=%v, porcupine %v:\n%s", tp, got, want, dump(ops))
+				}
+			}
+		})
+	})
 	t.Run("register", func(t *testing.T) {
 		rapid.Check(t, func(t *rapid.T) {
 			s := &search{model: committedOffsetModel}
