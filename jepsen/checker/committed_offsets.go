@@ -61,11 +61,11 @@ var committedOffsetModel = porcupine.Model{
 func (a *analysis) committedOffsets() ([]Finding, []Inconclusive) {
 	var findings []Finding
 	var inconclusive []Inconclusive
-	timeout := a.options.linearizabilityTimeout()
+	steps := a.options.searchSteps()
 	registers := a.registerOperations()
 	for _, key := range sortedGroupPartitions(registers) {
 		s := a.committedOffsetSearch(key, registers[key])
-		outcome := s.run(timeout)
+		outcome := s.run(steps)
 		switch outcome.result {
 		case porcupine.Ok:
 		case porcupine.Illegal:
@@ -82,7 +82,7 @@ func (a *analysis) committedOffsets() ([]Finding, []Inconclusive) {
 				Anomaly:   NonlinearizableCommittedOffset,
 				Partition: key.partition,
 				Group:     key.group,
-				Detail:    fmt.Sprintf("porcupine ran out of its %s budget on %d operations", timeout, len(s.operations)),
+				Detail:    outcome.budget,
 			})
 		default:
 			panic(fmt.Sprintf("checker: porcupine returned %q", outcome.result))

@@ -1,6 +1,7 @@
 // Package checker judges histories recorded by jepsen/history: Jepsen's
-// Kafka anomaly classes, and porcupine linearizability checks of each
-// partition's log and each consumer group's committed offsets.
+// Kafka anomaly classes, and linearizability checks (porcupine's models,
+// searched by this package) of each partition's log and each consumer
+// group's committed offsets.
 //
 // What it owns:
 //   - The anomaly definitions (anomaly.go): one constant per class, with
@@ -14,8 +15,10 @@
 //     aborted_read.go, group_ownership.go, stale_generation_commit.go,
 //     and the linearizability checks
 //     log_linearizability.go and committed_offsets.go.
-//   - The porcupine side: porcupine_search.go runs one search and explains
-//     a failure; log_model.go is the partition log's sequential
+//   - The linearizability side: search.go runs one search and
+//     explains a failure, by quick_search.go (the fast path) and then
+//     deciding_search.go (the verdict, within a budget of steps);
+//     log_model.go is the partition log's sequential
 //     specification, over the persistent log of log_state.go, and
 //     log_search.go turns a partition's history into its operations;
 //     visualize.go writes porcupine's HTML page for one partition.
@@ -34,14 +37,15 @@
 //
 // What it must never do: let anything but its input decide its output.
 // Findings are sorted before they are reported and no map order reaches
-// them, because the simulator prints verdicts into traces it hashes. The
-// one exception is the wall clock porcupine reads for its time budget: a
-// search that runs out of budget is reported as inconclusive (Unknown),
-// never as a pass, and never silently.
+// them, because the simulator prints verdicts into traces it hashes. That
+// holds for the linearizability searches too: their budget is counted in
+// steps and bytes, not time, so a search that runs out does so on every
+// machine, and is reported as inconclusive (Unknown), never as a pass,
+// and never silently.
 //
-// Cost: every checker but the porcupine ones is linear or n log n in the
-// history's size. Porcupine's search is exponential in the worst case,
-// which is what its time budget (Options.LinearizabilityTimeout) is for.
+// Cost: every checker but the linearizability ones is linear or n log n
+// in the history's size. Their search is exponential in the worst case,
+// which is what its budget (Options.SearchSteps) is for.
 //
 // Start reading with Check (check.go), then analysis.go, which indexes a
 // history once for all checkers, then any one checker.

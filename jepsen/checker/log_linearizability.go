@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 
@@ -14,16 +13,16 @@ import (
 func (a *analysis) logLinearizability() ([]Finding, []Inconclusive) {
 	var findings []Finding
 	var inconclusive []Inconclusive
-	timeout := a.options.linearizabilityTimeout()
+	steps := a.options.searchSteps()
 	for _, tp := range a.partitions {
 		s := a.logSearch(tp)
-		outcome := s.run(timeout)
+		outcome := s.run(steps)
 		switch outcome.result {
 		case porcupine.Ok:
 		case porcupine.Illegal:
 			status, detail := a.status(NonlinearizableLog, tp), s.describeIllegal(outcome)
 			if status == Failure {
-				explanation, verdict := a.explainedByDeletion(tp, timeout)
+				explanation, verdict := a.explainedByDeletion(tp, steps)
 				detail += explanation
 				switch verdict {
 				case deletionExplains:
@@ -45,7 +44,7 @@ func (a *analysis) logLinearizability() ([]Finding, []Inconclusive) {
 				Detail:    detail,
 			})
 		case porcupine.Unknown:
-			detail := fmt.Sprintf("porcupine ran out of its %s budget on %d operations", timeout, len(s.operations))
+			detail := outcome.budget
 			if a.status(NonlinearizableLog, tp) == Permitted {
 				// Losing acknowledged writes is permitted here (acks=1,
 				// an unclean election), and so is the log that shows it:
@@ -74,33 +73,22 @@ func (a *analysis) logLinearizability() ([]Finding, []Inconclusive) {
 // that copy the duplicate check judges it; when nobody did, all that
 // shows is one record too many below the log start, which a second search
 // with deleted copies allowed there fits.
-func (a *analysis) explainedByDeletion(tp history.TopicPartition, timeout time.Duration) (string, deletionVerdict) {
+func (a *analysis) explainedByDeletion(tp history.TopicPartition, steps int) (string, deletionVerdict) {
 	if a.logStart[tp] == 0 {
 		return "", deletionDoesNotExplain
 	}
 	if a.duplicatedPastDeletion(tp) {
 		return "; the partition holds a value written again after its first copy was deleted (see duplicate)", deletionExplains
 	}
-	switch a.logSearchWithDeletedCopies(tp).runWithin(deletionSearchQuickSteps, timeout).result {
+	outcome := a.logSearchWithDeletedCopies(tp).run(steps)
+	switch outcome.result {
 	case porcupine.Ok:
 		return fmt.Sprintf("; it linearizes if retries wrote values a second time after their first copies, below the log start %d, were deleted before anyone read them (a leader without the producer's state accepts the retry, as Kafka does)", a.logStart[tp]), deletionExplains
 	case porcupine.Unknown:
-		return fmt.Sprintf("; a search allowing retries' deleted copies below the log start %d ran out of its %s budget", a.logStart[tp], timeout), deletionUndecided
+		return fmt.Sprintf("; allowing retries' deleted copies below the log start %d, %s", a.logStart[tp], outcome.budget), deletionUndecided
 	}
 	return "", deletionDoesNotExplain
 }
-
-// deletionSearchQuickSteps is the quick search's budget (steps) for the
-// search allowing deleted copies, before porcupine. That search offers a
-// copy for each of the earliest sends, as many as the offsets nobody saw
-// below the log start, and porcupine tries every subset of them at every
-// point where they may go: cluster seed 4749359 (27 copies, 277
-// operations, batching producers with five sends in flight) took it five
-// minutes. The quick search, which linearizes copies as early as they
-// may go and tries nothing else for them (eagerInput), found it in about
-// 2^21 steps; 2^25 is a second or two of a run that is failing anyway,
-// unless retention explains it.
-const deletionSearchQuickSteps = 1 << 25
 
 // deletionVerdict is whether retention explains a log no linearization
 // fits (explainedByDeletion).

@@ -2,16 +2,9 @@ package checker
 
 import (
 	"fmt"
-	"time"
 
 	"sluice/jepsen/history"
 )
-
-// linearizabilityTimeoutDefault is porcupine's budget per partition (or per
-// group partition) when Options leaves it zero. Histories the simulator
-// produces check in well under a second; a search that takes longer than
-// this is reported as inconclusive rather than allowed to stall a sweep.
-const linearizabilityTimeoutDefault = 10 * time.Second
 
 // Options say what the configuration under test promises.
 type Options struct {
@@ -60,16 +53,18 @@ type Options struct {
 	// partition to its end, so a value still unseen is lost.
 	FinalDrain bool
 
-	// LinearizabilityTimeout is porcupine's time budget for each partition
-	// and each (group, partition) it checks. Zero means
-	// linearizabilityTimeoutDefault; a search that runs out is reported in
-	// Report.Inconclusive.
-	LinearizabilityTimeout time.Duration
+	// SearchSteps is the budget of each linearizability search (one per
+	// partition log and per (group, partition) register), in steps: a
+	// step is one candidate operation tried. Zero means
+	// searchStepsDefault; a search that runs out (of steps, or of its
+	// bounded memory) is reported in Report.Inconclusive. A budget in
+	// steps, not time, makes the verdict a function of the history alone.
+	SearchSteps int
 }
 
 func (o Options) validate() error {
-	if o.LinearizabilityTimeout < 0 {
-		return fmt.Errorf("checker: negative linearizability timeout %s", o.LinearizabilityTimeout)
+	if o.SearchSteps < 0 {
+		return fmt.Errorf("checker: negative search budget of %d steps", o.SearchSteps)
 	}
 	for _, tp := range o.LossPermitted {
 		if tp.Topic == "" || tp.Partition < 0 {
@@ -115,9 +110,9 @@ type DeletedBelow struct {
 	Offset    int64
 }
 
-func (o Options) linearizabilityTimeout() time.Duration {
-	if o.LinearizabilityTimeout == 0 {
-		return linearizabilityTimeoutDefault
+func (o Options) searchSteps() int {
+	if o.SearchSteps == 0 {
+		return searchStepsDefault
 	}
-	return o.LinearizabilityTimeout
+	return o.SearchSteps
 }

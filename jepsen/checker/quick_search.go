@@ -3,6 +3,8 @@ package checker
 import (
 	"cmp"
 	"slices"
+
+	"github.com/anishathalye/porcupine"
 )
 
 // Nearly every search of a run that passes succeeds, and its first tries
@@ -47,17 +49,73 @@ func (s *search) linearizes() bool {
 
 // linearizesWithin is linearizes with a budget of steps.
 func (s *search) linearizesWithin(budget int) bool {
-	n := len(s.operations)
-	if n == 0 {
+	if len(s.operations) == 0 {
 		return true
 	}
 	if s.model.Step == nil {
 		return false // a model of StepContext only: porcupine's to run
 	}
-	// Entries sorted by time, a call before a return at the same time,
-	// as porcupine sorts them.
+	l := newCallList(s.operations)
+	var stack []linearized
+	state := s.model.Init()
+	for node := l.first(); !l.empty(); {
+		if budget--; budget < 0 {
+			return false
+		}
+		e := l.entries[node-1]
+		if !e.isReturn {
+			// A candidate: called before any operation left returned,
+			// so it may go next.
+			operation := &s.operations[e.operation]
+			if ok, after := s.model.Step(state, operation.Input, operation.Output); ok {
+				stack = append(stack, linearized{call: node, state: state, eager: isEager(operation.Input)})
+				state = after
+				l.lift(node)
+				node = l.first()
+			} else {
+				node = l.next[node]
+			}
+			continue
+		}
+		// The earliest return still in the list: no later call may go
+		// before its operation, and none of the candidates fit. Take the
+		// last operation linearized back and try what follows it; an
+		// eager one has no alternatives worth trying (eagerInput), so
+		// take back the one before it too.
+		var top linearized
+		if stack, top = l.takeBack(stack, nil); top.call < 0 {
+			return false
+		}
+		state = top.state
+		node = l.next[top.call]
+	}
+	return true
+}
+
+// linearized is an operation on a search's stack: the node of its call
+// in the callList, and the state before it.
+type linearized struct {
+	call  int32
+	state any
+	eager bool
+}
+
+// callList holds a search's calls and returns in time order (a call
+// before a return at the same time, as porcupine sorts them) as a doubly
+// linked list of those not yet linearized: node 0 is its head, node i+1
+// is entries[i], and -1 ends it. The searches (Wing and Gong's) walk it
+// from the head: every call before the first return is a candidate.
+type callList struct {
+	entries        []quickEntry
+	next, previous []int32
+	// returnOf maps an operation to its return's node.
+	returnOf []int32
+}
+
+func newCallList(operations []porcupine.Operation) *callList {
+	n := len(operations)
 	entries := make([]quickEntry, 0, 2*n)
-	for i, operation := range s.operations {
+	for i, operation := range operations {
 		entries = append(entries,
 			quickEntry{time: operation.Call, operation: int32(i)},
 			quickEntry{time: operation.Return, operation: int32(i), isReturn: true})
@@ -74,87 +132,62 @@ func (s *search) linearizesWithin(budget int) bool {
 		}
 		return 0
 	})
-	// The list: node 0 is its head, node i+1 is entries[i]; -1 ends it.
-	// returnOf maps an operation to its return's node.
-	next := make([]int32, 2*n+1)
-	previous := make([]int32, 2*n+1)
-	returnOf := make([]int32, n)
-	for node := range next {
-		next[node], previous[node] = int32(node+1), int32(node-1)
+	l := &callList{entries: entries, next: make([]int32, 2*n+1), previous: make([]int32, 2*n+1), returnOf: make([]int32, n)}
+	for node := range l.next {
+		l.next[node], l.previous[node] = int32(node+1), int32(node-1)
 	}
-	next[2*n] = -1
+	l.next[2*n] = -1
 	for i, e := range entries {
 		if e.isReturn {
-			returnOf[e.operation] = int32(i + 1)
+			l.returnOf[e.operation] = int32(i + 1)
 		}
 	}
-	// lift takes a call and its return out of the list; unlift puts them
-	// back, undoing the lifts in reverse order.
-	lift := func(call int32) {
-		next[previous[call]] = next[call]
-		previous[next[call]] = previous[call] // a call's return follows it
-		ret := returnOf[entries[call-1].operation]
-		next[previous[ret]] = next[ret]
-		if next[ret] >= 0 {
-			previous[next[ret]] = previous[ret]
-		}
-	}
-	unlift := func(call int32) {
-		ret := returnOf[entries[call-1].operation]
-		next[previous[ret]] = ret
-		if next[ret] >= 0 {
-			previous[next[ret]] = ret
-		}
-		next[previous[call]] = call
-		previous[next[call]] = call
-	}
+	return l
+}
 
-	type linearized struct {
-		call  int32
-		state any // the state before the operation
-		eager bool
+func (l *callList) first() int32 { return l.next[0] }
+func (l *callList) empty() bool  { return l.next[0] < 0 }
+
+// lift takes a call and its return out of the list.
+func (l *callList) lift(call int32) {
+	l.next[l.previous[call]] = l.next[call]
+	l.previous[l.next[call]] = l.previous[call] // a call's return follows it
+	ret := l.returnOf[l.entries[call-1].operation]
+	l.next[l.previous[ret]] = l.next[ret]
+	if l.next[ret] >= 0 {
+		l.previous[l.next[ret]] = l.previous[ret]
 	}
-	var stack []linearized
-	state := s.model.Init()
-	for node := next[0]; next[0] >= 0; {
-		if budget--; budget < 0 {
-			return false
+}
+
+// unlift puts a call and its return back, undoing the lifts in reverse
+// order.
+func (l *callList) unlift(call int32) {
+	ret := l.returnOf[l.entries[call-1].operation]
+	l.next[l.previous[ret]] = ret
+	if l.next[ret] >= 0 {
+		l.previous[l.next[ret]] = ret
+	}
+	l.next[l.previous[call]] = call
+	l.previous[l.next[call]] = call
+}
+
+// takeBack pops the stack's operations back into the list down to and
+// including the last one that is not eager (eagerInput), calling
+// untaken (when not nil) with each one's operation, and returns that
+// one; its call is -1 when the stack ran out first.
+func (l *callList) takeBack(stack []linearized, untaken func(operation int32)) ([]linearized, linearized) {
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		l.unlift(top.call)
+		if untaken != nil {
+			untaken(l.entries[top.call-1].operation)
 		}
-		e := entries[node-1]
-		if !e.isReturn {
-			// A candidate: called before any operation left returned,
-			// so it may go next.
-			operation := &s.operations[e.operation]
-			if ok, after := s.model.Step(state, operation.Input, operation.Output); ok {
-				stack = append(stack, linearized{call: node, state: state, eager: isEager(operation.Input)})
-				state = after
-				lift(node)
-				node = next[0]
-			} else {
-				node = next[node]
-			}
-			continue
-		}
-		// The earliest return still in the list: no later call may go
-		// before its operation, and none of the candidates fit. Take the
-		// last operation linearized back and try what follows it; an
-		// eager one has no alternatives worth trying (eagerInput), so
-		// take back the one before it too.
-		for {
-			if len(stack) == 0 {
-				return false
-			}
-			top := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			state = top.state
-			unlift(top.call)
-			if !top.eager {
-				node = next[top.call]
-				break
-			}
+		if !top.eager {
+			return stack, top
 		}
 	}
-	return true
+	return stack, linearized{call: -1}
 }
 
 // eagerInput is an operation's input that may be eager: its step never

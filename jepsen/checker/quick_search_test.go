@@ -8,10 +8,11 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestQuickSearchAgreesWithPorcupine checks linearizes against porcupine
-// on random small searches of both models: given steps enough to search
-// everything, it finds a linearization exactly when porcupine says there
-// is one. (With its budget it may give up sooner; porcupine then decides.)
+// TestQuickSearchAgreesWithPorcupine checks linearizes and decide against
+// porcupine on random small searches of both models: given steps enough
+// to search everything, each finds a linearization exactly when
+// porcupine says there is one, and decide says Illegal otherwise. (With
+// its budget the quick search may give up sooner; decide then decides.)
 func TestQuickSearchAgreesWithPorcupine(t *testing.T) {
 	const everything = 1 << 24
 	t.Run("log", func(t *testing.T) {
@@ -26,6 +27,9 @@ func TestQuickSearchAgreesWithPorcupine(t *testing.T) {
 				want := porcupine.CheckOperations(s.model, s.operations)
 				if got := s.linearizesWithin(everything); got != want {
 					t.Fatalf("%s: quick search says linearizable=%v, porcupine %v:\n%s", tp, got, want, dump(ops))
+				}
+				if got := s.decide(everything).result; got != verdictOf(want) {
+					t.Fatalf("%s: deciding search says %s, porcupine linearizable=%v:\n%s", tp, got, want, dump(ops))
 				}
 			}
 		})
@@ -46,6 +50,9 @@ func TestQuickSearchAgreesWithPorcupine(t *testing.T) {
 				want := porcupine.CheckOperations(s.model, s.operations)
 				if got := s.linearizesWithin(everything); got != want {
 					t.Fatalf("%s: quick search says linearizable=%v, porcupine %v:\n%s", tp, got, want, dump(ops))
+				}
+				if got := s.decide(everything).result; got != verdictOf(want) {
+					t.Fatalf("%s: deciding search says %s, porcupine linearizable=%v:\n%s", tp, got, want, dump(ops))
 				}
 			}
 		})
@@ -72,6 +79,17 @@ func TestQuickSearchAgreesWithPorcupine(t *testing.T) {
 			if got := s.linearizesWithin(everything); got != want {
 				t.Fatalf("quick search says linearizable=%v, porcupine %v: %+v", got, want, s.operations)
 			}
+			if got := s.decide(everything).result; got != verdictOf(want) {
+				t.Fatalf("deciding search says %s, porcupine linearizable=%v: %+v", got, want, s.operations)
+			}
 		})
 	})
+}
+
+// verdictOf is the deciding search's verdict for porcupine's answer.
+func verdictOf(linearizable bool) porcupine.CheckResult {
+	if linearizable {
+		return porcupine.Ok
+	}
+	return porcupine.Illegal
 }

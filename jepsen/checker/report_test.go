@@ -82,7 +82,7 @@ func TestMalformedHistoriesAndOptionsFail(t *testing.T) {
 	if len(report.Classes) != len(ViolationOrder) {
 		t.Fatalf("an error report should still list the classes it could not check")
 	}
-	report = Check(s.ops(), Options{LinearizabilityTimeout: -1})
+	report = Check(s.ops(), Options{SearchSteps: -1})
 	if report.Verdict != Fail || !strings.Contains(report.Error, "negative") {
 		t.Fatalf("bad options: %s", report.Summary())
 	}

@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 
@@ -20,7 +21,7 @@ func VisualizeLog(ops []history.Op, tp history.TopicPartition, options Options, 
 	if _, ok := a.logs[tp]; !ok {
 		return fmt.Errorf("checker: the history never sends to or polls %s", tp)
 	}
-	return visualize(a.logSearch(tp), options, w)
+	return visualize(a.logSearch(tp), w)
 }
 
 // VisualizeCommittedOffset is VisualizeLog for one group's committed offset
@@ -35,18 +36,22 @@ func VisualizeCommittedOffset(ops []history.Op, group string, tp history.TopicPa
 	if len(s.operations) == 0 {
 		return fmt.Errorf("checker: the history never commits or fetches group %q's offset of %s", group, tp)
 	}
-	return visualize(s, options, w)
+	return visualize(s, w)
 }
 
-func visualize(s *search, options Options, w io.Writer) error {
+// visualizationTimeout is porcupine's budget for the linearizations a
+// visualization draws. The verdict never depends on it: run gives that.
+const visualizationTimeout = 60 * time.Second
+
+func visualize(s *search, w io.Writer) error {
 	for i := range s.operations {
 		s.operations[i].Metadata = historyOp(s.operations[i]) // names the op on the page
 	}
-	outcome := s.runPorcupine(options.linearizabilityTimeout()) // for its linearization info
-	if outcome.result == porcupine.Unknown {
-		return fmt.Errorf("checker: porcupine ran out of its %s budget; nothing to visualize", options.linearizabilityTimeout())
+	result, info := s.runPorcupine(visualizationTimeout) // for its linearization info
+	if result == porcupine.Unknown {
+		return fmt.Errorf("checker: porcupine ran out of its %s budget; nothing to visualize", visualizationTimeout)
 	}
-	if err := porcupine.Visualize(s.model, outcome.info, w); err != nil {
+	if err := porcupine.Visualize(s.model, info, w); err != nil {
 		return fmt.Errorf("checker: writing the visualization: %w", err)
 	}
 	return nil

@@ -128,8 +128,11 @@ const (
 	// drainStartsRefresh spaces the final read's listings of log starts
 	// while its polls bring nothing (see finalDrain).
 	drainStartsRefresh = time.Second
-	// linearizabilityTimeout is porcupine's budget per partition.
-	linearizabilityTimeout = 60 * time.Second
+	// searchSteps is each linearizability search's budget (per partition
+	// log and per group's committed offset): the checker's default, four
+	// times over, as a run against real processes is costlier to repeat
+	// than a simulated seed.
+	searchSteps = 1 << 26
 	// progressInterval spaces the progress lines.
 	progressInterval = 10 * time.Second
 	// nemesisStream is the PCG stream of the nemesis's choices.

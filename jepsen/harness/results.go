@@ -54,7 +54,7 @@ func writeResults(result *Result, ops []history.Op) error {
 			break
 		}
 		var page bytes.Buffer
-		options := checker.Options{FinalDrain: result.Stats.Drained, LinearizabilityTimeout: linearizabilityTimeout}
+		options := checker.Options{FinalDrain: result.Stats.Drained, SearchSteps: searchSteps}
 		if err := checker.VisualizeLog(ops, tp, options, &page); err != nil {
 			problems = append(problems, fmt.Errorf("visualizing %s: %w", tp, err))
 			continue

@@ -443,7 +443,7 @@ func (r *runner) judge() {
 
 func (r *runner) checkerOptions() checker.Options {
 	w := r.config.Workload
-	options := checker.Options{FinalDrain: r.result.Stats.Drained, LinearizabilityTimeout: linearizabilityTimeout}
+	options := checker.Options{FinalDrain: r.result.Stats.Drained, SearchSteps: searchSteps}
 	if !w.AcksAll {
 		for partition := range w.Partitions {
 			options.LossPermitted = append(options.LossPermitted, history.TopicPartition{Topic: w.Topic, Partition: partition})

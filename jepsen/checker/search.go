@@ -22,7 +22,7 @@ const returnTimeUnknown = math.MaxInt64
 // linearizable prefix a finding names.
 const leftOutReportedMax = 3
 
-// search is one porcupine check: a model and the operations of one
+// search is one linearizability check: a model and the operations of one
 // partition (or one group's partition). Each operation's input names the
 // history op the operation stands for (searchInput); its Metadata is set
 // to that op's index only for a visualization, as boxing an index in an
@@ -45,12 +45,13 @@ func historyOp(operation porcupine.Operation) int {
 type searchOutcome struct {
 	result porcupine.CheckResult
 	// For an Illegal result: the length of the longest linearizable
-	// prefix porcupine found, and the history indexes of the first
+	// prefix the search found, and the history indexes of the first
 	// operations (by call time, those with known return times) it could
 	// not fit after it: where to start looking.
 	linearized int
 	leftOut    []int
-	info       porcupine.LinearizationInfo
+	// For an Unknown result: which budget ran out, for a reader.
+	budget string
 }
 
 // addOperation appends an operation, numbering its process densely later.
@@ -60,38 +61,31 @@ func (s *search) addOperation(process int, call, ret int64, input searchInput, o
 	})
 }
 
-// run checks the operations with a time budget: linearizes first (see
-// quick_search.go), then, unless it found a linearization, porcupine
-// (runPorcupine).
-func (s *search) run(timeout time.Duration) searchOutcome {
+// run decides whether the operations linearize, within steps:
+// linearizes first (see quick_search.go), then, unless it found a
+// linearization, decide (deciding_search.go).
+func (s *search) run(steps int) searchOutcome {
 	if s.linearizes() {
 		return searchOutcome{result: porcupine.Ok}
 	}
-	return s.runPorcupine(timeout)
-}
-
-// runWithin is run with a budget of quick-search steps of its own: for a
-// search expected to need more than linearizes allows before porcupine,
-// which cannot prune as the quick search does (eagerInput).
-func (s *search) runWithin(steps int, timeout time.Duration) searchOutcome {
-	if s.linearizesWithin(steps) {
-		return searchOutcome{result: porcupine.Ok}
-	}
-	return s.runPorcupine(timeout)
-}
-
-// runPorcupine checks the operations with porcupine, with a time budget.
-// Porcupine runs in its own goroutines and reads the wall clock for the
-// budget; the result is nevertheless a function of the input unless the
-// budget runs out, which is reported as porcupine.Unknown.
-func (s *search) runPorcupine(timeout time.Duration) searchOutcome {
-	s.numberClients()
-	result, info := porcupine.CheckOperationsVerbose(s.model, s.operations, timeout)
-	outcome := searchOutcome{result: result, info: info}
-	if result == porcupine.Illegal {
-		outcome.linearized, outcome.leftOut = s.leftOut(info)
+	d := s.decide(steps)
+	outcome := searchOutcome{result: d.result}
+	switch d.result {
+	case porcupine.Illegal:
+		outcome.linearized, outcome.leftOut = len(d.longest), s.leftOut(d.longest)
+	case porcupine.Unknown:
+		outcome.budget = describeBudget(d, steps, len(s.operations))
 	}
 	return outcome
+}
+
+// runPorcupine checks the operations with porcupine, with a time budget,
+// for the linearization info its visualization draws. Porcupine runs in
+// its own goroutines and reads the wall clock for the budget, so no
+// verdict comes from it (run's does).
+func (s *search) runPorcupine(timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
+	s.numberClients()
+	return porcupine.CheckOperationsVerbose(s.model, s.operations, timeout)
 }
 
 // numberClients renumbers processes 0, 1, 2... in ascending order, as
@@ -108,18 +102,10 @@ func (s *search) numberClients() {
 	}
 }
 
-// leftOut picks the longest partial linearization (ties broken by
-// comparing the sequences, so the choice never depends on the order
-// porcupine lists them in) and lists the operations missing from it.
-func (s *search) leftOut(info porcupine.LinearizationInfo) (int, []int) {
-	var longest []int
-	for _, partials := range info.PartialLinearizations() {
-		for _, partial := range partials {
-			if len(partial) > len(longest) || (len(partial) == len(longest) && slices.Compare(partial, longest) < 0) {
-				longest = partial
-			}
-		}
-	}
+// leftOut lists the history ops of the operations missing from the
+// longest linearizable prefix a search found (those with known return
+// times, earliest called first): where to start looking.
+func (s *search) leftOut(longest []int32) []int {
 	included := make([]bool, len(s.operations))
 	for _, id := range longest {
 		included[id] = true
@@ -137,7 +123,7 @@ func (s *search) leftOut(info porcupine.LinearizationInfo) (int, []int) {
 	for _, id := range missing[:min(len(missing), leftOutReportedMax)] {
 		ops = append(ops, historyOp(s.operations[id]))
 	}
-	return len(longest), ops
+	return ops
 }
 
 // describeIllegal is the detail of a failed search.
