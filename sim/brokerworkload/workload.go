@@ -97,8 +97,9 @@ type counts struct {
 }
 
 // Run simulates one seed. It is a pure function of its arguments (the
-// checker's linearizability search has a wall-clock budget; a search that
-// runs out is reported as "inconclusive", never as a pass).
+// checker's linearizability searches included: their budget is counted in
+// steps, and one that runs out is reported as "inconclusive", never as a
+// pass).
 func (workload) Run(seed uint64, options sim.RunOptions) sim.Result {
 	result, _ := runSeed(seed, options, nil)
 	return result

@@ -48,9 +48,10 @@ func (workload) Run(seed uint64, options sim.RunOptions) sim.Result {
 }
 
 // RunScenario simulates one scenario: a pure function of its arguments
-// (the checker's linearizability search has a wall-clock budget; a search
-// that runs out is reported as "inconclusive", never as a pass). The
-// scenario's canaries are switched on with the options'.
+// (the checker's linearizability searches included: their budget is
+// counted in steps, and one that runs out is reported as "inconclusive",
+// never as a pass). The scenario's canaries are switched on with the
+// options'.
 func RunScenario(s scenario.Scenario, options sim.RunOptions) sim.Result {
 	result, _ := runScenario(s, options)
 	return result
