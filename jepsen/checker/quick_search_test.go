@@ -6,6 +6,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"pgregory.net/rapid"
+
+	"sluice/jepsen/history"
 )
 
 // TestQuickSearchAgreesWithPorcupine checks linearizes and decide against
@@ -23,14 +25,7 @@ func TestQuickSearchAgreesWithPorcupine(t *testing.T) {
 				t.Fatalf("generated a malformed history: %v", err)
 			}
 			for _, tp := range a.partitions {
-				s := a.logSearch(tp)
-				want := porcupine.CheckOperations(s.model, s.operations)
-				if got := s.linearizesWithin(everything); got != want {
-					t.Fatalf("%s: quick search says linearizable=%v, porcupine %v:\n%s", tp, got, want, dump(ops))
-				}
-				if got := s.decide(everything).result; got != verdictOf(want) {
-					t.Fatalf("%s: deciding search says %s, porcupine linearizable=%v:\n%s", tp, got, want, dump(ops))
-				}
+				searchesAgreeWithPorcupine(t, a.logSearch(tp), everything, ops)
 			}
 		})
 	})
@@ -46,14 +41,7 @@ func TestQuickSearchAgreesWithPorcupine(t *testing.T) {
 				t.Fatalf("generated a malformed history: %v", err)
 			}
 			for _, tp := range a.partitions {
-				s := a.logSearchWithDeletedCopies(tp)
-				want := porcupine.CheckOperations(s.model, s.operations)
-				if got := s.linearizesWithin(everything); got != want {
-					t.Fatalf("%s: quick search says linearizable=%v, porcupine %v:\n%s", tp, got, want, dump(ops))
-				}
-				if got := s.decide(everything).result; got != verdictOf(want) {
-					t.Fatalf("%s: deciding search says %s, porcupine linearizable=%v:\n%s", tp, got, want, dump(ops))
-				}
+				searchesAgreeWithPorcupine(t, a.logSearchWithDeletedCopies(tp), everything, ops)
 			}
 		})
 	})
@@ -75,15 +63,26 @@ func TestQuickSearchAgreesWithPorcupine(t *testing.T) {
 					s.addOperation(i, call, ret, &registerInput{}, read)
 				}
 			}
-			want := porcupine.CheckOperations(s.model, s.operations)
-			if got := s.linearizesWithin(everything); got != want {
-				t.Fatalf("quick search says linearizable=%v, porcupine %v: %+v", got, want, s.operations)
-			}
-			if got := s.decide(everything).result; got != verdictOf(want) {
-				t.Fatalf("deciding search says %s, porcupine linearizable=%v: %+v", got, want, s.operations)
-			}
+			searchesAgreeWithPorcupine(t, s, everything, nil)
 		})
 	})
+}
+
+// searchesAgreeWithPorcupine fails t unless the quick and the deciding
+// search, given steps, say what porcupine says of s (ops, when not nil,
+// is the history s came from, for the message).
+func searchesAgreeWithPorcupine(t *rapid.T, s *search, steps int, ops []history.Op) {
+	want := porcupine.CheckOperations(s.model, s.operations)
+	what := fmt.Sprintf("%+v", s.operations)
+	if ops != nil {
+		what = dump(ops)
+	}
+	if got := s.linearizesWithin(steps); got != want {
+		t.Fatalf("quick search says linearizable=%v, porcupine %v:\n%s", got, want, what)
+	}
+	if got := s.decide(steps).result; got != verdictOf(want) {
+		t.Fatalf("deciding search says %s, porcupine linearizable=%v:\n%s", got, want, what)
+	}
 }
 
 // verdictOf is the deciding search's verdict for porcupine's answer.
