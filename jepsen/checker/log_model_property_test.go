@@ -185,3 +185,65 @@ func bruteForceLinearizable(ops []history.Op) bool {
 	}
 	return search(nil, len(steps))
 }
+
+// TestEagerLogOperationsOnlyHelp checks the premise of the searches'
+// eager shortcut (eagerInput) on the log model itself: an unobserved
+// append or a deleted copy never fails, and every sequence of operations
+// the model accepts after a state it also accepts after that state with
+// the eager one applied first. A new kind of operation, or a change to
+// how gaps are filled, that broke this would make the searches miss
+// linearizations.
+func TestEagerLogOperationsOnlyHelp(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		model := logModel(rapid.Int64Range(0, 4).Draw(t, "deleted below"))
+		value := func(label string) string { return fmt.Sprintf("v%d", rapid.IntRange(0, 3).Draw(t, label)) }
+		operation := func(label string) *logInput {
+			switch rapid.IntRange(0, 4).Draw(t, label) {
+			case 0:
+				return &logInput{kind: appendValue, value: value(label + " value"), offset: rapid.Int64Range(-1, 5).Draw(t, label+" offset")}
+			case 1:
+				var records []history.Record
+				for i := range rapid.IntRange(1, 2).Draw(t, label+" records") {
+					records = append(records, history.Record{Offset: rapid.Int64Range(0, 5).Draw(t, fmt.Sprintf("%s offset %d", label, i)), Value: value(fmt.Sprintf("%s value %d", label, i))})
+				}
+				return &logInput{kind: readRecords, records: descending(records)}
+			case 2:
+				return &logInput{kind: readNothing, from: rapid.Int64Range(0, 5).Draw(t, label+" from")}
+			case 3:
+				return &logInput{kind: appendUnobserved, value: value(label + " value"), offset: history.OffsetUnknown}
+			default:
+				return &logInput{kind: appendDeletedCopy, value: value(label + " value"), offset: history.OffsetUnknown}
+			}
+		}
+		state := model.Init()
+		for i := range rapid.IntRange(0, 6).Draw(t, "before") {
+			if ok, after := model.Step(state, operation(fmt.Sprintf("before %d", i)), nil); ok {
+				state = after
+			}
+		}
+		eager := &logInput{kind: appendUnobserved, offset: history.OffsetUnknown}
+		if rapid.Bool().Draw(t, "a deleted copy") {
+			eager.kind = appendDeletedCopy
+		}
+		if !eager.eager() {
+			t.Fatalf("%v is not eager", eager.kind)
+		}
+		ok, helped := model.Step(state, eager, nil)
+		if !ok {
+			t.Fatalf("the eager %s failed in state %s", model.DescribeOperation(eager, nil), model.DescribeState(state))
+		}
+		for i := range rapid.IntRange(1, 6).Draw(t, "after") {
+			next := operation(fmt.Sprintf("after %d", i))
+			ok, after := model.Step(state, next, nil)
+			if !ok {
+				return // the claim is about what state accepts
+			}
+			okHelped, afterHelped := model.Step(helped, next, nil)
+			if !okHelped {
+				t.Fatalf("%s fits %s but not, with the eager operation first, %s",
+					model.DescribeOperation(next, nil), model.DescribeState(state), model.DescribeState(helped))
+			}
+			state, helped = after, afterHelped
+		}
+	})
+}
