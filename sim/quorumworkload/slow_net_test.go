@@ -4,27 +4,15 @@ import (
 	"testing"
 
 	"sluice/sim"
+	"sluice/sim/simtest"
 )
 
 // A seed that draws slow links puts nodes behind them during the safety
 // phase and restores every link at the heal; a seed that does not draw
 // them never slows a link. Every run still passes its checks.
 func TestSlowLinksComeAndGoInTheSeedsThatDrawThem(t *testing.T) {
-	slowed := 0
-	for seed := uint64(1); seed <= 40; seed++ {
+	simtest.SlowLinksComeAndGo(t, 40, func(seed uint64) simtest.SlowLinkRun {
 		result, r := runSeed(seed, sim.RunOptions{}, nil)
-		if !result.Passed() {
-			t.Fatalf("seed %d: %s", seed, result.Line())
-		}
-		switch {
-		case r.slowLinks.Mean == 0 && r.counts.slowLinks > 0:
-			t.Fatalf("seed %d drew no slow links and slowed %d", seed, r.counts.slowLinks)
-		case len(r.network.SlowHosts()) > 0:
-			t.Fatalf("seed %d ended with %v still on slow links", seed, r.network.SlowHosts())
-		}
-		slowed += r.counts.slowLinks
-	}
-	if slowed == 0 {
-		t.Fatal("no seed of 40 slowed a link")
-	}
+		return simtest.SlowLinkRun{Result: result, Drawn: r.slowLinks.Mean != 0, Slowed: r.counts.slowLinks, StillSlow: r.network.SlowHosts()}
+	})
 }
