@@ -17,7 +17,7 @@ import (
 // never in wall-clock time, so a history gets the same verdict on any
 // machine under any load: the simulator hashes verdicts into its
 // traces, and a seed must replay the same on a laptop and in CI.
-// Porcupine itself now only draws a visualization (visualize.go).
+// Porcupine only draws a visualization (visualize.go).
 
 // searchStepsDefault is each search's budget of steps when Options leaves
 // it zero: a step is one candidate tried. About a second or two of one

@@ -8,31 +8,31 @@ import (
 )
 
 // Nearly every search of a run that passes succeeds, and its first tries
-// find the linearization. Porcupine, built for the general case, pays for
-// it all the same: a goroutine and a timer per search, a node for every
-// call and return, and, at every operation it linearizes, a copy of the
-// set of operations linearized so far, to remember what it tried in case
-// it has to backtrack. linearizes runs the same search first (Wing and
-// Gong's, as porcupine does), without that memory, on arrays, and within a
-// budget of steps. When it finds a linearization, the history is
-// linearizable: that is the verdict. When it finds none (the history is
-// not linearizable, or needs more backtracking than the budget allows),
-// porcupine searches as before and gives the verdict and its details.
+// find the linearization. The deciding search (deciding_search.go), built
+// for the general case, pays for it all the same: at every operation it
+// linearizes, a copy of the set of operations linearized so far and an
+// entry in its memo, to remember what it tried in case it has to
+// backtrack. linearizes runs the same search first (Wing and Gong's),
+// without that memory and within a small budget of steps. When it finds
+// a linearization, the history is linearizable: that is the verdict.
+// When it finds none (the history is not linearizable, or needs more
+// backtracking than the budget allows), the deciding search decides.
 
 // quickSearchSteps bounds linearizes: steps per operation, and a floor.
 // A search that succeeds at its first tries takes two steps an operation,
 // and one more per candidate that does not fit: in the cluster workload's
 // runs, all but a few in a thousand take less than three an operation.
 // One that fails (a history that is not linearizable, a permitted loss
-// of writes for one) searches on until it runs out, and porcupine then
-// searches again: the budget is what it wastes.
+// of writes for one) searches on until it runs out, and the deciding
+// search then searches again: the budget is what it wastes.
 const (
 	quickSearchStepsPerOperation = 8
 	quickSearchStepsMin          = 256
 )
 
 // quickEntry is a call or a return of an operation, in time order; the
-// entries form a doubly linked list of those not yet linearized.
+// entries form a doubly linked list of those not yet linearized
+// (callList).
 type quickEntry struct {
 	time      int64
 	operation int32
@@ -42,7 +42,7 @@ type quickEntry struct {
 // linearizes reports whether it found a linearization of s's operations:
 // an order of them that respects real time (an operation that returned
 // before another was called comes first) in which the model accepts every
-// one. False means nothing, but that porcupine must decide.
+// one. False means nothing, but that the deciding search must decide.
 func (s *search) linearizes() bool {
 	return s.linearizesWithin(max(quickSearchStepsMin, quickSearchStepsPerOperation*len(s.operations)))
 }
@@ -53,7 +53,7 @@ func (s *search) linearizesWithin(budget int) bool {
 		return true
 	}
 	if s.model.Step == nil {
-		return false // a model of StepContext only: porcupine's to run
+		return false // decide refuses a model without Step
 	}
 	l := newCallList(s.operations)
 	var stack []linearized
