@@ -44,6 +44,14 @@ type RunOptions struct {
 	// append and fetch did, for following one seed; they slow a run down
 	// and, being part of the trace, change its hash.
 	LogLevel *slog.Level
+
+	// SearchSteps, when not zero, is the budget of each of the checker's
+	// linearizability searches in place of its default
+	// (checker.Options.SearchSteps): more to decide a run whose search
+	// ran out (check "inconclusive"). It is part of the run: a verdict
+	// it changes changes the trace. Workloads without such searches
+	// ignore it.
+	SearchSteps int
 }
 
 // LogLevelOr is the level core's logs go to the trace at: options.LogLevel

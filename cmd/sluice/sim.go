@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"sluice/jepsen/checker"
 	"sluice/sim"
 	"sluice/sim/brokerworkload"
 	"sluice/sim/canarysuite"
@@ -43,6 +45,7 @@ func runSim(args []string) int {
 	shrinkRun := flags.Bool("shrink", false, "reduce the failing single run (--seed, or --scenario) while it fails the same check, and write it as a regression file")
 	shrinkOut := flags.String("out", "", "where --shrink writes (default scenarios/regressions/<workload>-<check>-<seed>.txt)")
 	canarySuite := flags.Bool("canaries", false, "measure every planted bug: seeds to first failure from 5 starting points, against its bound")
+	searchSteps := flags.Int("search-steps", 0, fmt.Sprintf("cluster and broker workloads: the budget of each linearizability search of the checker, in steps (default %d); more decides a run whose search ran out (check inconclusive)", checker.SearchStepsDefault))
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
@@ -73,6 +76,17 @@ func runSim(args []string) int {
 		return 2
 	}
 	options.LogLevel = level
+	if *searchSteps != 0 {
+		switch {
+		case *searchSteps < 0:
+			fmt.Fprintf(os.Stderr, "sluice sim: --search-steps %d: want a positive number of steps\n", *searchSteps)
+			return 2
+		case *scenarioFile == "" && workload.Name() != clusterworkload.Name && workload.Name() != brokerworkload.Name:
+			fmt.Fprintf(os.Stderr, "sluice sim: --search-steps: the %s workload's checks search no linearizations (the cluster and broker workloads' do)\n", workload.Name())
+			return 2
+		}
+		options.SearchSteps = *searchSteps
+	}
 	if *canaries != "" {
 		for _, name := range strings.Split(*canaries, ",") {
 			if _, known := catalog.Canary(name); !known {
@@ -99,7 +113,7 @@ func runSim(args []string) int {
 		}
 		options.Profile = *profile
 	}
-	replay := func(s uint64) string {
+	replayWith := func(s uint64, steps int) string {
 		line := fmt.Sprintf("sluice sim --workload %s --seed %d", workload.Name(), s)
 		if *canaries != "" {
 			line += " --canary " + *canaries
@@ -107,7 +121,20 @@ func runSim(args []string) int {
 		if *profile != "" {
 			line += " --profile " + *profile
 		}
+		if steps != 0 {
+			line += fmt.Sprintf(" --search-steps %d", steps)
+		}
 		return line
+	}
+	replay := func(s uint64) string { return replayWith(s, *searchSteps) }
+	// nextSteps says how to look into a failing seed.
+	nextSteps := func(check string, s uint64) {
+		more := ""
+		if check == checker.CheckInconclusive {
+			steps := cmp.Or(*searchSteps, checker.SearchStepsDefault)
+			more = replayWith(s, searchStepsMore*steps)
+		}
+		printNextSteps(os.Stdout, workload.Name(), s, replay(s), more)
 	}
 
 	if *shrinkRun {
@@ -154,7 +181,7 @@ func runSim(args []string) int {
 		}
 		if !result.Passed() {
 			if *reportFile == "" && !*trace {
-				printNextSteps(os.Stdout, workload.Name(), *seed, replay(*seed))
+				nextSteps(result.Check, *seed)
 			}
 			return 1
 		}
@@ -184,7 +211,7 @@ func runSim(args []string) int {
 	})
 	if f := summary.FirstFailure; f != nil {
 		fmt.Printf("first failure: seed %d failed check %s\nreplay: %s\n", f.Seed, f.Check, replay(f.Seed))
-		printNextSteps(os.Stdout, workload.Name(), f.Seed, replay(f.Seed))
+		nextSteps(f.Check, f.Seed)
 	}
 	fmt.Println(summary.Line())
 	if summary.Coverage != nil {
@@ -202,14 +229,24 @@ func runSim(args []string) int {
 
 // printNextSteps says how to look into a failing seed: the report to open,
 // the trace and history to grep, and, where the workload has scenarios, the
-// shrink that turns it into a regression file.
-func printNextSteps(w io.Writer, workloadName string, seed uint64, replay string) {
+// shrink that turns it into a regression file; for a run whose
+// linearizability search ran out (check inconclusive), more, the replay
+// with searchStepsMore times the steps, which may decide it.
+func printNextSteps(w io.Writer, workloadName string, seed uint64, replay, more string) {
 	fmt.Fprintf(w, "look into it: %s --report seed-%d.html   (a page to open: the verdict, a timeline, the operations)\n", replay, seed)
 	fmt.Fprintf(w, "              %s --trace --log-level debug   (every event, with core's debug lines)\n", replay)
 	if workloadName == clusterworkload.Name {
 		fmt.Fprintf(w, "              %s --shrink   (a smaller case, written to scenarios/regressions/)\n", replay)
 	}
+	if more != "" {
+		fmt.Fprintf(w, "              %s   (the checker's search ran out: %d times the steps may decide it)\n", more, searchStepsMore)
+	}
 }
+
+// searchStepsMore is how many times its steps the replay of an
+// inconclusive run suggests: each search's memory bound grows with them,
+// from the default's 256 MiB to 2 GiB.
+const searchStepsMore = 8
 
 // runScenarioFile runs one scenario file and judges it as the replay test
 // does: the outcome its expect line names, and its "# require" stats.

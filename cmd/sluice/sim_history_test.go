@@ -71,8 +71,8 @@ func TestParseLogLevel(t *testing.T) {
 
 func TestSimNextStepsForAFailingSeed(t *testing.T) {
 	var cluster, broker strings.Builder
-	printNextSteps(&cluster, clusterworkload.Name, 42, "sluice sim --workload cluster --seed 42")
-	printNextSteps(&broker, brokerworkload.Name, 7, "sluice sim --workload broker --seed 7")
+	printNextSteps(&cluster, clusterworkload.Name, 42, "sluice sim --workload cluster --seed 42", "")
+	printNextSteps(&broker, brokerworkload.Name, 7, "sluice sim --workload broker --seed 7", "")
 	for _, want := range []string{
 		"sluice sim --workload cluster --seed 42 --report seed-42.html",
 		"sluice sim --workload cluster --seed 42 --trace --log-level debug",

@@ -61,11 +61,11 @@ var committedOffsetModel = porcupine.Model{
 func (a *analysis) committedOffsets() ([]Finding, []Inconclusive) {
 	var findings []Finding
 	var inconclusive []Inconclusive
-	steps := a.options.searchSteps()
+	budget := a.options.searchBudget()
 	registers := a.registerOperations()
 	for _, key := range sortedGroupPartitions(registers) {
 		s := a.committedOffsetSearch(key, registers[key])
-		outcome := s.run(steps)
+		outcome := s.run(budget)
 		switch outcome.result {
 		case porcupine.Ok:
 		case porcupine.Illegal:

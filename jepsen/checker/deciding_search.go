@@ -19,17 +19,36 @@ import (
 // traces, and a seed must replay the same on a laptop and in CI.
 // Porcupine only draws a visualization (visualize.go).
 
-// searchStepsDefault is each search's budget of steps when Options leaves
-// it zero: a step is one candidate tried. About a second or two of one
+// SearchStepsDefault is each search's budget of steps when Options leaves
+// it zero (2^24): a step is one candidate tried. About a second or two of one
 // core: the cluster workload's histories that need the deciding search
 // at all (those that fail, mostly) take far fewer.
-const searchStepsDefault = 1 << 24
+const SearchStepsDefault = 1 << 24
 
-// searchMemoBytesMax bounds the memory a search's memo may take (counted
+// searchMemoBytesDefault bounds the memory a search's memo may take
+// under the default steps, and grows with them (searchBudget): counted
 // as memoEntryBytes per entry, not measured, so that the bound is the
-// same everywhere); past it the search is out of budget, as past its
+// same everywhere. Past it the search is out of budget, as past its
 // steps.
-const searchMemoBytesMax = 256 << 20
+const searchMemoBytesDefault = 256 << 20
+
+// searchBudget is what a deciding search may spend: steps, and memory
+// for its memo.
+type searchBudget struct {
+	steps     int
+	memoBytes int64
+}
+
+// budgetOf is the budget of a search given steps: the memory grows with
+// the steps past the default, so that more steps are not spent in vain
+// once the memo is full.
+func budgetOf(steps int) searchBudget {
+	memo := int64(searchMemoBytesDefault)
+	if steps > SearchStepsDefault {
+		memo = int64(float64(memo) * float64(steps) / SearchStepsDefault)
+	}
+	return searchBudget{steps: steps, memoBytes: memo}
+}
 
 // memoEntryBytes is what one memo entry is counted to take besides its
 // set's words: the entry, the state it holds (for the log model, a boxed
@@ -54,8 +73,8 @@ type memoEntry struct {
 	state any
 }
 
-// decide searches s's operations for a linearization within steps.
-func (s *search) decide(steps int) decision {
+// decide searches s's operations for a linearization within budget.
+func (s *search) decide(budget searchBudget) decision {
 	n := len(s.operations)
 	if n == 0 {
 		return decision{result: porcupine.Ok}
@@ -93,6 +112,7 @@ func (s *search) decide(steps int) decision {
 	var stack []linearized
 	var longest []int32
 	state := s.model.Init()
+	steps := budget.steps
 	for node := l.first(); !l.empty(); {
 		if steps--; steps < 0 {
 			return decision{result: porcupine.Unknown, why: "steps"}
@@ -106,7 +126,7 @@ func (s *search) decide(steps int) decision {
 				flip(e.operation)
 				key := setHash ^ hashOf(after)
 				if !tried(key, after) {
-					if memoBytes += entryBytes; memoBytes > searchMemoBytesMax {
+					if memoBytes += entryBytes; memoBytes > budget.memoBytes {
 						return decision{result: porcupine.Unknown, why: "memory"}
 					}
 					memo[key] = append(memo[key], memoEntry{set: slices.Clone(set), state: after})
@@ -156,9 +176,9 @@ func setKey(operation int32) uint64 {
 }
 
 // describeBudget says what a search that ran out ran out of.
-func describeBudget(d decision, steps int, operations int) string {
+func describeBudget(d decision, budget searchBudget, operations int) string {
 	if d.why == "memory" {
-		return fmt.Sprintf("the search ran out of its %d MiB of memory on %d operations", searchMemoBytesMax>>20, operations)
+		return fmt.Sprintf("the search ran out of its %d MiB of memory on %d operations", budget.memoBytes>>20, operations)
 	}
-	return fmt.Sprintf("the search ran out of its %d steps on %d operations", steps, operations)
+	return fmt.Sprintf("the search ran out of its %d steps on %d operations", budget.steps, operations)
 }

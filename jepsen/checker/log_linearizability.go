@@ -13,16 +13,16 @@ import (
 func (a *analysis) logLinearizability() ([]Finding, []Inconclusive) {
 	var findings []Finding
 	var inconclusive []Inconclusive
-	steps := a.options.searchSteps()
+	budget := a.options.searchBudget()
 	for _, tp := range a.partitions {
 		s := a.logSearch(tp)
-		outcome := s.run(steps)
+		outcome := s.run(budget)
 		switch outcome.result {
 		case porcupine.Ok:
 		case porcupine.Illegal:
 			status, detail := a.status(NonlinearizableLog, tp), s.describeIllegal(outcome)
 			if status == Failure {
-				explanation, verdict := a.explainedByDeletion(tp, steps)
+				explanation, verdict := a.explainedByDeletion(tp, budget)
 				detail += explanation
 				switch verdict {
 				case deletionExplains:
@@ -73,14 +73,14 @@ func (a *analysis) logLinearizability() ([]Finding, []Inconclusive) {
 // that copy the duplicate check judges it; when nobody did, all that
 // shows is one record too many below the log start, which a second search
 // with deleted copies allowed there fits.
-func (a *analysis) explainedByDeletion(tp history.TopicPartition, steps int) (string, deletionVerdict) {
+func (a *analysis) explainedByDeletion(tp history.TopicPartition, budget searchBudget) (string, deletionVerdict) {
 	if a.logStart[tp] == 0 {
 		return "", deletionDoesNotExplain
 	}
 	if a.duplicatedPastDeletion(tp) {
 		return "; the partition holds a value written again after its first copy was deleted (see duplicate)", deletionExplains
 	}
-	outcome := a.logSearchWithDeletedCopies(tp).run(steps)
+	outcome := a.logSearchWithDeletedCopies(tp).run(budget)
 	switch outcome.result {
 	case porcupine.Ok:
 		return fmt.Sprintf("; it linearizes if retries wrote values a second time after their first copies, below the log start %d, were deleted before anyone read them (a leader without the producer's state accepts the retry, as Kafka does)", a.logStart[tp]), deletionExplains

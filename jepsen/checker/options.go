@@ -56,9 +56,10 @@ type Options struct {
 	// SearchSteps is the budget of each linearizability search (one per
 	// partition log and per (group, partition) register), in steps: a
 	// step is one candidate operation tried. Zero means
-	// searchStepsDefault; a search that runs out (of steps, or of its
-	// bounded memory) is reported in Report.Inconclusive. A budget in
-	// steps, not time, makes the verdict a function of the history alone.
+	// SearchStepsDefault (2^24); the memory a search may take grows with
+	// the steps past that. A search that runs out (of steps, or of its
+	// memory) is reported in Report.Inconclusive. A budget in steps, not
+	// time, makes the verdict a function of the history alone.
 	SearchSteps int
 }
 
@@ -110,9 +111,9 @@ type DeletedBelow struct {
 	Offset    int64
 }
 
-func (o Options) searchSteps() int {
+func (o Options) searchBudget() searchBudget {
 	if o.SearchSteps == 0 {
-		return searchStepsDefault
+		return budgetOf(SearchStepsDefault)
 	}
-	return o.SearchSteps
+	return budgetOf(o.SearchSteps)
 }

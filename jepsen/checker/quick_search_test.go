@@ -80,7 +80,7 @@ func searchesAgreeWithPorcupine(t *rapid.T, s *search, steps int, ops []history.
 	if got := s.linearizesWithin(steps); got != want {
 		t.Fatalf("quick search says linearizable=%v, porcupine %v:\n%s", got, want, what)
 	}
-	if got := s.decide(steps).result; got != verdictOf(want) {
+	if got := s.decide(budgetOf(steps)).result; got != verdictOf(want) {
 		t.Fatalf("deciding search says %s, porcupine linearizable=%v:\n%s", got, want, what)
 	}
 }

@@ -61,20 +61,20 @@ func (s *search) addOperation(process int, call, ret int64, input searchInput, o
 	})
 }
 
-// run decides whether the operations linearize, within steps:
+// run decides whether the operations linearize, within budget:
 // linearizes first (see quick_search.go), then, unless it found a
 // linearization, decide (deciding_search.go).
-func (s *search) run(steps int) searchOutcome {
+func (s *search) run(budget searchBudget) searchOutcome {
 	if s.linearizes() {
 		return searchOutcome{result: porcupine.Ok}
 	}
-	d := s.decide(steps)
+	d := s.decide(budget)
 	outcome := searchOutcome{result: d.result}
 	switch d.result {
 	case porcupine.Illegal:
 		outcome.linearized, outcome.leftOut = len(d.longest), s.leftOut(d.longest)
 	case porcupine.Unknown:
-		outcome.budget = describeBudget(d, steps, len(s.operations))
+		outcome.budget = describeBudget(d, budget, len(s.operations))
 	}
 	return outcome
 }

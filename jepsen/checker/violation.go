@@ -30,6 +30,10 @@ var ViolationOrder = []Anomaly{
 // ViolationExamplesMax bounds the findings a violation's detail quotes.
 const ViolationExamplesMax = 3
 
+// CheckInconclusive is the check Violation names for a report whose only
+// fault is a search that ran out of its budget (Options.SearchSteps).
+const CheckInconclusive = "inconclusive"
+
 // Violation names what failed in a report as one check and its detail,
 // as a simulated run reports it: "history" for a history that could not
 // be checked, else the first anomaly of ViolationOrder with failures
@@ -56,7 +60,7 @@ func (r Report) Violation() (check, detail string, failed bool) {
 		for _, inconclusive := range r.Inconclusive {
 			searches = append(searches, inconclusive.String())
 		}
-		return "inconclusive", strings.Join(searches, "; "), true
+		return CheckInconclusive, strings.Join(searches, "; "), true
 	}
 	if !r.Valid {
 		return "checker", r.Summary(), true

@@ -14,6 +14,7 @@ func (r *run) check() *violation {
 	options := checker.Options{
 		LossySenders: r.lossySenders(),
 		FinalDrain:   true,
+		SearchSteps:  r.searchSteps,
 	}
 	r.recording.Checked(ops, options)
 	report := checker.Check(ops, options)

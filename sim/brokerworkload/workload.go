@@ -58,6 +58,7 @@ type violation struct {
 type run struct {
 	kernel      *kernel.Kernel
 	logLevel    slog.Level // what core logs to the trace
+	searchSteps int        // the checker's search budget (sim.RunOptions), zero for its default
 	rng         random     // the workload's choices: think times
 	nemesisRand random     // the nemesis's choices
 	settings    settings
@@ -117,6 +118,7 @@ func runSeed(seed uint64, options sim.RunOptions, adjust func(*settings)) (resul
 		processes:   &simclient.Processes{},
 		codecs:      codecs.New(),
 		logLevel:    options.LogLevelOr(slog.LevelInfo),
+		searchSteps: options.SearchSteps,
 	}
 	r.settings = drawSettings(kernel.NewRand(seed, "settings"))
 	r.slowLinks = sim.DrawSlowLinks(seed)

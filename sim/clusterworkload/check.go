@@ -96,6 +96,7 @@ func (r *run) checkHistory(finalDrain bool) {
 		DeletesAnswered: r.deletions,
 		UncleanElected:  r.uncleanElected(),
 		FinalDrain:      finalDrain,
+		SearchSteps:     r.searchSteps,
 	}
 	r.recordChecked(ops, options)
 	report := checker.Check(ops, options)

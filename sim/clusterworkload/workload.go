@@ -79,6 +79,9 @@ type run struct {
 	kernel   *kernel.Kernel
 	// logLevel is what core logs to the trace.
 	logLevel slog.Level
+	// searchSteps is the checker's search budget (sim.RunOptions), zero
+	// for its default.
+	searchSteps int
 	// rng is the workload's own choices (think times); the nemesis
 	// draws from a stream of its own.
 	rng       random
@@ -173,15 +176,16 @@ func runScenario(s scenario.Scenario, options sim.RunOptions) (result sim.Result
 	trace := kernel.NewTrace(options.Trace)
 	k := kernel.NewKernel(s.Seed, trace)
 	r = &run{
-		scenario:  s,
-		kernel:    k,
-		logLevel:  options.LogLevelOr(traceLogLevel),
-		rng:       kernel.NewRand(s.Seed, "workload"),
-		recorder:  history.NewRecorder(k.Now),
-		processes: &simclient.Processes{},
-		codecs:    codecs.New(),
-		replicas:  map[history.TopicPartition][]int32{},
-		counts:    counts{faults: map[scenario.Kind]int{}},
+		scenario:    s,
+		kernel:      k,
+		logLevel:    options.LogLevelOr(traceLogLevel),
+		searchSteps: options.SearchSteps,
+		rng:         kernel.NewRand(s.Seed, "workload"),
+		recorder:    history.NewRecorder(k.Now),
+		processes:   &simclient.Processes{},
+		codecs:      codecs.New(),
+		replicas:    map[history.TopicPartition][]int32{},
+		counts:      counts{faults: map[scenario.Kind]int{}},
 	}
 	r.observer = newObserver(r)
 	r.recording = newRecording(r, options)
