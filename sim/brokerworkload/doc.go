@@ -32,7 +32,8 @@
 // "nonlinearizable-log", "nonlinearizable-committed-offset",
 // "group-ownership", "stale-generation-commit", ...), with the findings
 // naming op indexes; "group-unseen" and "group-lost-write" for values the
-// group skipped; "inconclusive" when porcupine ran out of time;
+// group skipped; "inconclusive" when a linearizability search ran out of
+// its budget (sim.RunOptions.SearchSteps);
 // "liveness" and "group-liveness" when the liveness phase did not finish
 // in time; "setup" and "broker-start" when the cluster never came up;
 // "panic" for an assertion anywhere.

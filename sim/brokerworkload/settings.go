@@ -177,8 +177,8 @@ func drawSettings(rng random) settings {
 	s.produceTimeout = kernel.Between(rng, s.requestTimeout/4, s.requestTimeout*3/4)
 	// Some wait, always: with none an empty fetch is answered at once,
 	// a reader polls as fast as the network turns around (seed 5394 did
-	// 66,000 polls of one partition), and porcupine's search of the log
-	// runs out of its budget.
+	// 66,000 polls of one partition), and the search of the log runs out
+	// of its budget.
 	s.fetchMaxWait = kernel.Between(rng, fetchMaxWaitDrawMin, fetchMaxWaitDrawMax)
 	if rng.IntN(4) != 0 {
 		s.brokerCrashMean = kernel.Between(rng, brokerCrashMeanDrawMin, brokerCrashMeanDrawMax)

@@ -145,7 +145,7 @@ func withoutEndClaims(ops []history.Op) []history.Op {
 // committed-offset register check lets an unknown write take effect at
 // any point after it began, which costs its search a factor of two per
 // such write; a coordinator failing over leaves dozens, and porcupine
-// runs out of its budget on a hundred operations. A write no later read
+// ran out of its budget on a hundred operations. A write no later read
 // returned can always take effect last, after every read of its value,
 // where it changes nothing any read saw; so treating it as never applied
 // changes no verdict. Only the commit checks look at commits (the

@@ -29,9 +29,10 @@
 //     poll-skip, nonmonotonic-poll, their internal forms, group-ownership,
 //     stale-generation-commit, deleted-records-served (a read after a
 //     DeleteRecords answer returned what it deleted; deletes.go),
-//     nonlinearizable-log (porcupine, per
-//     partition) and nonlinearizable-committed-offset (per group and
-//     partition); "inconclusive" when porcupine ran out of time. Loss is
+//     nonlinearizable-log (a linearizability search per partition) and
+//     nonlinearizable-committed-offset (per group and partition);
+//     "inconclusive" when a search ran out of its budget
+//     (sim.RunOptions.SearchSteps). Loss is
 //     permitted, and counted, where the configuration allows it (acks=1,
 //     page-cache topics once a machine lost its page cache, partitions a
 //     controller elected a leader of outside the ISR while the topic
