@@ -150,12 +150,14 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 			endRun()
 			// Unobserved: it only makes one more unplaced append available,
 			// and the sooner the better, so it takes effect the instant it
-			// is invoked.
+			// is invoked. Its retry may have written it twice, as an
+			// acknowledged send's may: it offers a deleted copy too.
 			if needed.unobserved > 0 {
 				needed.unobserved--
 				input.kind, input.offset, input.op = appendUnobserved, history.OffsetUnknown, op
 				s.addOperation(operation.Process, invoke.Time, invoke.Time, input, nil)
 			}
+			addDeletedCopy(s, operation, invoke, send.Value, needed)
 			continue
 		}
 		// Read at one offset (pinned there), or at several: a duplicate,

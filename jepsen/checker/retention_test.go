@@ -143,3 +143,29 @@ func TestRetentionPermitsARetryWrittenAgainAfterItsUnseenFirstCopyWasDeleted(t *
 		})
 	}
 }
+
+// A send of unknown outcome nobody read may have been written, deleted
+// and written again as an acknowledged one may: it offers a deleted copy
+// too, besides the unseen append it may have made. Judging it more
+// strictly than the same send acknowledged failed runs retention
+// explains (found by review).
+func TestRetentionPermitsADeletedCopyOfAnUnreadSendOfUnknownOutcome(t *testing.T) {
+	for _, outcome := range []string{"unknown", "acknowledged without an offset"} {
+		t.Run(outcome, func(t *testing.T) {
+			s := newScript(t)
+			u := s.startSend(0, t0, "u")
+			if outcome == "unknown" {
+				u.info()
+			} else {
+				u.ok(history.OffsetUnknown)
+			}
+			s.send(1, t0, "a", 3)
+			s.poll(2, pollOf(t0, 3, records(3, "a")))
+			report := CheckLogLinearizability(s.ops(), Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 3}}})
+			class, _ := report.Class(NonlinearizableLog)
+			if class.Failures != 0 || class.Permitted != 1 {
+				t.Fatalf("offsets 0-2 deleted, unseen: u's append, u's copy and a's copy fill them; want one permitted finding:\n%s", report)
+			}
+		})
+	}
+}
