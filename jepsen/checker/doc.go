@@ -28,8 +28,9 @@
 //     is an idempotent retry written again after its first copy was
 //     deleted, and the producer's state with it (Kafka's leader accepts
 //     such a retry too): duplicate.go permits it when a poll saw the first
-//     copy; when nobody did, log_linearizability.go searches again with
-//     one extra copy per send allowed below the log start
+//     copy, and log_linearizability.go searches again with each copy a
+//     poll saw at its offset and, for copies nobody saw, one extra copy
+//     per send allowed below the log start
 //     (logSearchWithDeletedCopies).
 //   - Report (report.go): per class a count and a few examples naming the
 //     ops involved, a verdict, and a stable text rendering for traces and

@@ -137,28 +137,6 @@ func (a *analysis) duplicateOf(sightings []sighting) (Finding, bool) {
 	}, true
 }
 
-// duplicatedPastDeletion reports whether some value of tp was observed at
-// two offsets, the lower one below its deleted offset: a retry written
-// again after deletion took its first copy and the producer's state with
-// it (the second copy may since have been deleted too).
-func (a *analysis) duplicatedPastDeletion(tp history.TopicPartition) bool {
-	if a.logStart[tp] == 0 {
-		return false
-	}
-	lowest := map[string]int64{}
-	for _, seen := range a.logs[tp].observations {
-		if low, ok := lowest[seen.value]; !ok || seen.offset < low {
-			lowest[seen.value] = seen.offset
-		}
-	}
-	for _, seen := range a.logs[tp].observations {
-		if low := lowest[seen.value]; seen.offset != low && a.deleted(tp, low) {
-			return true
-		}
-	}
-	return false
-}
-
 // describeOps is "op 3" or "ops 3, 7, 9", listing at most
 // opsPerFindingMax.
 func describeOps(ops []int) string {

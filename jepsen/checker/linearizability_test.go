@@ -143,9 +143,11 @@ func TestLogLinearizabilityIsPermittedWhereLossIs(t *testing.T) {
 }
 
 // An idempotent send whose first copy (at 1) was read, then deleted with
-// the producer's state, is written again by its retry (at 3): the log model
-// cannot place one value twice, and defers to the duplicate check, which
-// permits what deletion explains. Without the deletion it is a failure.
+// the producer's state, is written again by its retry (at 3): the first
+// search cannot place one value twice; the one allowing deleted copies
+// places the retry's copy at each offset it was seen at, and the log is
+// permitted (the duplicate check judges the duplicate itself). Without
+// the deletion it is a failure.
 func TestLogLinearizabilityDefersToADuplicateDeletionExplains(t *testing.T) {
 	build := func(s *script) {
 		s.send(0, t0, "x", 0)
@@ -175,6 +177,24 @@ func TestLogLinearizabilityDefersToADuplicateDeletionExplains(t *testing.T) {
 	build(s)
 	if report := Check(s.ops(), Options{}); report.Verdict == Pass {
 		t.Fatalf("without a deletion the duplicate passed:\n%s", report)
+	}
+}
+
+// A value written again past a deletion explains its own copies, not the
+// rest of the log: here the retry lands at 4 and nothing anyone sent can
+// be at 3. (The log was once permitted whole as soon as one value was
+// duplicated past a deletion; found by review.)
+func TestADuplicatePastADeletionExcusesNothingElse(t *testing.T) {
+	s := newScript(t)
+	s.send(0, t0, "x", 0)
+	retried := s.startSend(1, t0, "a")
+	s.poll(2, pollOf(t0, 0, records(0, "x", 1, "a")))
+	s.send(0, t0, "y", 2)
+	retried.ok(4)
+	s.poll(2, pollOf(t0, 2, records(2, "y", 4, "a")))
+	report := CheckLogLinearizability(s.ops(), Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 2}}})
+	if class, _ := report.Class(NonlinearizableLog); class.Failures != 1 {
+		t.Fatalf("want the record at 3 that nobody sent found:\n%s", report)
 	}
 }
 

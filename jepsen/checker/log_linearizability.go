@@ -69,16 +69,13 @@ func (a *analysis) logLinearizability() ([]Finding, []Inconclusive) {
 // that no linearization fits, and how (a clause for the finding's
 // detail). The model holds one append per value, but an idempotent
 // producer's retry is written again when the leader lost the producer's
-// state with the deleted first copy (as Kafka's does). When a poll saw
-// that copy the duplicate check judges it; when nobody did, all that
-// shows is one record too many below the log start, which a second search
-// with deleted copies allowed there fits.
+// state with the deleted first copy (as Kafka's does). A second search
+// places such copies: each at its offset when a poll saw it (the
+// duplicate check judges the duplicate itself), and, when nobody did,
+// as one record too many below the log start.
 func (a *analysis) explainedByDeletion(tp history.TopicPartition, budget searchBudget) (string, deletionVerdict) {
 	if a.logStart[tp] == 0 {
 		return "", deletionDoesNotExplain
-	}
-	if a.duplicatedPastDeletion(tp) {
-		return "; the partition holds a value written again after its first copy was deleted (see duplicate)", deletionExplains
 	}
 	outcome := a.logSearchWithDeletedCopies(tp).run(budget)
 	switch outcome.result {

@@ -23,9 +23,9 @@ func (a *analysis) logSearch(tp history.TopicPartition) *search {
 // Kafka drops a producer whose last batch is below the log start, a
 // replica rebuilt from the leader's log start never had it, and a
 // leader without it accepts any sequence (as Kafka does since KIP-360).
-// The duplicate check permits such a copy when a poll saw it; this is the
-// same permission for one nobody saw, which shows only as one record too
-// many in the deleted offsets.
+// The duplicate check permits such a copy when a poll saw it, and this
+// search places it where it was seen (seenDeletedCopies); one nobody saw
+// shows only as one record too many in the deleted offsets.
 func (a *analysis) logSearchWithDeletedCopies(tp history.TopicPartition) *search {
 	return a.newLogSearch(tp, a.logStart[tp])
 }
@@ -44,12 +44,13 @@ func (a *analysis) newLogSearch(tp history.TopicPartition, deletedBelow int64) *
 	// About an operation per send or poll: room for them from the start.
 	s := &search{model: logModel(deletedBelow), operations: make([]porcupine.Operation, 0, len(log.operations))}
 	pinned := a.polledOffsets(tp)
+	seen := a.seenDeletedCopies(tp, deletedBelow)
 	needed := gapFillers{unobserved: log.unknownBelowHighest(), copies: log.unknownBelow(deletedBelow)}
 	for _, at := range log.operations {
 		operation := a.operations[at]
 		switch operation.F {
 		case history.FuncSend:
-			a.addAppends(s, tp, operation, pinned, &needed)
+			a.addAppends(s, tp, operation, pinned, seen, &needed)
 		case history.FuncPoll:
 			if operation.Type == history.OK {
 				a.addReads(s, tp, operation)
@@ -75,7 +76,13 @@ func (a *analysis) newLogSearch(tp history.TopicPartition, deletedBelow int64) *
 // let an out-of-order record fill the gap below it: a batch of 12 written
 // twice ran out of a 5 s budget on 13 operations, and cluster seed
 // 4304799 (batches of 7 and 8 under retention) on 1,115.
-func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation history.Operation, pinned map[string]int64, needed *gapFillers) {
+//
+// A value seen at several offsets, all but the highest deleted (seen, for
+// the search allowing deleted copies), was written again by a retry after
+// retention deleted its first copy: its append lands at its acknowledged
+// offset, or else its highest, and each other offset it was seen at gets
+// an append of its own (addSeenCopies).
+func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation history.Operation, pinned map[string]int64, seen map[string][]int64, needed *gapFillers) {
 	if operation.Type == history.Fail {
 		return // it never happened
 	}
@@ -120,10 +127,17 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 		if !polledOnce {
 			offset = history.OffsetUnknown
 		}
+		copies, copied := seen[send.Value]
+		if copied {
+			offset = copies[len(copies)-1]
+		}
 		if operation.Type == history.OK {
 			completion := &a.ops[operation.Complete]
 			if acknowledged := completion.Sends[i].Offset; acknowledged != history.OffsetUnknown {
 				offset = acknowledged
+			}
+			if copied {
+				addSeenCopies(s, operation, invoke, send.Value, copies, offset)
 			}
 			if offset == history.OffsetUnknown {
 				// Acknowledged without an offset: alone, anywhere
@@ -161,7 +175,11 @@ func (a *analysis) addAppends(s *search, tp history.TopicPartition, operation hi
 			continue
 		}
 		// Read at one offset (pinned there), or at several: a duplicate,
-		// reported as such, free to land anywhere here.
+		// reported as such, free to land anywhere here (or a retry's
+		// copies, past a deletion, each at its offset).
+		if copied {
+			addSeenCopies(s, operation, invoke, send.Value, copies, offset)
+		}
 		if !extend(send.Value, offset, returnTimeUnknown) {
 			input.offset, input.op = offset, op
 			start(input, returnTimeUnknown)
@@ -181,6 +199,45 @@ func addDeletedCopy(s *search, operation history.Operation, invoke *history.Op, 
 	needed.copies--
 	s.addOperation(operation.Process, invoke.Time, invoke.Time,
 		&logInput{kind: appendDeletedCopy, value: value, offset: history.OffsetUnknown, op: operation.Invoke}, nil)
+}
+
+// addSeenCopies adds an append of value at each offset it was seen at
+// but at: the copies a retry wrote besides the one the send is known by.
+// A copy lands between the send's invoke and an unknown moment (a retry
+// in flight can land after the send's answer).
+func addSeenCopies(s *search, operation history.Operation, invoke *history.Op, value string, offsets []int64, at int64) {
+	for _, offset := range offsets {
+		if offset != at {
+			s.addOperation(operation.Process, invoke.Time, returnTimeUnknown,
+				&logInput{kind: appendValue, value: value, offset: offset, op: operation.Invoke}, nil)
+		}
+	}
+}
+
+// seenDeletedCopies maps each value of tp seen at several offsets, all
+// but the highest below deletedBelow, to those offsets, ascending: a
+// retry written again after retention deleted its first copy, which the
+// search allowing deleted copies places at each (see addAppends). None
+// when deletedBelow is zero. A value seen twice at or above it is a
+// duplicate that deletion does not explain, and is left to fail.
+func (a *analysis) seenDeletedCopies(tp history.TopicPartition, deletedBelow int64) map[string][]int64 {
+	if deletedBelow == 0 {
+		return nil
+	}
+	offsets := map[string][]int64{}
+	for _, seen := range a.logs[tp].observations { // by offset, ascending
+		if at := offsets[seen.value]; len(at) == 0 || at[len(at)-1] != seen.offset {
+			offsets[seen.value] = append(at, seen.offset)
+		}
+	}
+	copied := map[string][]int64{}
+	for value, at := range offsets { // order-independent: it fills a map
+
+		if len(at) > 1 && at[len(at)-2] < deletedBelow {
+			copied[value] = at
+		}
+	}
+	return copied
 }
 
 func (a *analysis) addReads(s *search, tp history.TopicPartition, operation history.Operation) {
