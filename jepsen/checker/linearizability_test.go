@@ -198,6 +198,19 @@ func TestADuplicatePastADeletionExcusesNothingElse(t *testing.T) {
 	}
 }
 
+// A producer takes its last attempt's answer, so a value acknowledged at
+// its lower copy and read at a higher one is not a retry written again
+// past a deletion (found by review).
+func TestADuplicatePastADeletionIsNotAcknowledgedAtItsLowerCopy(t *testing.T) {
+	s := newScript(t)
+	s.send(0, t0, "a", 0)
+	s.poll(1, pollOf(t0, 1, records(1, "a")))
+	report := CheckLogLinearizability(s.ops(), Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 1}}})
+	if class, _ := report.Class(NonlinearizableLog); class.Failures != 1 {
+		t.Fatalf("want a read at 1 of a value acknowledged at 0 found:\n%s", report)
+	}
+}
+
 func TestCommittedOffsets(t *testing.T) {
 	commitOf := func(offset int64) history.Payload {
 		return history.Payload{Commits: []history.Commit{{Group: "g", Partition: t0, Offset: offset}}}

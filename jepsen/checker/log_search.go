@@ -219,20 +219,29 @@ func addSeenCopies(s *search, operation history.Operation, invoke *history.Op, v
 // retry written again after retention deleted its first copy, which the
 // search allowing deleted copies places at each (see addAppends). None
 // when deletedBelow is zero. A value seen twice at or above it is a
-// duplicate that deletion does not explain, and is left to fail.
+// duplicate that deletion does not explain, and is left to fail; so is
+// one acknowledged below its highest copy, since the answer a producer
+// takes is its last attempt's (an earlier attempt's connection is closed
+// before the retry, so its answer never comes).
 func (a *analysis) seenDeletedCopies(tp history.TopicPartition, deletedBelow int64) map[string][]int64 {
 	if deletedBelow == 0 {
 		return nil
 	}
 	offsets := map[string][]int64{}
+	acknowledgedAt := map[string]int64{}
 	for _, seen := range a.logs[tp].observations { // by offset, ascending
 		if at := offsets[seen.value]; len(at) == 0 || at[len(at)-1] != seen.offset {
 			offsets[seen.value] = append(at, seen.offset)
 		}
+		if !seen.polled {
+			acknowledgedAt[seen.value] = seen.offset
+		}
 	}
 	copied := map[string][]int64{}
 	for value, at := range offsets { // order-independent: it fills a map
-
+		if acknowledged, ok := acknowledgedAt[value]; ok && acknowledged != at[len(at)-1] {
+			continue
+		}
 		if len(at) > 1 && at[len(at)-2] < deletedBelow {
 			copied[value] = at
 		}
