@@ -149,14 +149,7 @@ func TestLogLinearizabilityIsPermittedWhereLossIs(t *testing.T) {
 // permitted (the duplicate check judges the duplicate itself). Without
 // the deletion it is a failure.
 func TestLogLinearizabilityDefersToADuplicateDeletionExplains(t *testing.T) {
-	build := func(s *script) {
-		s.send(0, t0, "x", 0)
-		retried := s.startSend(1, t0, "a")
-		s.poll(2, pollOf(t0, 0, records(0, "x", 1, "a")))
-		s.send(0, t0, "y", 2)
-		retried.ok(3)
-		s.poll(2, pollOf(t0, 2, records(2, "y", 3, "a")))
-	}
+	build := func(s *script) { retriedPastDeletion(s, 3) }
 	s := newScript(t)
 	build(s)
 	deleted := Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 2}}}
@@ -186,16 +179,23 @@ func TestLogLinearizabilityDefersToADuplicateDeletionExplains(t *testing.T) {
 // duplicated past a deletion; found by review.)
 func TestADuplicatePastADeletionExcusesNothingElse(t *testing.T) {
 	s := newScript(t)
-	s.send(0, t0, "x", 0)
-	retried := s.startSend(1, t0, "a")
-	s.poll(2, pollOf(t0, 0, records(0, "x", 1, "a")))
-	s.send(0, t0, "y", 2)
-	retried.ok(4)
-	s.poll(2, pollOf(t0, 2, records(2, "y", 4, "a")))
+	retriedPastDeletion(s, 4)
 	report := CheckLogLinearizability(s.ops(), Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 2}}})
 	if class, _ := report.Class(NonlinearizableLog); class.Failures != 1 {
 		t.Fatalf("want the record at 3 that nobody sent found:\n%s", report)
 	}
+}
+
+// retriedPastDeletion writes x at 0 and y at 2, and a, read at 1 (its
+// first copy) and acknowledged at retryAt: the log of a retry written
+// again once deletion below 2 took a's first copy.
+func retriedPastDeletion(s *script, retryAt int) {
+	s.send(0, t0, "x", 0)
+	retried := s.startSend(1, t0, "a")
+	s.poll(2, pollOf(t0, 0, records(0, "x", 1, "a")))
+	s.send(0, t0, "y", 2)
+	retried.ok(int64(retryAt))
+	s.poll(2, pollOf(t0, 2, records(2, "y", retryAt, "a")))
 }
 
 // A producer takes its last attempt's answer, so a value acknowledged at
