@@ -124,7 +124,7 @@ func (a *analysis) duplicateOf(sightings []sighting) (Finding, bool) {
 		ops = append(ops, at.ops...)
 		places = append(places, fmt.Sprintf("%s@%d (%s)", at.partition, at.offset, describeOps(at.ops)))
 	}
-	if standing > 1 {
+	if standing > 1 || !a.deletedBeforeTheRetry(sightings) {
 		status = Failure
 	}
 	return Finding{
@@ -135,6 +135,29 @@ func (a *analysis) duplicateOf(sightings []sighting) (Finding, bool) {
 		Detail: fmt.Sprintf("value %q observed at %d positions: %s",
 			sightings[0].value, len(positions), strings.Join(places, ", ")),
 	}, true
+}
+
+// deletedBeforeTheRetry reports whether the sightings of one value (sorted
+// by position) allow a deletion to explain its copies: a retry is written
+// again only once its first copy is gone, with the producer's state, so
+// no one answer may show two copies at once (no loss explains that
+// either: a replica's log never held both), and the producer takes its
+// last attempt's answer, so a deleted copy below another may not be the
+// acknowledged one. (Whether the copies are deleted or overwritten at
+// all is duplicateOf's to judge.)
+func (a *analysis) deletedBeforeTheRetry(sightings []sighting) bool {
+	highest := sightings[len(sightings)-1]
+	for i, seen := range sightings {
+		if !seen.polled && seen.offset < highest.offset && seen.partition == highest.partition && a.deleted(seen.partition, seen.offset) {
+			return false // acknowledged at a deleted lower copy
+		}
+		for _, other := range sightings[:i] {
+			if other.op == seen.op && (other.partition != seen.partition || other.offset != seen.offset) {
+				return false // one answer held two copies
+			}
+		}
+	}
+	return true
 }
 
 // describeOps is "op 3" or "ops 3, 7, 9", listing at most

@@ -155,4 +155,22 @@ func TestDuplicateLeftByDeletionIsPermitted(t *testing.T) {
 		options := Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 3}}}
 		wantFindings(t, CheckDuplicates(s.ops(), options), Duplicate, Failure, ops)
 	})
+	// The retry is written again only once its first copy is gone: one
+	// answer holding both copies shows they stood at once (found by
+	// review).
+	t.Run("both copies in one answer", func(t *testing.T) {
+		s := newScript(t)
+		both := s.poll(1, pollOf(t0, 3, records(3, "a", 4, "b", 5, "a")))
+		options := Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 4}}}
+		wantFindings(t, CheckDuplicates(s.ops(), options), Duplicate, Failure, []int{both})
+	})
+	// A producer takes its last attempt's answer: the deleted lower
+	// copy cannot be the acknowledged one (found by review).
+	t.Run("acknowledged at the deleted copy", func(t *testing.T) {
+		s := newScript(t)
+		acknowledged := s.send(0, t0, "a", 3)
+		read := s.poll(1, pollOf(t0, 5, records(5, "a")))
+		options := Options{Deleted: []DeletedBelow{{Partition: t0, Offset: 4}}}
+		wantFindings(t, CheckDuplicates(s.ops(), options), Duplicate, Failure, []int{acknowledged, read})
+	})
 }
