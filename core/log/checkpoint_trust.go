@@ -46,14 +46,7 @@ import (
 // recoveryPointHigh is the highest recovery point a crash could leave on
 // disk: the durable checkpoint's, or the one being written if higher.
 func (l *Log) recoveryPointHigh() int64 {
-	high := int64(0)
-	if l.checkpointDurable != nil {
-		high = l.checkpointDurable.recoveryPoint
-	}
-	if l.checkpointWriting != nil {
-		high = max(high, l.checkpointWriting.recoveryPoint)
-	}
-	return high
+	return l.checkpointHigh(func(c *checkpoint) int64 { return c.recoveryPoint })
 }
 
 // fenced reports whether appends must wait: a truncation is not durable
@@ -71,12 +64,18 @@ func (l *Log) fenced() bool {
 // cleanerOffsetHigh is the highest cleaner offset a crash could leave on
 // disk.
 func (l *Log) cleanerOffsetHigh() int64 {
+	return l.checkpointHigh(func(c *checkpoint) int64 { return c.cleanerOffset })
+}
+
+// checkpointHigh is the highest value of field a crash could leave on
+// disk: the durable checkpoint's, or the one being written if higher.
+func (l *Log) checkpointHigh(field func(*checkpoint) int64) int64 {
 	high := int64(0)
 	if l.checkpointDurable != nil {
-		high = l.checkpointDurable.cleanerOffset
+		high = field(l.checkpointDurable)
 	}
 	if l.checkpointWriting != nil {
-		high = max(high, l.checkpointWriting.cleanerOffset)
+		high = max(high, field(l.checkpointWriting))
 	}
 	return high
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -77,29 +76,6 @@ func (s *search) run(budget searchBudget) searchOutcome {
 		outcome.budget = describeBudget(d, budget, len(s.operations))
 	}
 	return outcome
-}
-
-// runPorcupine checks the operations with porcupine, with a time budget,
-// for the linearization info its visualization draws. Porcupine runs in
-// its own goroutines and reads the wall clock for the budget, so no
-// verdict comes from it (run's does).
-func (s *search) runPorcupine(timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
-	s.numberClients()
-	return porcupine.CheckOperationsVerbose(s.model, s.operations, timeout)
-}
-
-// numberClients renumbers processes 0, 1, 2... in ascending order, as
-// porcupine's visualization wants.
-func (s *search) numberClients() {
-	var processes []int
-	for _, operation := range s.operations {
-		processes = append(processes, operation.ClientId)
-	}
-	slices.Sort(processes)
-	processes = slices.Compact(processes)
-	for i := range s.operations {
-		s.operations[i].ClientId, _ = slices.BinarySearch(processes, s.operations[i].ClientId)
-	}
 }
 
 // leftOut lists the history ops of the operations missing from the

@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -55,4 +56,27 @@ func visualize(s *search, w io.Writer) error {
 		return fmt.Errorf("checker: writing the visualization: %w", err)
 	}
 	return nil
+}
+
+// runPorcupine checks the operations with porcupine, with a time budget,
+// for the linearization info its visualization draws. Porcupine runs in
+// its own goroutines and reads the wall clock for the budget, so no
+// verdict comes from it (run's does).
+func (s *search) runPorcupine(timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
+	s.numberClients()
+	return porcupine.CheckOperationsVerbose(s.model, s.operations, timeout)
+}
+
+// numberClients renumbers processes 0, 1, 2... in ascending order, as
+// porcupine's visualization wants.
+func (s *search) numberClients() {
+	var processes []int
+	for _, operation := range s.operations {
+		processes = append(processes, operation.ClientId)
+	}
+	slices.Sort(processes)
+	processes = slices.Compact(processes)
+	for i := range s.operations {
+		s.operations[i].ClientId, _ = slices.BinarySearch(processes, s.operations[i].ClientId)
+	}
 }
