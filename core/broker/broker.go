@@ -50,6 +50,9 @@ type Broker struct {
 	quorumPeers       *peer.Client
 	controllerChannel *peer.Client
 	controller        *controller.Controller
+	// formerLeaders are the leaders lately deposed, which a new leader
+	// here waits for (former_leaders.go).
+	formerLeaders formerLeaders
 	// replaying is set while the metadata log is replayed at start:
 	// records only build the image, and partitions are opened once after.
 	replaying bool
@@ -160,6 +163,7 @@ func Start(w core.World, config Config) (*Broker, error) {
 		}
 	}
 
+	b.historyUnknown()
 	b.replaying = true
 	q, err := quorum.Open(w, metadataLogDir, quorum.Config{
 		NodeID:               config.NodeID,
@@ -224,6 +228,7 @@ func (b *Broker) applyCommitted(offset int64, r metadata.Record) {
 	if r.RemoveTopic != nil {
 		removed = b.image.TopicsByID[r.RemoveTopic.TopicID]
 	}
+	b.noteDeposition(r)
 	if err := b.image.Apply(offset, r); err != nil {
 		b.w.Halt(fmt.Errorf("broker: cannot apply metadata: %w", err))
 		return
@@ -247,6 +252,8 @@ func (b *Broker) applyCommitted(offset int64, r metadata.Record) {
 		b.reconcileAll()
 		b.maybeRemoveStrayPartitionDirectories()
 		b.maybeReady()
+	case r.BrokerFence != nil && r.BrokerFence.Fenced, r.RegisterBroker != nil:
+		b.formerLeadersMayHaveGone()
 	}
 	b.imageWaiters.check()
 }

@@ -229,6 +229,7 @@ func (s snapshotter) Restore(lastOffset int64, records []metadata.Record) error 
 	b.controller.Restore(controllerImage)
 	old := b.image
 	b.image = img
+	b.historyUnknown()
 	b.log.Info("metadata restored from a snapshot", "offset", lastOffset, "records", len(records), "at_start", b.replaying)
 	if !b.actsOnImage() {
 		return nil

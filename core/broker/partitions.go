@@ -57,7 +57,7 @@ func (b *Broker) reconcileTopicRoles(name string) {
 		}
 		p.NoteUncleanElection(mp.UncleanEpoch)
 		if mp.Leader == b.config.NodeID && mayLead {
-			p.BecomeLeader(mp.LeaderEpoch, mp.PartitionEpoch, mp.Replicas, mp.ISR)
+			p.BecomeLeader(mp.LeaderEpoch, mp.PartitionEpoch, mp.Replicas, mp.ISR, b.formerLeadersOf(key, mp))
 			continue
 		}
 		leader := mp.Leader

@@ -52,6 +52,7 @@ func (b *Broker) scheduleISRShrinkCheck() {
 		for _, key := range b.sortedPartitionKeys() {
 			b.partitions[key].MaybeShrinkISR()
 		}
+		b.forgetExpiredDepositions()
 		b.scheduleISRShrinkCheck()
 	})
 }

@@ -62,6 +62,14 @@ type Partition struct {
 	// partition. It completes once the ISR holds the whole target.
 	AddingReplicas   []int32
 	RemovingReplicas []int32
+	// Deposed are the brokers that led the partition, lost the
+	// leadership to a change that did not fence them (a preferred
+	// election, a reassignment, a controlled shutdown), and have not
+	// been fenced or registered again since: each may not have applied
+	// the change yet and still serve the partition on its controller
+	// lease. A new leader waits for them (core/replica, takeover.go); a
+	// broker whose image comes from a snapshot learns them only here.
+	Deposed []int32
 }
 
 // Reassigning reports whether a reassignment of p is in progress.
@@ -166,6 +174,7 @@ func (img *Image) applyRegisterBroker(r *RegisterBrokerRecord) error {
 	if old, ok := img.Brokers[r.BrokerID]; ok && r.BrokerEpoch <= old.Epoch {
 		return fmt.Errorf("broker %d epoch %d does not advance past %d", r.BrokerID, r.BrokerEpoch, old.Epoch)
 	}
+	img.forgetDeposed(r.BrokerID)
 	img.Brokers[r.BrokerID] = &Broker{
 		ID: r.BrokerID, IncarnationID: r.IncarnationID, Epoch: r.BrokerEpoch,
 		Host: r.Host, Port: r.Port, Rack: r.Rack,
@@ -185,6 +194,9 @@ func (img *Image) applyBrokerFence(r *BrokerFenceRecord) error {
 		return fmt.Errorf("fence of broker %d epoch %d, registered epoch is %d", r.BrokerID, r.BrokerEpoch, b.Epoch)
 	}
 	b.Fenced = r.Fenced
+	if r.Fenced {
+		img.forgetDeposed(r.BrokerID)
+	}
 	return nil
 }
 
@@ -226,6 +238,7 @@ func (img *Image) applyPartition(r *PartitionRecord) error {
 		UncleanEpoch:     r.UncleanEpoch,
 		AddingReplicas:   slices.Clone(r.AddingReplicas),
 		RemovingReplicas: slices.Clone(r.RemovingReplicas),
+		Deposed:          slices.Clone(r.Deposed),
 	})
 	return nil
 }
@@ -251,6 +264,7 @@ func (img *Image) applyPartitionChange(r *PartitionChangeRecord) error {
 		return fmt.Errorf("topic %q partition %d: an unclean election without a new leader", p.Topic.Name, p.Index)
 	}
 	if r.Leader != nil {
+		img.noteDeposed(p, *r.Leader)
 		// A record naming the leader it already has bumps the epoch
 		// all the same, as Kafka's does: the controller fences the
 		// replicas a reassignment removes so.
@@ -270,6 +284,35 @@ func (img *Image) applyPartitionChange(r *PartitionChangeRecord) error {
 	}
 	p.PartitionEpoch++
 	return nil
+}
+
+// noteDeposed records p's leader as deposed when leader replaces it and
+// its broker is unfenced (a fenced one's lease is over), and leader as
+// deposed no more.
+func (img *Image) noteDeposed(p *Partition, leader int32) {
+	if old := p.Leader; old >= 0 && old != leader && !slices.Contains(p.Deposed, old) {
+		if b, registered := img.Brokers[old]; registered && !b.Fenced {
+			p.Deposed = append(p.Deposed, old)
+		}
+	}
+	if i := slices.Index(p.Deposed, leader); i >= 0 {
+		p.Deposed = slices.Delete(slices.Clone(p.Deposed), i, i+1)
+	}
+}
+
+// forgetDeposed drops broker id from every partition's Deposed: it was
+// fenced, or a new process of it registered, and a fenced broker's lease
+// is over (the controller fences a session after its last heartbeat, and
+// admits a new process only once the old one's session has expired).
+func (img *Image) forgetDeposed(id int32) {
+	// order-independent: each partition's list changes on its own.
+	for _, t := range img.TopicsByID {
+		for _, p := range t.Partitions {
+			if i := slices.Index(p.Deposed, id); i >= 0 {
+				p.Deposed = slices.Delete(slices.Clone(p.Deposed), i, i+1)
+			}
+		}
+	}
 }
 
 func (img *Image) applyRemoveTopic(r *RemoveTopicRecord) error {

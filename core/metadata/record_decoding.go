@@ -122,6 +122,9 @@ func (d *encodedReader) partition() *PartitionRecord {
 	if d.skip(`,"removing_replicas":`) {
 		p.RemovingReplicas = d.int32s()
 	}
+	if d.skip(`,"deposed":`) {
+		p.Deposed = d.int32s()
+	}
 	d.expect(`}`)
 	return p
 }

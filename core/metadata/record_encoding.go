@@ -137,6 +137,10 @@ func (e *encodedWriter) partition(x *PartitionRecord) {
 		e.raw(`,"removing_replicas":`)
 		e.int32s(x.RemovingReplicas)
 	}
+	if len(x.Deposed) > 0 {
+		e.raw(`,"deposed":`)
+		e.int32s(x.Deposed)
+	}
 	e.raw("}")
 }
 

@@ -71,6 +71,9 @@ type PartitionRecord struct {
 	// (see PartitionChangeRecord): a snapshot carries them on.
 	AddingReplicas   []int32 `json:"adding_replicas,omitempty"`
 	RemovingReplicas []int32 `json:"removing_replicas,omitempty"`
+	// Deposed are the partition's former leaders not fenced since (see
+	// Partition.Deposed): a snapshot carries them on.
+	Deposed []int32 `json:"deposed,omitempty"`
 }
 
 // PartitionChangeRecord changes a partition's leader, ISR or replicas. Nil fields are

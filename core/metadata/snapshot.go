@@ -61,6 +61,7 @@ func (img *Image) Records() []Record {
 				UncleanEpoch:     p.UncleanEpoch,
 				AddingReplicas:   slices.Clone(p.AddingReplicas),
 				RemovingReplicas: slices.Clone(p.RemovingReplicas),
+				Deposed:          slices.Clone(p.Deposed),
 			})
 			records = append(records, Record{Partition: &partitionRecords[len(partitionRecords)-1]})
 		}

@@ -148,8 +148,8 @@ func (p *Partition) lowWatermark() int64 {
 			low = min(low, f.logStartOffset)
 		}
 	}
-	if p.departedMayServe() {
-		return -1 // nothing may be promised yet (departed.go)
+	if p.departedMayServe() || p.takingOver() {
+		return -1 // nothing may be promised yet (departed.go, takeover.go)
 	}
 	return low
 }

@@ -70,6 +70,9 @@ type harness struct {
 	// nextShrinkCheck is when pump next runs the leaders' ISR shrink
 	// check, as the broker does every half lag time.
 	nextShrinkCheck int64
+	// formers are the former leaders the next new leadership waits for
+	// (takeover.go), as the broker would name them.
+	formers []FormerLeader
 }
 
 type harnessNode struct {
@@ -202,7 +205,7 @@ func (h *harness) applyTo(id int32) {
 		return
 	}
 	if id == h.leader {
-		node.partition.BecomeLeader(h.leaderEpoch, h.partitionEpoch, h.replicas, h.isr)
+		node.partition.BecomeLeader(h.leaderEpoch, h.partitionEpoch, h.replicas, h.isr, h.formers)
 		return
 	}
 	node.partition.BecomeFollower(h.leader, h.leaderEpoch, h.partitionEpoch, h.replicas, h.isr)

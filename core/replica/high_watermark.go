@@ -36,9 +36,10 @@ func (p *Partition) acknowledgedOffset() int64 {
 // A follower whose log end is not known yet (none of its fetches arrived
 // in this leadership) holds the high watermark where it is. Nothing moves
 // while the committed ISR is smaller than min.insync.replicas: with fewer
-// copies than the topic demands, nothing more is exposed.
+// copies than the topic demands, nothing more is exposed; nor while a
+// former leader may still serve (takeover.go).
 func (p *Partition) updateHighWatermark() {
-	if !p.IsLeader() || len(p.isr) < p.config.MinInsyncReplicas {
+	if !p.IsLeader() || len(p.isr) < p.config.MinInsyncReplicas || p.takingOver() {
 		return
 	}
 	candidate := p.acknowledgedOffset()

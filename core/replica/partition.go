@@ -113,6 +113,11 @@ type Partition struct {
 	departed      []departedReplica
 	departedTimer core.Timer
 
+	// formerLeaders are the brokers that led before this leadership and
+	// may still serve, which hold the high watermark (takeover.go).
+	formerLeaders []FormerLeader
+	takeoverTimer core.Timer
+
 	// recovered is set once everything recovery found in the log is
 	// known durable. Before that the high watermark would have to be
 	// guessed, so the replica refuses to lead (NOT_LEADER_OR_FOLLOWER,
@@ -282,6 +287,7 @@ func (p *Partition) Close() error {
 	if p.departedTimer != nil {
 		p.departedTimer.Stop()
 	}
+	p.stopTakeover()
 	p.stopLeading()
 	p.held = nil
 	p.snapshots.close()

@@ -51,8 +51,9 @@ func (p *Partition) NoteUncleanElection(epoch int32) {
 // with leaderEpoch (the log records the epoch's start with the first one;
 // EndOffsetForEpoch answers as if Kafka's eager entry were there), every
 // follower's state starts unknown, and the high watermark starts where
-// this replica had it as a follower, moving up once the ISR has fetched.
-func (p *Partition) BecomeLeader(leaderEpoch, partitionEpoch int32, replicas, isr []int32) {
+// this replica had it as a follower, moving up once the ISR has fetched
+// and no former leader may still serve (formers; takeover.go).
+func (p *Partition) BecomeLeader(leaderEpoch, partitionEpoch int32, replicas, isr []int32, formers []FormerLeader) {
 	p.checkEpochsForward(leaderEpoch, partitionEpoch)
 	continuing := p.role == roleLeader && p.leaderEpoch == leaderEpoch
 	p.leaderEpoch, p.partitionEpoch = leaderEpoch, partitionEpoch
@@ -71,6 +72,7 @@ func (p *Partition) BecomeLeader(leaderEpoch, partitionEpoch int32, replicas, is
 	p.proposal = nil
 	p.followers = nil
 	p.trackFollowers()
+	p.startTakeover(formers)
 	p.eventLogger().Info("became leader", "topic_id", p.TopicID, "leader_epoch", leaderEpoch, "partition_epoch", partitionEpoch,
 		"isr", isr, "epoch_start", p.epochStartOffset, "high_watermark", p.highWatermark)
 	p.updateHighWatermark()
@@ -149,6 +151,7 @@ func (p *Partition) stopLeading() {
 	p.role = roleNone
 	p.leader = -1
 	p.followers = nil
+	p.stopTakeover()
 	p.proposal = nil
 	p.failAckWaiters(kerr.NotLeaderForPartition)
 	p.completeDeletes()

@@ -53,7 +53,7 @@ func (f *topicIDFixture) run(d time.Duration) { f.kernel.RunUntil(f.kernel.Now()
 // each, waiting for each to be durable.
 func (f *topicIDFixture) lead(p *Partition, values ...string) {
 	f.t.Helper()
-	p.BecomeLeader(0, 0, []int32{1}, []int32{1})
+	p.BecomeLeader(0, 0, []int32{1}, []int32{1}, nil)
 	f.run(10 * time.Millisecond)
 	for _, v := range values {
 		b := batch.Build(batch.Spec{ProducerID: batch.NoProducerID, Records: []batch.Record{{Value: []byte(v)}}})
@@ -81,7 +81,7 @@ var (
 func TestANewReplicaWritesItsTopicIDBeforeItLeadsOrFetches(t *testing.T) {
 	f := newTopicIDFixture(t, simdisk.Faults{})
 	p := f.mustOpen(topicA)
-	p.BecomeLeader(0, 0, []int32{1, 2}, []int32{1, 2})
+	p.BecomeLeader(0, 0, []int32{1, 2}, []int32{1, 2}, nil)
 	if p.Recovered() || p.IsLeader() {
 		t.Fatal("a new replica leads before its partition.metadata is durable")
 	}
