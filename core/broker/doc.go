@@ -21,5 +21,8 @@
 // nodes starts at replication.go: the roles the metadata gives each
 // partition (partitions.go), the follower's fetches (replica_fetcher.go),
 // the leader's answers (follower_fetch.go), and ISR changes sent to the
-// controller (alter_partition_sender.go).
+// controller (alter_partition_sender.go). Reads that claim to be the
+// latest are served only on the controller lease (lifecycle.go), and a new
+// leader exposes nothing new while a leader deposed without fencing may
+// still serve on its own (former_leaders.go, core/replica takeover.go).
 package broker

@@ -30,7 +30,8 @@
 //
 // Start with Partition (partition.go) and roles.go, then the leader:
 // AppendAsLeader (leader_append.go), ServeFollowerFetch (leader_fetch.go),
-// the high watermark (high_watermark.go) and ISR changes
+// the high watermark (high_watermark.go), which a new leader holds while
+// a former leader may still serve (takeover.go), and ISR changes
 // (isr_changes.go); then the follower: follower_fetch.go,
 // follower_append.go and follower_truncate.go. Read (read.go) serves
 // consumers. topic_id_file.go ties the directory to its topic id, so that
