@@ -254,6 +254,8 @@ func (b *Broker) applyCommitted(offset int64, r metadata.Record) {
 		b.maybeReady()
 	case r.BrokerFence != nil && r.BrokerFence.Fenced, r.RegisterBroker != nil:
 		b.formerLeadersMayHaveGone()
+	case r.BrokerCaughtUp != nil:
+		b.formerLeaderCaughtUp(r.BrokerCaughtUp.BrokerID)
 	}
 	b.imageWaiters.check()
 }

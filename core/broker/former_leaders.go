@@ -91,6 +91,14 @@ func (b *Broker) forgetExpiredDepositions() {
 	}
 }
 
+// formerLeaderCaughtUp tells every partition this broker leads that
+// broker id has applied every record that deposed it.
+func (b *Broker) formerLeaderCaughtUp(id int32) {
+	for _, key := range b.sortedPartitionKeys() {
+		b.partitions[key].FormerLeaderCaughtUp(id)
+	}
+}
+
 // formerLeadersMayHaveGone tells every partition this broker leads that a
 // broker was fenced or registered again (its old process gone).
 func (b *Broker) formerLeadersMayHaveGone() {

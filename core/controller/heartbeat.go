@@ -14,8 +14,13 @@ import (
 //
 //   - controlled shutdown (WantShutdown, sticky until it registers again):
 //     its leaderships move away and it leaves every ISR (elections.go);
-//     once it leads nothing and has applied the records that said so, it
-//     is fenced and told ShouldShutdown;
+//     once it leads nothing and has applied the records that said so, and
+//     every other that took a leadership or replica from it, it is fenced
+//     and told ShouldShutdown;
+//   - unfenced, caught up, and still named a deposed leader somewhere
+//     (metadata.Partition.Deposed): a BrokerCaughtUpRecord says it serves
+//     none of those partitions any more, so their new leaders stop
+//     waiting for it (core/replica, takeover.go);
 //   - WantFence on an unfenced broker: fenced, as if its session expired;
 //   - fenced, and caught up (its metadata offset has reached its
 //     registration record, its fencing and every change that took a
@@ -110,6 +115,10 @@ func (h *heartbeat) plan() []metadata.Record {
 		records := append([]metadata.Record{fenceRecord(req.BrokerID, broker.Epoch, false)}, c.electLeaderless(req.BrokerID)...)
 		h.then, h.leaderships = heartbeatUnfences, len(records)-1
 		return records
+	case !broker.Fenced && h.caughtUp && c.image.Deposes(req.BrokerID):
+		// It has applied what deposed it: the new leaders need not
+		// wait for it (metadata.Partition.Deposed).
+		return []metadata.Record{{BrokerCaughtUp: &metadata.BrokerCaughtUpRecord{BrokerID: req.BrokerID, BrokerEpoch: broker.Epoch}}}
 	}
 	return nil
 }
@@ -127,7 +136,11 @@ func (c *Controller) planControlledShutdown(h *heartbeat) []metadata.Record {
 		h.then = heartbeatMovesLeaderships
 		return moves
 	}
-	if s.metadataOffset < s.shutdownOffset {
+	// Fenced, it no longer counts as a former leader anywhere
+	// (metadata.Partition.Deposed), so it must first have applied every
+	// record that took a leadership from it, not only the moves made
+	// for the shutdown: one deposed earlier may still serve on its lease.
+	if s.metadataOffset < s.shutdownOffset || !h.caughtUp {
 		return nil
 	}
 	h.then = heartbeatEndsShutdown

@@ -6,8 +6,8 @@ import (
 )
 
 // A leader replaced while unfenced stays deposed, across later changes and
-// a snapshot, until its broker is fenced or registers again; a fenced
-// leader, or one leading again, is not deposed.
+// a snapshot, until its broker is fenced, registers again, or is found
+// caught up; a fenced leader, or one leading again, is not deposed.
 func TestDeposedLeadersAreRememberedUntilFenced(t *testing.T) {
 	id := TopicID{4}
 	leader := func(id int32) *int32 { return &id }
@@ -48,14 +48,22 @@ func TestDeposedLeadersAreRememberedUntilFenced(t *testing.T) {
 	}
 	apply(Record{PartitionChange: &PartitionChangeRecord{TopicID: id, Partition: 0, Leader: leader(1)}})
 	deposed(2, 3) // 1 leads again
-	apply(Record{BrokerFence: &BrokerFenceRecord{BrokerID: 2, BrokerEpoch: 2, Fenced: true}})
+	apply(Record{BrokerCaughtUp: &BrokerCaughtUpRecord{BrokerID: 2, BrokerEpoch: 2}})
+	deposed(3)
+	apply(Record{PartitionChange: &PartitionChangeRecord{TopicID: id, Partition: 0, Leader: leader(2)}})
+	deposed(3, 1)
+	apply(Record{BrokerFence: &BrokerFenceRecord{BrokerID: 1, BrokerEpoch: 1, Fenced: true}})
+	deposed(3)
+	apply(Record{PartitionChange: &PartitionChangeRecord{TopicID: id, Partition: 0, Leader: leader(1)}})
+	deposed(3, 2)
+	apply(Record{BrokerCaughtUp: &BrokerCaughtUpRecord{BrokerID: 2, BrokerEpoch: 2}})
 	deposed(3)
 	apply(Record{RegisterBroker: &RegisterBrokerRecord{BrokerID: 3, IncarnationID: [16]byte{9}, BrokerEpoch: 30}})
 	deposed()
+	// Brokers 1 (fenced above) and 3 (a registration fences) hold no
+	// lease: taking the leadership from them deposes nobody.
 	apply(Record{PartitionChange: &PartitionChangeRecord{TopicID: id, Partition: 0, Leader: leader(3)}})
-	deposed(1)
-	// Broker 3 is fenced (a registration fences): taking the leadership
-	// from it, even to nobody, deposes nobody more.
+	deposed()
 	apply(Record{PartitionChange: &PartitionChangeRecord{TopicID: id, Partition: 0, Leader: leader(-1)}})
-	deposed(1)
+	deposed()
 }

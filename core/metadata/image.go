@@ -144,6 +144,8 @@ func (img *Image) Apply(offset int64, r Record) error {
 	switch {
 	case r.RegisterBroker != nil:
 		err = img.applyRegisterBroker(r.RegisterBroker)
+	case r.BrokerCaughtUp != nil:
+		err = img.applyBrokerCaughtUp(r.BrokerCaughtUp)
 	case r.BrokerFence != nil:
 		err = img.applyBrokerFence(r.BrokerFence)
 	case r.Topic != nil:
@@ -198,6 +200,28 @@ func (img *Image) applyBrokerFence(r *BrokerFenceRecord) error {
 		img.forgetDeposed(r.BrokerID)
 	}
 	return nil
+}
+
+func (img *Image) applyBrokerCaughtUp(r *BrokerCaughtUpRecord) error {
+	b, ok := img.Brokers[r.BrokerID]
+	if !ok || b.Epoch != r.BrokerEpoch {
+		return fmt.Errorf("broker %d epoch %d caught up, but it is not registered at that epoch", r.BrokerID, r.BrokerEpoch)
+	}
+	img.forgetDeposed(r.BrokerID)
+	return nil
+}
+
+// Deposes reports whether broker id is deposed from any partition.
+func (img *Image) Deposes(id int32) bool {
+	// order-independent: whether any partition names it.
+	for _, t := range img.TopicsByID {
+		for _, p := range t.Partitions {
+			if slices.Contains(p.Deposed, id) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (img *Image) applyTopic(r *TopicRecord) error {
@@ -301,9 +325,11 @@ func (img *Image) noteDeposed(p *Partition, leader int32) {
 }
 
 // forgetDeposed drops broker id from every partition's Deposed: it was
-// fenced, or a new process of it registered, and a fenced broker's lease
-// is over (the controller fences a session after its last heartbeat, and
-// admits a new process only once the old one's session has expired).
+// fenced (a session after its last heartbeat, when its lease is over, or
+// at the end of a controlled shutdown, once it has applied what deposed
+// it), it caught up, or a new process of it registered (the old one is
+// gone: a node runs one process at a time, and the controller refuses a
+// second incarnation while the first still heartbeats).
 func (img *Image) forgetDeposed(id int32) {
 	// order-independent: each partition's list changes on its own.
 	for _, t := range img.TopicsByID {

@@ -23,6 +23,11 @@ func decodeEncoded(b []byte) (r Record, ok bool) {
 		r.PartitionChange = d.partitionChange()
 	case d.skip(`{"broker_fence":`):
 		r.BrokerFence = d.brokerFence()
+	case d.skip(`{"broker_caught_up":{"broker_id":`):
+		r.BrokerCaughtUp = &BrokerCaughtUpRecord{BrokerID: d.int32()}
+		d.expect(`,"broker_epoch":`)
+		r.BrokerCaughtUp.BrokerEpoch = d.int64()
+		d.expect(`}`)
 	case d.skip(`{"partition":`):
 		r.Partition = d.partition()
 	case d.skip(`{"register_broker":`):

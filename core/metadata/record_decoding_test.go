@@ -169,7 +169,7 @@ func randomRecord(t *rapid.T) Record {
 		copy(id[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, label))
 		return id
 	}
-	switch rapid.IntRange(0, 8).Draw(t, "kind") {
+	switch rapid.IntRange(0, 9).Draw(t, "kind") {
 	case 0:
 		return Record{RegisterBroker: &RegisterBrokerRecord{
 			BrokerID: rapid.Int32().Draw(t, "broker"), IncarnationID: id("incarnation"), BrokerEpoch: rapid.Int64().Draw(t, "epoch"),
@@ -184,6 +184,7 @@ func randomRecord(t *rapid.T) Record {
 			TopicID: id("topic"), Partition: rapid.Int32().Draw(t, "partition"), Replicas: int32s("replicas"), ISR: int32s("isr"),
 			Leader: rapid.Int32().Draw(t, "leader"), LeaderEpoch: rapid.Int32().Draw(t, "leader epoch"), PartitionEpoch: rapid.Int32().Draw(t, "partition epoch"),
 			UncleanEpoch: rapid.Int32().Draw(t, "unclean epoch"), AddingReplicas: int32s("adding"), RemovingReplicas: int32s("removing"),
+			Deposed: int32s("deposed"),
 		}}
 	case 4:
 		change := &PartitionChangeRecord{TopicID: id("topic"), Partition: rapid.Int32().Draw(t, "partition"), ISR: int32s("isr"), Replicas: int32s("replicas"),
@@ -203,6 +204,8 @@ func randomRecord(t *rapid.T) Record {
 			config.Value = &value
 		}
 		return Record{Config: config}
+	case 8:
+		return Record{BrokerCaughtUp: &BrokerCaughtUpRecord{BrokerID: rapid.Int32().Draw(t, "broker"), BrokerEpoch: rapid.Int64().Draw(t, "epoch")}}
 	case 7:
 		return Record{ProducerIDs: &ProducerIDsRecord{BrokerID: rapid.Int32().Draw(t, "broker"), BrokerEpoch: rapid.Int64().Draw(t, "epoch"), NextProducerID: rapid.Int64().Draw(t, "next")}}
 	}

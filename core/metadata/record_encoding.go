@@ -34,6 +34,14 @@ func appendEncoded(b []byte, r Record) (_ []byte, ok bool) {
 		field("broker_fence")
 		e.brokerFence(x)
 	}
+	if x := r.BrokerCaughtUp; x != nil {
+		field("broker_caught_up")
+		e.raw(`{"broker_id":`)
+		e.integer(int64(x.BrokerID))
+		e.raw(`,"broker_epoch":`)
+		e.integer(x.BrokerEpoch)
+		e.raw("}")
+	}
 	if x := r.Topic; x != nil {
 		field("topic")
 		e.topic(x)

@@ -19,6 +19,7 @@ func (id TopicID) IsZero() bool { return id == TopicID{} }
 type Record struct {
 	RegisterBroker  *RegisterBrokerRecord  `json:"register_broker,omitempty"`
 	BrokerFence     *BrokerFenceRecord     `json:"broker_fence,omitempty"`
+	BrokerCaughtUp  *BrokerCaughtUpRecord  `json:"broker_caught_up,omitempty"`
 	Topic           *TopicRecord           `json:"topic,omitempty"`
 	Partition       *PartitionRecord       `json:"partition,omitempty"`
 	PartitionChange *PartitionChangeRecord `json:"partition_change,omitempty"`
@@ -46,6 +47,15 @@ type BrokerFenceRecord struct {
 	BrokerID    int32 `json:"broker_id"`
 	BrokerEpoch int64 `json:"broker_epoch"`
 	Fenced      bool  `json:"fenced"`
+}
+
+// BrokerCaughtUpRecord says an unfenced broker has applied every record
+// that took a leadership from it (its heartbeat showed it, core/
+// controller catch_up.go): it serves none of those partitions any more,
+// so it is deposed from none (Partition.Deposed).
+type BrokerCaughtUpRecord struct {
+	BrokerID    int32 `json:"broker_id"`
+	BrokerEpoch int64 `json:"broker_epoch"`
 }
 
 // TopicRecord creates a topic; its partitions follow as PartitionRecords.
@@ -182,7 +192,7 @@ func DecodeRecord(b []byte) (Record, error) {
 func (r Record) count() int {
 	n := 0
 	for _, set := range []bool{
-		r.RegisterBroker != nil, r.BrokerFence != nil, r.Topic != nil, r.Partition != nil,
+		r.RegisterBroker != nil, r.BrokerFence != nil, r.BrokerCaughtUp != nil, r.Topic != nil, r.Partition != nil,
 		r.PartitionChange != nil, r.RemoveTopic != nil, r.Config != nil, r.ProducerIDs != nil,
 		r.NoOp != nil,
 	} {

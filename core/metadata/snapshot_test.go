@@ -81,7 +81,7 @@ func randomImage(t *rapid.T) *Image {
 	brokerIDs := []int32{1, 2, 3, 4}
 	steps := rapid.IntRange(0, 60).Draw(t, "steps")
 	for range steps {
-		switch rapid.IntRange(0, 7).Draw(t, "kind") {
+		switch rapid.IntRange(0, 8).Draw(t, "kind") {
 		case 0: // (re-)register a broker
 			id := rapid.SampledFrom(brokerIDs).Draw(t, "broker")
 			epoch := offset + 1
@@ -157,6 +157,13 @@ func randomImage(t *rapid.T) *Image {
 		case 6: // a broker config
 			value := "x"
 			apply(Record{Config: &ConfigRecord{ResourceType: ResourceBroker, ResourceName: "1", Name: "some.setting", Value: &value}})
+		case 8: // a deposed broker caught up
+			ids := img.BrokerIDs()
+			if len(ids) == 0 {
+				continue
+			}
+			b := img.Brokers[rapid.SampledFrom(ids).Draw(t, "broker")]
+			apply(Record{BrokerCaughtUp: &BrokerCaughtUpRecord{BrokerID: b.ID, BrokerEpoch: b.Epoch}})
 		case 7: // a producer id block
 			apply(Record{ProducerIDs: &ProducerIDsRecord{BrokerID: 1, BrokerEpoch: 1, NextProducerID: img.NextProducerID + 1000}})
 		}

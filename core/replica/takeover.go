@@ -24,6 +24,10 @@ import (
 //   - it fetches from this leader at this leader epoch: it has applied
 //     the election, and so every record before it, its own deposition
 //     included, and serves the partition no more;
+//   - the controller finds it caught up with every record that deposed it
+//     (a BrokerCaughtUpRecord): the same, for a former leader that is no
+//     longer a replica (a reassignment moved the leader off it) or whose
+//     fetches do not arrive;
 //   - its broker is fenced or gone from the metadata: the controller
 //     fences only a session after the broker's last heartbeat, by which
 //     its lease (half a session by its own clock) has run out, and it
@@ -104,7 +108,7 @@ func (p *Partition) endTakeover() {
 }
 
 // formerLeaderFetched notes that broker id fetched at this leadership's
-// epoch: it knows it no longer leads.
+// epoch, or was found caught up: it knows it no longer leads.
 func (p *Partition) formerLeaderFetched(id int32) {
 	if len(p.formerLeaders) == 0 {
 		return
@@ -112,6 +116,16 @@ func (p *Partition) formerLeaderFetched(id int32) {
 	p.formerLeaders = slices.DeleteFunc(p.formerLeaders, func(f FormerLeader) bool { return f.ID == id })
 	if len(p.formerLeaders) == 0 {
 		p.endTakeover()
+	}
+}
+
+// FormerLeaderCaughtUp tells a leader that broker id has applied every
+// record that took a leadership from it (core/controller heartbeat.go):
+// it knows it no longer leads.
+func (p *Partition) FormerLeaderCaughtUp(id int32) {
+	if len(p.formerLeaders) > 0 {
+		p.formerLeaderFetched(id)
+		p.formerLeadersMoved()
 	}
 }
 

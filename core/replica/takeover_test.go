@@ -118,3 +118,20 @@ func TestLeadershipWithoutFormerLeadersDoesNotWait(t *testing.T) {
 		t.Fatal("a takeover with no former leader left")
 	}
 }
+
+// A former leader that is no longer a replica (a reassignment moved the
+// leader off it) never fetches; the controller finding it caught up ends
+// its part in the takeover.
+func TestTakeoverEndsWhenTheFormerLeaderIsFoundCaughtUp(t *testing.T) {
+	h, b := takeoverHarness(t, time.Hour)
+	requireHeld(t, h, b)
+	h.partition(2).FormerLeaderCaughtUp(3) // not a former leader: nothing moves
+	if hw := h.partition(2).HighWatermark(); hw != 1 {
+		t.Fatalf("high watermark %d after another broker caught up, want 1", hw)
+	}
+	h.partition(2).FormerLeaderCaughtUp(1)
+	if hw := h.partition(2).HighWatermark(); hw != 2 {
+		t.Fatalf("high watermark %d once the former leader caught up, want 2 at once", hw)
+	}
+	requireExposed(t, h, b)
+}
