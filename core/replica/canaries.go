@@ -53,6 +53,13 @@ const (
 	// that takes over serves the deleted records again.
 	CanaryDeleteWithoutFollowers = "replica-delete-without-followers"
 
+	// CanaryTakeoverIgnoresFormerLeaders lets a new leader move its high
+	// watermark at once, as Kafka's does, while a leader deposed without
+	// being fenced may still serve on its lease (takeover.go): a client
+	// reads what the new leader exposed, then the old leader's older
+	// state (the bug cluster seed 5171018 found).
+	CanaryTakeoverIgnoresFormerLeaders = "replica-takeover-ignores-former-leaders"
+
 	// CanaryIgnoreTopicID opens whatever directory has the partition's
 	// topic name and index, whatever topic id its partition.metadata
 	// names, as Sluice did before it kept the file (the bug cluster seed

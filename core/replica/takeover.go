@@ -90,6 +90,11 @@ func (p *Partition) takingOver() bool {
 	if len(p.formerLeaders) == 0 {
 		return false
 	}
+	if p.w.Canaries.On(CanaryTakeoverIgnoresFormerLeaders) {
+		p.formerLeaders = p.formerLeaders[:0]
+		p.endTakeover()
+		return false
+	}
 	now := p.w.Clock.Elapsed()
 	p.formerLeaders = slices.DeleteFunc(p.formerLeaders, func(f FormerLeader) bool {
 		return f.Until <= now || !p.brokerAlive(f.ID)

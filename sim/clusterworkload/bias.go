@@ -123,7 +123,8 @@ var canaryBiases = map[string]canaryBias{
 	// extreme of the drift or the other), and an offset fetch in the gap
 	// between the fencing and the lease's end, an eighth of a session:
 	// a long session widens it.
-	broker.CanaryLeaseOutlastsFencing: slowStrandedCoordinator,
+	broker.CanaryLeaseOutlastsFencing:          slowStrandedCoordinator,
+	replica.CanaryTakeoverIgnoresFormerLeaders: movedStrandedCoordinator,
 	// A broker unfenced on a stale image is one that comes back from
 	// such a strand: the same lean.
 	controller.CanaryUnfenceBeforeCaughtUp: strandedCoordinator,
@@ -194,6 +195,36 @@ func strandedCoordinator(s *scenario.Scenario) {
 				e.Target = scenario.Target{Role: scenario.RoleCoordinator}
 			}
 			strands++
+		}
+	}
+}
+
+// movedStrandedCoordinator strands the group's coordinator, which keeps
+// its lease for half a (long) session, and moves leaderships away from it
+// meanwhile without fencing it: reassignments of the group's topic and of
+// __consumer_offsets every few hundred milliseconds and a leader rebalance
+// every second, on five nodes so that a move can leave it out, with
+// offset readers to ask it and its successor.
+func movedStrandedCoordinator(s *scenario.Scenario) {
+	if len(s.ClockRates) > 0 {
+		s.ClockRates = append(s.ClockRates, 1, 1, 1, 1, 1)[:5]
+	}
+	s.Cluster.Nodes = 5
+	s.Cluster.LeaderRebalanceEvery = time.Second
+	s.Timeouts.BrokerSession, s.Timeouts.BrokerHeartbeat = 8*time.Second, time.Second
+	s.Clients.Groups[0].OffsetReaders = max(s.Clients.Groups[0].OffsetReaders, 2)
+	for i := range s.Topics {
+		if s.Topics[i].Name == s.Clients.Groups[0].Topic {
+			s.Topics[i].ReassignEvery = 150 * time.Millisecond
+		}
+	}
+	s.Rates = nil
+	setRate(s, scenario.KindStrand, 2*time.Second)
+	s.Faults.WindowMin, s.Faults.WindowMax = 3*time.Second, 5*time.Second
+	s.Schedule = scenario.GenerateSchedule(*s)
+	for i := range s.Schedule {
+		if e := &s.Schedule[i]; e.Kind == scenario.KindStrand {
+			e.Target = scenario.Target{Role: scenario.RoleCoordinator}
 		}
 	}
 }
