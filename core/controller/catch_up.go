@@ -17,7 +17,7 @@ import (
 // broker now leads, with offsets older than those acknowledged since.
 // So the offset it must reach moves forward with every record that
 // registers it, fences it, takes a partition's leadership from it, or
-// takes a replica from it (a reassignment).
+// takes a replica from it (a reassignment, a topic's deletion).
 //
 // An unfenced broker renews its lease only from a heartbeat that shows it
 // caught up to that offset too (IsCaughtUp): a broker a reassignment took
@@ -51,6 +51,23 @@ func (c *Controller) brokersConcernedBy(r metadata.Record) []int32 {
 		}
 		if change.Replicas != nil {
 			for _, id := range minus(p.Replicas, change.Replicas) {
+				if !slices.Contains(concerned, id) {
+					concerned = append(concerned, id)
+				}
+			}
+		}
+		return concerned
+	case r.RemoveTopic != nil:
+		// Every replica goes: a leader that has not applied the
+		// deletion still serves the topic, by name too, which a new
+		// topic of that name may soon take.
+		topic, known := c.image.TopicsByID[r.RemoveTopic.TopicID]
+		if !known {
+			return nil
+		}
+		var concerned []int32
+		for _, p := range topic.Partitions {
+			for _, id := range p.Replicas {
 				if !slices.Contains(concerned, id) {
 					concerned = append(concerned, id)
 				}

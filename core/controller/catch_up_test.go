@@ -41,3 +41,29 @@ func TestFencedBrokerStaysFencedUntilItHasAppliedItsLostLeaderships(t *testing.T
 		t.Fatalf("heartbeat from offset %d, past its fencing: %+v", fencedThrough, hb)
 	}
 }
+
+// A topic's deletion concerns every broker that hosted it: one that has
+// not applied it still serves the topic (by name, too, which a new topic
+// may take), so its heartbeats renew no lease until it has.
+func TestADeletedTopicsBrokersAreNotCaughtUpUntilTheyApplyIt(t *testing.T) {
+	tc := newTestController(t, Config{}, 1, 2, 3)
+	tc.mustCreate("t", 1, 3)
+	before := tc.c.Image().Offset
+	for _, id := range []int32{1, 2, 3} {
+		if hb := tc.heartbeat(id, heartbeatOptions{offset: at(before)}); !hb.IsCaughtUp {
+			t.Fatalf("broker %d not caught up before the deletion: %+v", id, hb)
+		}
+	}
+	if resp := tc.deleteTopics("t"); resp.Topics[0].ErrorCode != 0 {
+		t.Fatalf("deleting: %+v", resp.Topics[0])
+	}
+	deleted := tc.c.Image().Offset
+	for _, id := range []int32{1, 2, 3} {
+		if hb := tc.heartbeat(id, heartbeatOptions{offset: at(before)}); hb.IsCaughtUp {
+			t.Fatalf("broker %d caught up from offset %d, before the deletion at %d", id, before, deleted)
+		}
+		if hb := tc.heartbeat(id, heartbeatOptions{offset: at(deleted)}); !hb.IsCaughtUp {
+			t.Fatalf("broker %d not caught up once it applied the deletion: %+v", id, hb)
+		}
+	}
+}
