@@ -85,14 +85,12 @@ func (p *Partition) ServeFollowerFetch(fetch FollowerFetch) (result FollowerFetc
 		p.logger.Debug("fetch from a restarted follower's old process", "follower", f.id, "broker_epoch", fetch.BrokerEpoch)
 		return result, kerr.NotLeaderForPartition
 	}
-	if fetch.CurrentLeaderEpoch == p.leaderEpoch {
-		p.formerLeaderFetched(f.id)
-	}
+	tookOver := fetch.CurrentLeaderEpoch == p.leaderEpoch && p.formerLeaderFetched(f.id)
 	// The follower's start as it is now: it may have gone down, after a
 	// restart that lost a move its disk had not synced.
 	moved := fetch.LogStartOffset > f.logStartOffset
 	f.logStartOffset = fetch.LogStartOffset
-	if moved {
+	if moved || tookOver {
 		p.completeDeletes()
 	}
 	start, leaderEnd := p.log.StartOffset(), p.log.EndOffset()

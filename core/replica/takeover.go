@@ -91,7 +91,6 @@ func (p *Partition) takingOver() bool {
 		return false
 	}
 	if p.w.Canaries.On(CanaryTakeoverIgnoresFormerLeaders) {
-		p.formerLeaders = p.formerLeaders[:0]
 		p.endTakeover()
 		return false
 	}
@@ -113,15 +112,18 @@ func (p *Partition) endTakeover() {
 }
 
 // formerLeaderFetched notes that broker id fetched at this leadership's
-// epoch, or was found caught up: it knows it no longer leads.
-func (p *Partition) formerLeaderFetched(id int32) {
+// epoch, or was found caught up: it knows it no longer leads. It reports
+// whether that ended the takeover.
+func (p *Partition) formerLeaderFetched(id int32) bool {
 	if len(p.formerLeaders) == 0 {
-		return
+		return false
 	}
 	p.formerLeaders = slices.DeleteFunc(p.formerLeaders, func(f FormerLeader) bool { return f.ID == id })
-	if len(p.formerLeaders) == 0 {
-		p.endTakeover()
+	if len(p.formerLeaders) > 0 {
+		return false
 	}
+	p.endTakeover()
+	return true
 }
 
 // FormerLeaderCaughtUp tells a leader that broker id has applied every
