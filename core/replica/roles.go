@@ -52,7 +52,8 @@ func (p *Partition) NoteUncleanElection(epoch int32) {
 // EndOffsetForEpoch answers as if Kafka's eager entry were there), every
 // follower's state starts unknown, and the high watermark starts where
 // this replica had it as a follower, moving up once the ISR has fetched
-// and no former leader may still serve (formers; takeover.go).
+// and no former leader may still serve (formers; takeover.go). A
+// continuing leadership waits for no former leader formers leaves out.
 func (p *Partition) BecomeLeader(leaderEpoch, partitionEpoch int32, replicas, isr []int32, formers []FormerLeader) {
 	p.checkEpochsForward(leaderEpoch, partitionEpoch)
 	continuing := p.role == roleLeader && p.leaderEpoch == leaderEpoch
@@ -60,6 +61,7 @@ func (p *Partition) BecomeLeader(leaderEpoch, partitionEpoch int32, replicas, is
 	p.noteDeparted(replicas)
 	p.replicas, p.isr = keptCopy(p.replicas, replicas), keptCopy(p.isr, isr)
 	if continuing {
+		p.keepFormerLeaders(formers)
 		p.leaderMetadataChanged()
 		p.completeDeletes() // a follower out of the ISR holds no delete up
 		return

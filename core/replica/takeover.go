@@ -126,6 +126,24 @@ func (p *Partition) formerLeaderFetched(id int32) bool {
 	return true
 }
 
+// keepFormerLeaders forgets, in a continuing leadership, the former
+// leaders formers no longer names: the broker's metadata no longer counts
+// them deposed (a snapshot replaced its image, holding a caught-up record
+// it never applied as one) or alive.
+func (p *Partition) keepFormerLeaders(formers []FormerLeader) {
+	if len(p.formerLeaders) == 0 {
+		return
+	}
+	p.formerLeaders = slices.DeleteFunc(p.formerLeaders, func(f FormerLeader) bool {
+		return !slices.ContainsFunc(formers, func(named FormerLeader) bool { return named.ID == f.ID })
+	})
+	if len(p.formerLeaders) == 0 {
+		p.endTakeover()
+		p.updateHighWatermark()
+		p.completeDeletes()
+	}
+}
+
 // FormerLeaderCaughtUp tells a leader that broker id has applied every
 // record that took a leadership from it (core/controller heartbeat.go):
 // it knows it no longer leads.
