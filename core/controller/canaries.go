@@ -25,4 +25,9 @@ const (
 	// strand with a stale image, it renews its lease and answers as the
 	// coordinator and leader it no longer is.
 	CanaryUnfenceBeforeCaughtUp = "controller-unfence-before-caught-up"
+	// CanaryCaughtUpBeforeCaughtUp takes any heartbeat of an unfenced
+	// deposed broker for one caught up (a BrokerCaughtUpRecord), whatever
+	// metadata it has applied: new leaders stop waiting for a former
+	// leader that may still serve on its lease.
+	CanaryCaughtUpBeforeCaughtUp = "controller-caught-up-before-caught-up"
 )

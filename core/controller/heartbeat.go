@@ -115,7 +115,7 @@ func (h *heartbeat) plan() []metadata.Record {
 		records := append([]metadata.Record{fenceRecord(req.BrokerID, broker.Epoch, false)}, c.electLeaderless(req.BrokerID)...)
 		h.then, h.leaderships = heartbeatUnfences, len(records)-1
 		return records
-	case !broker.Fenced && h.caughtUp && c.image.Deposes(req.BrokerID):
+	case !broker.Fenced && (h.caughtUp || c.w.Canaries.On(CanaryCaughtUpBeforeCaughtUp)) && c.image.Deposes(req.BrokerID):
 		// It has applied what deposed it: the new leaders need not
 		// wait for it (metadata.Partition.Deposed).
 		return []metadata.Record{{BrokerCaughtUp: &metadata.BrokerCaughtUpRecord{BrokerID: req.BrokerID, BrokerEpoch: broker.Epoch}}}

@@ -125,6 +125,9 @@ var canaryBiases = map[string]canaryBias{
 	// a long session widens it.
 	broker.CanaryLeaseOutlastsFencing:          slowStrandedCoordinator,
 	replica.CanaryTakeoverIgnoresFormerLeaders: movedStrandedCoordinator,
+	// A deposed broker found caught up from any heartbeat needs one whose
+	// heartbeats reach the controller while nothing reaches it.
+	controller.CanaryCaughtUpBeforeCaughtUp: movedDeafCoordinator,
 	// A broker unfenced on a stale image is one that comes back from
 	// such a strand: the same lean.
 	controller.CanaryUnfenceBeforeCaughtUp: strandedCoordinator,
@@ -205,7 +208,18 @@ func strandedCoordinator(s *scenario.Scenario) {
 // __consumer_offsets every few hundred milliseconds and a leader rebalance
 // every second, on five nodes so that a move can leave it out, with
 // offset readers to ask it and its successor.
-func movedStrandedCoordinator(s *scenario.Scenario) {
+func movedStrandedCoordinator(s *scenario.Scenario) { movedCoordinator(s, scenario.KindStrand) }
+
+// movedDeafCoordinator is movedStrandedCoordinator with the coordinator
+// cut off one way only: the other nodes' messages do not reach it, so it
+// learns of no deposition and its lease is not renewed, while its
+// heartbeats still reach the controller and keep it unfenced.
+func movedDeafCoordinator(s *scenario.Scenario) { movedCoordinator(s, scenario.KindCutTo) }
+
+// movedCoordinator cuts the group's coordinator off from the other nodes
+// by faults of kind cut and moves its partitions meanwhile (see
+// movedStrandedCoordinator).
+func movedCoordinator(s *scenario.Scenario, cut scenario.Kind) {
 	if len(s.ClockRates) > 0 {
 		s.ClockRates = append(s.ClockRates, 1, 1, 1, 1, 1)[:5]
 	}
@@ -219,11 +233,11 @@ func movedStrandedCoordinator(s *scenario.Scenario) {
 		}
 	}
 	s.Rates = nil
-	setRate(s, scenario.KindStrand, 2*time.Second)
+	setRate(s, cut, 2*time.Second)
 	s.Faults.WindowMin, s.Faults.WindowMax = 3*time.Second, 5*time.Second
 	s.Schedule = scenario.GenerateSchedule(*s)
 	for i := range s.Schedule {
-		if e := &s.Schedule[i]; e.Kind == scenario.KindStrand {
+		if e := &s.Schedule[i]; e.Kind == cut {
 			e.Target = scenario.Target{Role: scenario.RoleCoordinator}
 		}
 	}
