@@ -1,8 +1,10 @@
 package broker
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"sluice/core"
@@ -67,7 +69,11 @@ type Broker struct {
 	fetchers        *replicaFetchers
 	alterPartitions *alterPartitionSender
 	isrShrinkTimer  core.Timer
-	clients         map[*client]struct{}
+	// clients are the open connections, each with the order it was
+	// accepted in (clientsAccepted counts them), which is the order stop
+	// closes them in.
+	clients         map[*client]uint64
+	clientsAccepted uint64
 	fetches         *fetchWaiters
 	// imageWaiters are answers waiting for the image to show what a
 	// remote controller committed (image_waiters.go).
@@ -132,7 +138,7 @@ func Start(w core.World, config Config) (*Broker, error) {
 		config:     config,
 		image:      metadata.NewImage(),
 		partitions: map[partitionKey]*replica.Partition{},
-		clients:    map[*client]struct{}{},
+		clients:    map[*client]uint64{},
 	}
 	b.fetches = newFetchWaiters(b)
 	b.imageWaiters = newImageWaiters(b)
@@ -301,7 +307,14 @@ func (b *Broker) stop(done func()) {
 	b.fetchers.stop()
 	b.alterPartitions.stop()
 	b.groups.coordinator.Close()
-	for c := range b.clients { // order-independent: closes every client
+	// In the order they were accepted: closing one sends its FIN, which
+	// a simulation traces.
+	open := make([]*client, 0, len(b.clients))
+	for c := range b.clients {
+		open = append(open, c)
+	}
+	slices.SortFunc(open, func(x, y *client) int { return cmp.Compare(b.clients[x], b.clients[y]) })
+	for _, c := range open {
 		c.close()
 	}
 	b.fetches.failAll()

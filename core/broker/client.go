@@ -230,7 +230,8 @@ func (b *Broker) accept(c core.Conn) *client {
 		cl.closed = true
 		return cl
 	}
-	b.clients[cl] = struct{}{}
+	b.clientsAccepted++
+	b.clients[cl] = b.clientsAccepted
 	return cl
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -124,8 +125,15 @@ func (c *Client) dial(node int32, addr string, previous *connection) *connection
 // Close fails everything pending and closes every connection.
 func (c *Client) Close() {
 	c.closed = true
-	for node, conn := range c.conns { // order-independent: each connection fails on its own
-		conn.fail(ErrClosed)
+	// In node order: failing a connection closes it and calls its
+	// requests' callbacks, which a simulation traces.
+	nodes := make([]int32, 0, len(c.conns))
+	for node := range c.conns {
+		nodes = append(nodes, node)
+	}
+	slices.Sort(nodes)
+	for _, node := range nodes {
+		c.conns[node].fail(ErrClosed)
 		delete(c.conns, node)
 	}
 }
