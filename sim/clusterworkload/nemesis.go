@@ -95,7 +95,7 @@ func (m *nemesis) apply(e scenario.Event) {
 	r := m.run
 	applied := false
 	switch e.Kind {
-	case scenario.KindCrash, scenario.KindPowerLoss, scenario.KindPause, scenario.KindFailFsync:
+	case scenario.KindCrash, scenario.KindPowerLoss, scenario.KindPause, scenario.KindFailFsync, scenario.KindShutdown:
 		applied = m.applyProcessFault(e)
 	case scenario.KindIsolate, scenario.KindCutFrom, scenario.KindCutTo, scenario.KindBridge,
 		scenario.KindMinority, scenario.KindStrand, scenario.KindPartition, scenario.KindHeal, scenario.KindReset:

@@ -40,6 +40,20 @@ func (m *nemesis) applyProcessFault(e scenario.Event) bool {
 		process := n.machine.Process
 		r.kernel.Suspend(process)
 		m.lasting(fmt.Sprintf("pause-%s", n.name), false, e.For, func() { r.kernel.Resume(process) })
+	case scenario.KindShutdown:
+		n := m.resolve(e.Target)
+		if n == nil || !n.up || n.machine.Process.Suspended() {
+			return false
+		}
+		return n.shutdown(func() {
+			// Down for For from when it stopped; at once if the
+			// liveness phase began meanwhile.
+			if m.stopped {
+				n.heal()
+				return
+			}
+			m.lasting(fmt.Sprintf("shutdown-%s", n.name), false, e.For, n.heal)
+		})
 	case scenario.KindFailFsync:
 		n := m.resolve(e.Target)
 		if n == nil || !n.up {

@@ -33,6 +33,10 @@ type node struct {
 	lastStartError error
 
 	crashes, halts, restarts int
+	// shutdowns counts the controlled shutdowns that stopped the node;
+	// shuttingDown is set while one runs.
+	shutdowns    int
+	shuttingDown bool
 	// everReady is set once the broker has first been ready (registered
 	// and unfenced), and stays set across restarts: the controller keeps
 	// a registration for good.
@@ -245,6 +249,36 @@ func (n *node) crash(delay time.Duration) {
 	}
 }
 
+// shutdown stops the node gracefully (broker.Shutdown: a controlled
+// shutdown, then every log synced and closed); once it has stopped, its
+// machine's process exits and stopped runs. It reports false if the node
+// is already on its way down.
+func (n *node) shutdown(stopped func()) bool {
+	if !n.up || n.shuttingDown {
+		return false
+	}
+	n.shuttingDown = true
+	n.run.note("shutdown " + n.name)
+	if n.run.recording != nil {
+		n.run.record(sim.EventFault, "", []string{n.name}, "controlled shutdown of "+n.name)
+	}
+	incarnation := n.machine.Process.Incarnation()
+	n.broker.Shutdown(func() {
+		if n.machine.Process.Incarnation() != incarnation || !n.up {
+			return // crashed meanwhile
+		}
+		n.run.note(n.name + " stopped")
+		if n.run.recording != nil {
+			n.run.record(sim.EventCrash, "", []string{n.name}, n.name+" stopped")
+		}
+		n.shutdowns++
+		n.machine.Crash() // the process exits; everything was synced
+		n.down()
+		stopped()
+	})
+	return true
+}
+
 // halted follows core halting the node (the machine already crashed).
 func (n *node) halted(reason error) {
 	n.halts++
@@ -258,6 +292,7 @@ func (n *node) halted(reason error) {
 
 func (n *node) down() {
 	n.up = false
+	n.shuttingDown = false
 	n.broker = nil
 	if n.cancelRestart != nil {
 		n.cancelRestart()

@@ -34,10 +34,11 @@ func (r *run) stats() []sim.Option {
 		polls, records = polls+s.Fetches, records+s.RecordsRead
 	}
 	group := r.groupStats()
-	var crashes, halts, restarts int
+	var crashes, halts, restarts, shutdowns int
 	var syncsFailed, readsCorrupted, writesTorn, writesRefused uint64
 	for _, n := range r.nodes {
 		crashes, halts, restarts = crashes+n.crashes, halts+n.halts, restarts+n.restarts
+		shutdowns += n.shutdowns
 		d := n.machine.Disk.Stats()
 		syncsFailed += d.SyncsFailed
 		readsCorrupted += d.ReadsCorrupted
@@ -77,6 +78,11 @@ func (r *run) stats() []sim.Option {
 		// below.
 		stats = append(stats, sim.Opt("partitions_added", group.PartitionsAdded),
 			sim.Opt("partitions_revoked", group.PartitionsRevoked), sim.Opt("partitions_lost", group.PartitionsLost))
+	}
+	if r.counts.faults[scenario.KindShutdown] > 0 {
+		// Only when nodes were shut down: how many of those stopped
+		// (a crash may cut one short).
+		stats = append(stats, sim.Opt("shutdowns_completed", shutdowns))
 	}
 	if len(r.offsetReaders) > 0 {
 		// Only when the scenario has monitors, so that the result line

@@ -152,6 +152,14 @@ const (
 	drawSlowSyncMaxMax = 300 * time.Millisecond
 )
 
+// Controlled shutdowns: on in a fifth of the runs, one every 3 to 8 s on
+// average, each node down for a fault window once it has stopped.
+const (
+	drawShutdownChance  = 0.2
+	drawShutdownMeanMin = 3 * time.Second
+	drawShutdownMeanMax = 8 * time.Second
+)
+
 // A slow network: on in a fifth of the runs, a window every 2 to 6 s on
 // average, each delaying a node's segments by 20-200 ms at least and up
 // to 1 s: past the swarm's request timeouts' lower end (500 ms), so some
@@ -247,6 +255,10 @@ func Draw(seed uint64) Scenario {
 	// after every other kind's).
 	if slow := kernel.NewRand(seed, "scenario/draw-slow-net"); slow.Float64() < drawSlowNetChance {
 		s.Rates = append(s.Rates, Rate{Kind: KindSlowNet, Mean: roundMilli(kernel.Between(slow, drawSlowNetMeanMin, drawSlowNetMeanMax))})
+	}
+	// Controlled shutdowns, later still, from a stream of their own too.
+	if stop := kernel.NewRand(seed, "scenario/draw-shutdown"); stop.Float64() < drawShutdownChance {
+		s.Rates = append(s.Rates, Rate{Kind: KindShutdown, Mean: roundMilli(kernel.Between(stop, drawShutdownMeanMin, drawShutdownMeanMax))})
 	}
 	s.Schedule = GenerateSchedule(s)
 	return mustValid(s)

@@ -77,6 +77,11 @@ const (
 	// groups, and learns otherwise only from the metadata log it cannot
 	// reach, while the controller fences it and elects new leaders.
 	KindStrand Kind = "strand"
+	// KindShutdown stops a node gracefully, as SIGTERM stops Kafka: a
+	// controlled shutdown moves its leaderships away while it still
+	// serves, then it syncs and stops; it starts again For after it
+	// stopped. A rolling restart is a round of these.
+	KindShutdown Kind = "shutdown"
 	// KindIdle does nothing. It holds the place of a fault the shrinker
 	// dropped: the nemesis schedules every event of the schedule when the
 	// safety phase starts, each taking a tie-break draw from the kernel,
@@ -139,6 +144,8 @@ var kinds = []kindInfo{
 	// Last too, and drawn from a stream of its own (Draw), so that the
 	// seeds that do not draw it kept their runs.
 	{kind: KindSlowNet, target: targetNode, window: true, windowRequired: true, drawn: true, network: true},
+	// Last, from a stream of its own likewise.
+	{kind: KindShutdown, target: targetNode, window: true, drawn: true},
 	{kind: KindIdle, target: targetNone},
 }
 
