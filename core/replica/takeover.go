@@ -29,10 +29,11 @@ import (
 //     longer a replica (a reassignment moved the leader off it) or whose
 //     fetches do not arrive;
 //   - its broker is fenced or gone from the metadata: the controller
-//     fences only a session after the broker's last heartbeat, by which
-//     its lease (half a session by its own clock) has run out, and it
-//     renews one only once it has applied what deposed it (core/
-//     controller, catch_up.go);
+//     fences a broker a session after its last heartbeat, by which its
+//     lease (half a session by its own clock) has run out, or at the end
+//     of a controlled shutdown, once it has applied what deposed it; and
+//     a broker renews its lease only once it has applied what deposed it
+//     (core/controller, catch_up.go);
 //   - its Until passes: the broker that tracks former leaders sets it a
 //     session after it learned of the deposition, by its own clock, which
 //     is after the controller committed it. The old leader's last renewal
