@@ -309,21 +309,28 @@ func (b *Broker) stop(done func()) {
 	b.groups.coordinator.Close()
 	// In the order they were accepted: closing one sends its FIN, which
 	// a simulation traces.
-	open := make([]*client, 0, len(b.clients))
+	connected := make([]*client, 0, len(b.clients))
 	for c := range b.clients {
-		open = append(open, c)
+		connected = append(connected, c)
 	}
-	slices.SortFunc(open, func(x, y *client) int { return cmp.Compare(b.clients[x], b.clients[y]) })
-	for _, c := range open {
+	slices.SortFunc(connected, func(x, y *client) int { return cmp.Compare(b.clients[x], b.clients[y]) })
+	for _, c := range connected {
 		c.close()
 	}
 	b.fetches.failAll()
 	b.imageWaiters.releaseAll()
 	keys := b.sortedPartitionKeys()
+	// The partitions themselves, not their keys: the metadata that may
+	// still arrive while the syncs run takes up no roles (actsOnImage),
+	// but one closed meanwhile must not be looked up again.
+	closing := make([]*replica.Partition, len(keys))
+	for i, key := range keys {
+		closing[i] = b.partitions[key]
+	}
 	pending := len(keys)
 	finish := func() {
-		for _, key := range keys {
-			b.partitions[key].Close()
+		for _, p := range closing {
+			p.Close()
 		}
 		b.closeQuorum(func() {
 			b.log.Info("broker stopped")
@@ -341,8 +348,8 @@ func (b *Broker) stop(done func()) {
 			finish()
 		}
 	})
-	for _, key := range keys {
-		b.partitions[key].SyncThen(func() {
+	for _, p := range closing {
+		p.SyncThen(func() {
 			if pending == 0 {
 				return
 			}

@@ -148,8 +148,11 @@ func (b *Broker) maybeReady() {
 // from an epoch the node has since seen end lets that stale leader count
 // it in its ISR and acknowledge writes the real leader never had. Kafka's
 // brokers publish no image before catching up either (the MetadataLoader).
+// Nor once the broker has begun to stop: it takes up no role then, and
+// opens or closes no partition under its stop's feet (cluster seed
+// 6019205: a deletion applied while the stop waited for syncs).
 func (b *Broker) actsOnImage() bool {
-	return !b.replaying && b.quorum.CaughtUp()
+	return !b.replaying && !b.stopped && b.quorum.CaughtUp()
 }
 
 // metadataCaughtUp takes up what the image gives this node once the
