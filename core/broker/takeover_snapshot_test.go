@@ -5,33 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"sluice/core/batch"
 	"sluice/core/metadata"
 )
-
-// produceAcksOne appends values to partition with acks=1: the answer comes
-// once the leader has appended, whatever its high watermark does.
-func (c *testClient) produceAcksOne(topic string, partition int32, values ...string) int16 {
-	c.node.t.Helper()
-	spec := batch.Spec{BaseTimestamp: c.node.machine.Clock.Now().UnixMilli(), ProducerID: batch.NoProducerID}
-	for _, v := range values {
-		spec.Records = append(spec.Records, batch.Record{Key: []byte(v), Value: []byte(v)})
-	}
-	req := kmsg.NewPtrProduceRequest()
-	req.Version = 9
-	req.Acks = 1
-	req.TimeoutMillis = 30_000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Partition = partition
-	rp.Records = batch.Build(spec)
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	return c.request(req).(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode
-}
 
 // A leader in a takeover waits for a former leader until the image no
 // longer names it deposed. When the BrokerCaughtUpRecord that says so
@@ -77,7 +52,7 @@ func TestASnapshotThatNamesNoDeposedLeaderEndsTheTakeover(t *testing.T) {
 	if d := c.nodes[y].broker.image.Topics["m"].Partitions[0].Deposed; !slices.Contains(d, x) {
 		t.Fatalf("x=%d not deposed: %v", x, d)
 	}
-	if code := c.client(y).produceAcksOne("m", 0, "b"); code != 0 {
+	if _, code := c.client(y).produceAcks("m", 0, 1, "b"); code != 0 {
 		t.Fatalf("produce to y: %d", code)
 	}
 	c.run(200 * time.Millisecond)
