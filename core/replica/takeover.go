@@ -70,7 +70,7 @@ func (p *Partition) startTakeover(formers []FormerLeader) {
 	p.takeoverTimer = p.w.Clock.AfterFunc(last-now, func() {
 		p.takeoverTimer = nil
 		if !p.closed && p.generation == generation {
-			p.formerLeadersMoved()
+			p.FormerLeadersMayHaveGone()
 		}
 	})
 	p.eventLogger().Info("takeover: waiting for former leaders", "former_leaders", p.formerLeaderIDs(), "high_watermark", p.highWatermark)
@@ -96,14 +96,23 @@ func (p *Partition) takingOver() bool {
 		return false
 	}
 	now := p.w.Clock.Elapsed()
-	p.formerLeaders = slices.DeleteFunc(p.formerLeaders, func(f FormerLeader) bool {
+	return !p.dropFormerLeaders(func(f FormerLeader) bool {
 		return f.Until <= now || !p.brokerAlive(f.ID)
 	})
-	if len(p.formerLeaders) > 0 {
+}
+
+// dropFormerLeaders forgets the former leaders drop picks, and ends the
+// takeover if none is left. It reports whether none is.
+func (p *Partition) dropFormerLeaders(drop func(FormerLeader) bool) bool {
+	if len(p.formerLeaders) == 0 {
 		return true
 	}
+	p.formerLeaders = slices.DeleteFunc(p.formerLeaders, drop)
+	if len(p.formerLeaders) > 0 {
+		return false
+	}
 	p.endTakeover()
-	return false
+	return true
 }
 
 // endTakeover ends a takeover none of whose former leaders is left.
@@ -116,15 +125,7 @@ func (p *Partition) endTakeover() {
 // epoch, or was found caught up: it knows it no longer leads. It reports
 // whether that ended the takeover.
 func (p *Partition) formerLeaderFetched(id int32) bool {
-	if len(p.formerLeaders) == 0 {
-		return false
-	}
-	p.formerLeaders = slices.DeleteFunc(p.formerLeaders, func(f FormerLeader) bool { return f.ID == id })
-	if len(p.formerLeaders) > 0 {
-		return false
-	}
-	p.endTakeover()
-	return true
+	return len(p.formerLeaders) > 0 && p.dropFormerLeaders(func(f FormerLeader) bool { return f.ID == id })
 }
 
 // keepFormerLeaders forgets, in a continuing leadership, the former
@@ -132,42 +133,30 @@ func (p *Partition) formerLeaderFetched(id int32) bool {
 // them deposed (a snapshot replaced its image, holding a caught-up record
 // it never applied as one) or alive.
 func (p *Partition) keepFormerLeaders(formers []FormerLeader) {
-	if len(p.formerLeaders) == 0 {
-		return
-	}
-	p.formerLeaders = slices.DeleteFunc(p.formerLeaders, func(f FormerLeader) bool {
+	p.formerLeadersMoved(func(f FormerLeader) bool {
 		return !slices.ContainsFunc(formers, func(named FormerLeader) bool { return named.ID == f.ID })
 	})
-	if len(p.formerLeaders) == 0 {
-		p.endTakeover()
-		p.updateHighWatermark()
-		p.completeDeletes()
-	}
 }
 
 // FormerLeaderCaughtUp tells a leader that broker id has applied every
 // record that took a leadership from it (core/controller heartbeat.go):
 // it knows it no longer leads.
 func (p *Partition) FormerLeaderCaughtUp(id int32) {
-	if len(p.formerLeaders) > 0 {
-		p.formerLeaderFetched(id)
-		p.formerLeadersMoved()
-	}
+	p.formerLeadersMoved(func(f FormerLeader) bool { return f.ID == id })
 }
 
 // FormerLeadersMayHaveGone tells a leader that brokers were fenced or
 // left the metadata: a former leader among them no longer holds its
 // takeover up.
 func (p *Partition) FormerLeadersMayHaveGone() {
-	if len(p.formerLeaders) > 0 {
-		p.formerLeadersMoved()
-	}
+	p.formerLeadersMoved(func(FormerLeader) bool { return false })
 }
 
-// formerLeadersMoved lets the high watermark and waiting deletions move
-// if the takeover is over.
-func (p *Partition) formerLeadersMoved() {
-	if p.takingOver() {
+// formerLeadersMoved, during a takeover, forgets the former leaders gone
+// picks and lets the high watermark and waiting deletions move if no
+// former leader may still serve.
+func (p *Partition) formerLeadersMoved(gone func(FormerLeader) bool) {
+	if len(p.formerLeaders) == 0 || !p.dropFormerLeaders(gone) && p.takingOver() {
 		return
 	}
 	p.updateHighWatermark()
