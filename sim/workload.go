@@ -134,21 +134,30 @@ func (r Result) Passed() bool { return r.Check == "" }
 // seed=7 <options> result=pass trace=<hash>.
 func (r Result) Line() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed=%d", r.Seed)
-	for _, o := range r.Options {
-		fmt.Fprintf(&b, " %s=%s", o.Name, o.Value)
+	for i, pair := range r.pairs() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(pair.Name)
+		b.WriteByte('=')
+		b.WriteString(pair.Value)
 	}
-	for _, o := range r.Stats {
-		fmt.Fprintf(&b, " %s=%s", o.Name, o.Value)
-	}
-	fmt.Fprintf(&b, " sim_time=%s steps=%d", r.SimTime.Round(time.Millisecond), r.Steps)
-	if r.Passed() {
-		b.WriteString(" result=pass")
-	} else {
-		fmt.Fprintf(&b, " result=fail check=%s detail=%q", r.Check, r.Detail)
-	}
-	fmt.Fprintf(&b, " trace=%s", r.TraceHash)
 	return b.String()
+}
+
+// pairs are the name=value pairs of the result's line, in order.
+func (r Result) pairs() []Option {
+	pairs := make([]Option, 0, len(r.Options)+len(r.Stats)+7)
+	pairs = append(pairs, Opt("seed", r.Seed))
+	pairs = append(pairs, r.Options...)
+	pairs = append(pairs, r.Stats...)
+	pairs = append(pairs, Opt("sim_time", r.SimTime.Round(time.Millisecond)), Opt("steps", r.Steps))
+	if r.Passed() {
+		pairs = append(pairs, Opt("result", "pass"))
+	} else {
+		pairs = append(pairs, Opt("result", "fail"), Opt("check", r.Check), Option{Name: "detail", Value: strconv.Quote(r.Detail)})
+	}
+	return append(pairs, Opt("trace", r.TraceHash))
 }
 
 // Canary is a planted bug: its name (the switch core checks), the workload
@@ -159,4 +168,18 @@ type Canary struct {
 	Workload    string
 	Description string
 	SeedsMax    int
+	// Twice marks a bug that changes no outcome, only the order in which
+	// things happen: every check of one run passes, and it is caught by
+	// running each seed twice (Twice, `sluice sim --determinism`), with
+	// CheckNondeterministic.
+	Twice bool
+}
+
+// CatchingWorkload is w as the canary must be run to be caught: twice per
+// seed for a Twice canary, as it is otherwise.
+func (c Canary) CatchingWorkload(w Workload) Workload {
+	if c.Twice {
+		return Twice(w)
+	}
+	return w
 }

@@ -44,6 +44,7 @@ func runSim(args []string) int {
 	logLevel := flags.String("log-level", "", "with --trace: put core's log lines down to this level in the trace (debug, info, warn, error); changes the trace hash")
 	shrinkRun := flags.Bool("shrink", false, "reduce the failing single run (--seed, or --scenario) while it fails the same check, and write it as a regression file")
 	shrinkOut := flags.String("out", "", "where --shrink writes (default scenarios/regressions/<workload>-<check>-<seed>.txt)")
+	determinism := flags.Bool("determinism", false, "run every seed twice and fail one whose two runs differ; for one run (--seed, --scenario), print the trace lines where they part")
 	canarySuite := flags.Bool("canaries", false, "measure every planted bug: seeds to first failure from 5 starting points, against its bound")
 	searchSteps := flags.Int("search-steps", 0, fmt.Sprintf("cluster and broker workloads: the budget of each linearizability search of the checker, in steps (default %d); more decides a run whose search ran out (check inconclusive)", checker.SearchStepsDefault))
 	if err := flags.Parse(args); err != nil {
@@ -129,12 +130,26 @@ func runSim(args []string) int {
 	replay := func(s uint64) string { return replayWith(s, *searchSteps) }
 	// nextSteps says how to look into a failing seed.
 	nextSteps := func(check string, s uint64) {
+		if check == sim.CheckNondeterministic {
+			fmt.Printf("look into it: %s --determinism --log-level debug   (the trace lines where the two runs part, with core's debug lines)\n", replay(s))
+			return
+		}
 		more := ""
 		if check == checker.CheckInconclusive {
 			steps := cmp.Or(*searchSteps, checker.SearchStepsDefault)
 			more = replayWith(s, searchStepsMore*steps)
 		}
 		printNextSteps(os.Stdout, workload.Name(), s, replay(s), more)
+	}
+	if *determinism {
+		switch {
+		case *trace, *reportFile != "", *historyFile != "":
+			fmt.Fprintln(os.Stderr, "sluice sim: --determinism runs each seed twice and prints where the runs part; --trace, --report and --history describe one run, so give them without it")
+			return 2
+		case *shrinkRun:
+			fmt.Fprintln(os.Stderr, "sluice sim: --shrink keeps a failing check; give --determinism without it (a nondeterministic seed is found, not shrunk)")
+			return 2
+		}
 	}
 
 	if *shrinkRun {
@@ -153,13 +168,23 @@ func runSim(args []string) int {
 			options.Trace = os.Stdout
 		}
 		options.Record = *reportFile != "" || *historyFile != ""
-		return runScenarioFile(*scenarioFile, *seed, options, *reportFile, *historyFile)
+		return runScenarioFile(*scenarioFile, *seed, options, *reportFile, *historyFile, *determinism)
 	}
 
 	switch {
 	case *seeds != "" && *seed != 0:
 		fmt.Fprintln(os.Stderr, "sluice sim: give --seed or --seeds, not both")
 		return 2
+	case *seeds == "" && *determinism:
+		result, ok := runTwice(func(o sim.RunOptions) sim.Result { return workload.Run(*seed, o) }, options)
+		if !ok {
+			return 1
+		}
+		if !result.Passed() {
+			nextSteps(result.Check, *seed)
+			return 1
+		}
+		return 0
 	case *seeds == "":
 		if *trace {
 			options.Trace = os.Stdout
@@ -196,6 +221,9 @@ func runSim(args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sluice sim:", err)
 		return 2
+	}
+	if *determinism {
+		workload = sim.Twice(workload)
 	}
 	stop := stopOnInterrupt()
 	summary := sim.Sweep(workload, r, sim.SweepOptions{
@@ -250,14 +278,22 @@ const searchStepsMore = 8
 
 // runScenarioFile runs one scenario file and judges it as the replay test
 // does: the outcome its expect line names, and its "# require" stats.
-func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFile, historyFile string) int {
+func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFile, historyFile string, determinism bool) int {
 	f, err := catalog.LoadScenarioFile(path, seed)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sluice sim:", err)
 		return 2
 	}
-	result := catalog.RunScenario(f.Scenario, options)
-	fmt.Println(result.Line())
+	var result sim.Result
+	if determinism {
+		var ok bool
+		if result, ok = runTwice(func(o sim.RunOptions) sim.Result { return catalog.RunScenario(f.Scenario, o) }, options); !ok {
+			return 1
+		}
+	} else {
+		result = catalog.RunScenario(f.Scenario, options)
+		fmt.Println(result.Line())
+	}
 	if reportFile != "" {
 		command := "sluice sim --scenario " + path
 		if seed != 0 {
@@ -284,6 +320,20 @@ func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFil
 	}
 	fmt.Printf("%s: as expected\n", path)
 	return 0
+}
+
+// runTwice makes one run twice, prints the first run's result line and
+// whether the two agree, and where they part when they do not (ok false).
+func runTwice(run func(sim.RunOptions) sim.Result, options sim.RunOptions) (result sim.Result, ok bool) {
+	result, divergence := sim.RunTwice(run, options)
+	fmt.Println(result.Line())
+	if divergence != nil {
+		fmt.Printf("determinism: seed %d is not deterministic: two runs differ\n", result.Seed)
+		divergence.Write(os.Stdout)
+		return result, false
+	}
+	fmt.Printf("determinism: two runs of seed %d agree: trace %s, %d steps\n", result.Seed, result.TraceHash, result.Steps)
+	return result, true
 }
 
 // writeReport writes a run's HTML report and says where.
