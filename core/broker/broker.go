@@ -313,7 +313,9 @@ func (b *Broker) stop(done func()) {
 	for c := range b.clients {
 		connected = append(connected, c)
 	}
-	slices.SortFunc(connected, func(x, y *client) int { return cmp.Compare(b.clients[x], b.clients[y]) })
+	if !b.w.Canaries.On(CanaryClosesInMapOrder) {
+		slices.SortFunc(connected, func(x, y *client) int { return cmp.Compare(b.clients[x], b.clients[y]) })
+	}
 	for _, c := range connected {
 		c.close()
 	}

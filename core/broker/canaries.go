@@ -26,4 +26,12 @@ const (
 	// answers offset fetches after the controller, on a fast clock, has
 	// fenced it and its successor has taken newer commits.
 	CanaryLeaseOutlastsFencing = "broker-lease-outlasts-fencing"
+	// CanaryClosesInMapOrder has a stopping broker close its client
+	// connections in map order, as Sluice did until the simulator's first
+	// controlled shutdowns (db2051f), under a comment that called the
+	// order harmless: each close sends a FIN, so two runs of one seed
+	// part where a broker with two connections or more stops. Every
+	// check of a single run passes; only running the seed twice
+	// (sluice sim --determinism) catches it.
+	CanaryClosesInMapOrder = "broker-closes-in-map-order"
 )

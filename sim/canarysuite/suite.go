@@ -170,6 +170,7 @@ func count(c sim.Canary, start uint64) Count {
 	if !ok {
 		panic("canarysuite: canary " + c.Name + " names unknown workload " + c.Workload)
 	}
+	w = c.CatchingWorkload(w)
 	options := sim.RunOptions{Canaries: []string{c.Name}}
 	began := time.Now()
 	for i := range c.SeedsMax {

@@ -47,6 +47,12 @@ var canaryBiases = map[string]canaryBias{
 		setRate(s, scenario.KindIsolate, 2*time.Second)
 		s.Schedule = scenario.GenerateSchedule(*s)
 	},
+	// A stop's close order shows only when a broker stops gracefully:
+	// controlled shutdowns every second or so.
+	broker.CanaryClosesInMapOrder: func(s *scenario.Scenario) {
+		setRate(s, scenario.KindShutdown, time.Second)
+		s.Schedule = scenario.GenerateSchedule(*s)
+	},
 	// The other replication bugs show when leadership moves: crash and
 	// cut off leaders.
 	replica.CanaryHighWatermarkWithoutISR: leaderFaults,

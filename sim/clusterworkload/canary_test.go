@@ -24,18 +24,29 @@ func TestCanariesAreCaught(t *testing.T) {
 			if measure > 0 {
 				seeds = measure
 			}
-			catch := simtest.FirstCatch(newWorkload, canary.Name, seeds, measure > 0)
+			catching := func() sim.Workload { return canary.CatchingWorkload(newWorkload()) }
+			catch := simtest.FirstCatch(catching, canary.Name, seeds, measure > 0)
 			if catch.Seed == 0 {
 				t.Fatalf("%s survived seeds 1-%d", canary.Name, seeds)
 			}
 			if catch.Seed > uint64(canary.SeedsMax) {
 				t.Fatalf("%s first caught by seed %d, beyond its SeedsMax %d", canary.Name, catch.Seed, canary.SeedsMax)
 			}
-			clean := RunScenario(biased(scenario.Draw(catch.Seed), []string{canary.Name}), sim.RunOptions{})
+			drawn := biased(scenario.Draw(catch.Seed), []string{canary.Name})
+			clean := canary.CatchingWorkload(scenarioWorkload{drawn}).Run(catch.Seed, sim.RunOptions{})
 			if !clean.Passed() {
 				t.Fatalf("seed %d catches %s, but fails without it too:\n%s", catch.Seed, canary.Name, clean.Line())
 			}
 			catch.Log(t)
 		})
 	}
+}
+
+// scenarioWorkload runs one scenario whatever the seed: the catching
+// seed's, with the bug off, run as the canary's catching runs were.
+type scenarioWorkload struct{ s scenario.Scenario }
+
+func (w scenarioWorkload) Name() string { return Name }
+func (w scenarioWorkload) Run(_ uint64, options sim.RunOptions) sim.Result {
+	return RunScenario(w.s, options)
 }
