@@ -14,8 +14,11 @@ SIM_TEST_TIME_BOX ?= 3m
 
 .PHONY: build run cluster test test-short vet sim fuzz clean bench-peers
 
+# -buildvcs=auto stamps the commit into the binary (`sluice version`, a
+# simulator failure's replay advice) even where GOFLAGS turns it off; a
+# tree without git builds unstamped.
 build:
-	$(GO) build -o $(BIN) ./cmd/sluice
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/sluice
 
 run: build
 	$(BIN) broker --node-id 1 --listen 127.0.0.1:9092 --data ./data

@@ -103,6 +103,8 @@ func runBroker(args []string) int {
 		}
 	}
 
+	b := thisBuild()
+	log.Info("sluice starting", "version", b.version, "revision", b.revisionText(), "go", b.goVersion)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := node.Run(ctx, config, log); err != nil {

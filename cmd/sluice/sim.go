@@ -131,6 +131,7 @@ func runSim(args []string) int {
 	// nextSteps says how to look into a failing seed.
 	nextSteps := func(check string, s uint64) {
 		if check == sim.CheckNondeterministic {
+			fmt.Printf("built from:   revision %s\n", thisBuild().revisionText())
 			fmt.Printf("look into it: %s --determinism --log-level debug   (the trace lines where the two runs part, with core's debug lines)\n", replay(s))
 			return
 		}
@@ -261,6 +262,7 @@ func runSim(args []string) int {
 // linearizability search ran out (check inconclusive), more, the replay
 // with searchStepsMore times the steps, which may decide it.
 func printNextSteps(w io.Writer, workloadName string, seed uint64, replay, more string) {
+	fmt.Fprintf(w, "built from:   revision %s (a seed replays the same run only on the same code)\n", thisBuild().revisionText())
 	fmt.Fprintf(w, "look into it: %s --report seed-%d.html   (a page to open: the verdict, a timeline, the operations)\n", replay, seed)
 	fmt.Fprintf(w, "              %s --trace --log-level debug   (every event, with core's debug lines)\n", replay)
 	if workloadName == clusterworkload.Name {
@@ -418,6 +420,7 @@ func runShrink(workloadName string, seed uint64, scenarioFile string, options si
 	text := shrink.File(outcome, shrink.Origin{
 		Workload: clusterworkload.Name, Seed: s.Seed, Canaries: options.Canaries, Command: command, Path: out,
 		OriginalSize: shrink.Size(s), OriginalEvents: shrink.FaultEvents(s),
+		Revision: thisBuild().knownRevision(),
 	})
 	if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "sluice sim:", err)

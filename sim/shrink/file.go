@@ -19,6 +19,9 @@ type Origin struct {
 	// OriginalSize and OriginalEvents describe the scenario before the
 	// shrink.
 	OriginalSize, OriginalEvents int
+	// Revision is the commit the failing binary was built from, when
+	// known: the code the original seed failed on.
+	Revision string
 }
 
 // FileName is the regression file's conventional name:
@@ -42,7 +45,11 @@ func File(out Outcome, origin Origin) string {
 	} else {
 		line("A real failure: the file expects a pass, so its replay fails until the bug is fixed.")
 	}
-	line("Original: %s", origin.Command)
+	if origin.Revision != "" {
+		line("Original: %s (on revision %s)", origin.Command, origin.Revision)
+	} else {
+		line("Original: %s", origin.Command)
+	}
 	line("Shrink: size %d -> %d, events %d -> %d, in %d runs; steps: %s.",
 		origin.OriginalSize, Size(out.Scenario), origin.OriginalEvents, FaultEvents(out.Scenario), out.Runs, strings.Join(out.Steps, "; "))
 	if idle := len(out.Scenario.Schedule) - FaultEvents(out.Scenario); idle > 0 {

@@ -48,8 +48,9 @@ func TestShrinkKeepsTheCanarysFailure(t *testing.T) {
 			t.Fatalf("topic %s replicated %d ways on %d nodes", topic.Name, topic.Replication, out.Scenario.Cluster.Nodes)
 		}
 	}
-	text := File(out, Origin{Workload: "cluster", Seed: failed.Seed, Canaries: canaries, Command: "sluice sim --seed 1", OriginalSize: Size(original), OriginalEvents: FaultEvents(original)})
-	for _, want := range []string{"# Shrunk from cluster workload seed", "check " + failed.Check, "canary " + canaries[0], "expect fail " + failed.Check} {
+	text := File(out, Origin{Workload: "cluster", Seed: failed.Seed, Canaries: canaries, Command: "sluice sim --seed 1", OriginalSize: Size(original), OriginalEvents: FaultEvents(original), Revision: "fbd50bf5494c+modified"})
+	for _, want := range []string{"# Shrunk from cluster workload seed", "check " + failed.Check, "canary " + canaries[0], "expect fail " + failed.Check,
+		"# Original: sluice sim --seed 1 (on revision fbd50bf5494c+modified)\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the file lacks %q:\n%s", want, text)
 		}
