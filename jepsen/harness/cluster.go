@@ -154,6 +154,23 @@ func (c *Cluster) startFailure() error {
 // layOut picks every node's ports, starts the proxies and writes each
 // node's flags.
 func (c *Cluster) layOut() error {
+	// Every node is laid out before any proxy accepts: a proxy names the
+	// process behind a connection from the node list (identify), and a
+	// connection can arrive as soon as its listener is open.
+	type front struct {
+		node     int
+		listener net.Listener
+		target   string
+	}
+	var fronts []front
+	proxied := false
+	defer func() {
+		if !proxied {
+			for _, f := range fronts {
+				f.listener.Close()
+			}
+		}
+	}()
 	var voters []string
 	for id := 1; id <= c.options.Nodes; id++ {
 		n := &Node{
@@ -169,7 +186,7 @@ func (c *Cluster) layOut() error {
 		if n.controllerListen, err = ports.Loopback(); err != nil {
 			return err
 		}
-		for _, front := range []struct {
+		for _, f := range []struct {
 			target  string
 			address *string
 		}{{n.listen, &n.advertised}, {n.controllerListen, &n.controllerProxy}} {
@@ -177,13 +194,16 @@ func (c *Cluster) layOut() error {
 			if err != nil {
 				return err
 			}
-			p := startProxy(Endpoint(id), listener, front.target, c.Links, c.identify)
-			c.proxies = append(c.proxies, p)
-			*front.address = p.Addr()
+			fronts = append(fronts, front{id, listener, f.target})
+			*f.address = listener.Addr().String()
 		}
 		voters = append(voters, strconv.Itoa(id)+"@"+n.controllerProxy)
 		c.nodes = append(c.nodes, n)
 	}
+	for _, f := range fronts {
+		c.proxies = append(c.proxies, startProxy(Endpoint(f.node), f.listener, f.target, c.Links, c.identify))
+	}
+	proxied = true
 	for _, n := range c.nodes {
 		n.args = []string{"broker",
 			"--node-id", strconv.Itoa(n.ID),
