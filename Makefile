@@ -38,13 +38,15 @@ test: vet build
 
 # The race detector over what runs goroutines (core/ runs none): the
 # node's event loop, the sockets, the disk's sync workers and the fault
-# harness's proxies and clients; then a race-built binary as a 3-node
+# harness's proxies and clients; seeds of every simulated workload run at
+# once, as a sweep's workers run them; then a race-built binary as a 3-node
 # cluster and as the harness driving it, 30 s of faults, failing on any
 # race a node or the harness reports (the nodes' stderr is in their
 # logs). About 4 minutes.
 RACE_RESULTS := jepsen-results/race
 test-race:
 	$(GO) test -race -count=1 ./node/... ./net/... ./disk/... ./jepsen/harness
+	$(GO) test -race -count=1 -run TestSeedsRunAtOnceShareNothing ./sim/catalog
 	$(GO) build -race -buildvcs=auto -o bin/sluice-race ./cmd/sluice
 	rm -rf $(RACE_RESULTS)
 	bin/sluice-race jepsen --binary bin/sluice-race --nodes 3 --duration 30s --out $(RACE_RESULTS)

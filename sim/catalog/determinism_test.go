@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"sluice/sim"
@@ -34,6 +35,35 @@ func TestEveryWorkloadIsDeterministic(t *testing.T) {
 			for seed := uint64(1); seed <= seeds; seed++ {
 				if r := sim.Twice(w).Run(seed, sim.RunOptions{}); r.Check == sim.CheckNondeterministic {
 					t.Fatalf("seed %d of %s differs between two runs: %s\n%s", seed, name, r.Detail, partingOf(w, seed))
+				}
+			}
+		})
+	}
+}
+
+// TestSeedsRunAtOnceShareNothing runs seeds of every workload at once, on
+// goroutines sharing one workload value as a sweep's workers do, and
+// requires each to replay as it runs alone: a run must keep all its state
+// to itself. Under the race detector (make test-race) it also reports any
+// state two runs touch.
+func TestSeedsRunAtOnceShareNothing(t *testing.T) {
+	const seeds = 4
+	for _, name := range WorkloadNames() {
+		t.Run(name, func(t *testing.T) {
+			w, _ := Workload(name)
+			alone := make([]sim.Result, seeds)
+			for i := range alone {
+				alone[i] = w.Run(uint64(i+1), sim.RunOptions{})
+			}
+			together := make([]sim.Result, seeds)
+			var running sync.WaitGroup
+			for i := range together {
+				running.Go(func() { together[i] = w.Run(uint64(i+1), sim.RunOptions{}) })
+			}
+			running.Wait()
+			for i := range together {
+				if together[i].Line() != alone[i].Line() {
+					t.Errorf("seed %d of %s ran differently beside other seeds:\nalone:    %s\ntogether: %s", i+1, name, alone[i].Line(), together[i].Line())
 				}
 			}
 		})
