@@ -90,9 +90,13 @@ func runSim(args []string) int {
 	}
 	if *canaries != "" {
 		for _, name := range strings.Split(*canaries, ",") {
-			if _, known := catalog.Canary(name); !known {
+			c, known := catalog.Canary(name)
+			if !known {
 				fmt.Fprintf(os.Stderr, "sluice sim: unknown canary %q (see --list-canaries)\n", name)
 				return 2
+			}
+			if c.Twice && !*determinism {
+				fmt.Fprintf(os.Stderr, "sluice sim: note: %s changes only the order of events, so every check of one run passes; add --determinism to run each seed twice and catch it\n", name)
 			}
 			options.Canaries = append(options.Canaries, name)
 		}
