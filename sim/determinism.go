@@ -52,8 +52,8 @@ func (t twice) Run(seed uint64, options RunOptions) Result {
 		return first
 	}
 	first.Check = CheckNondeterministic
-	first.Detail = fmt.Sprintf("two runs of seed %d differ: trace %s against %s, result %q against %q; --seed %d --determinism shows where they part",
-		seed, first.TraceHash, second.TraceHash, outcome(first), outcome(second), seed)
+	first.Detail = fmt.Sprintf("two runs of seed %d differ: trace %s against %s, result %q against %q",
+		seed, first.TraceHash, second.TraceHash, outcome(first), outcome(second))
 	return first
 }
 
@@ -93,6 +93,9 @@ func RunTwice(run func(RunOptions) Result, options RunOptions) (Result, *Diverge
 
 // lines splits a trace's text into its lines.
 func lines(text string) []string {
+	if text == "" {
+		return nil
+	}
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 

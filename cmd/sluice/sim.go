@@ -50,6 +50,10 @@ func runSim(args []string) int {
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
+	if *determinism && (*listCanaries || *canarySuite) {
+		fmt.Fprintln(os.Stderr, "sluice sim: --determinism runs seeds twice; --list-canaries runs none, and --canaries already runs each canary as it must be run to be caught")
+		return 2
+	}
 	if *listCanaries {
 		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 		for _, c := range catalog.Canaries() {
@@ -131,12 +135,18 @@ func runSim(args []string) int {
 		}
 		return line
 	}
-	replay := func(s uint64) string { return replayWith(s, *searchSteps) }
+	replay := func(s uint64) string {
+		line := replayWith(s, *searchSteps)
+		if *determinism {
+			line += " --determinism"
+		}
+		return line
+	}
 	// nextSteps says how to look into a failing seed.
 	nextSteps := func(check string, s uint64) {
 		if check == sim.CheckNondeterministic {
 			fmt.Printf("built from:   revision %s\n", thisBuild().revisionText())
-			fmt.Printf("look into it: %s --determinism --log-level debug   (the trace lines where the two runs part, with core's debug lines)\n", replay(s))
+			fmt.Printf("look into it: %s --log-level debug   (the trace lines where the two runs part, with core's debug lines)\n", replay(s))
 			return
 		}
 		more := ""
@@ -183,6 +193,7 @@ func runSim(args []string) int {
 	case *seeds == "" && *determinism:
 		result, ok := runTwice(func(o sim.RunOptions) sim.Result { return workload.Run(*seed, o) }, options)
 		if !ok {
+			nextSteps(sim.CheckNondeterministic, *seed)
 			return 1
 		}
 		if !result.Passed() {
@@ -294,6 +305,8 @@ func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFil
 	if determinism {
 		var ok bool
 		if result, ok = runTwice(func(o sim.RunOptions) sim.Result { return catalog.RunScenario(f.Scenario, o) }, options); !ok {
+			fmt.Printf("built from:   revision %s\nlook into it: sluice sim --scenario %s --seed %d --determinism --log-level debug   (with core's debug lines)\n",
+				thisBuild().revisionText(), path, result.Seed)
 			return 1
 		}
 	} else {

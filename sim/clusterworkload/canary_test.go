@@ -32,6 +32,15 @@ func TestCanariesAreCaught(t *testing.T) {
 			if catch.Seed > uint64(canary.SeedsMax) {
 				t.Fatalf("%s first caught by seed %d, beyond its SeedsMax %d", canary.Name, catch.Seed, canary.SeedsMax)
 			}
+			if canary.Twice {
+				// Caught by the second run alone: one run, bug on, passes.
+				if catch.Result.Check != sim.CheckNondeterministic {
+					t.Fatalf("%s, caught twice, failed %q, want %q", canary.Name, catch.Result.Check, sim.CheckNondeterministic)
+				}
+				if once := newWorkload().Run(catch.Seed, sim.RunOptions{Canaries: []string{canary.Name}}); !once.Passed() {
+					t.Fatalf("one run of seed %d with %s on fails, where only a second should tell:\n%s", catch.Seed, canary.Name, once.Line())
+				}
+			}
 			drawn := biased(scenario.Draw(catch.Seed), []string{canary.Name})
 			clean := canary.CatchingWorkload(scenarioWorkload{drawn}).Run(catch.Seed, sim.RunOptions{})
 			if !clean.Passed() {
