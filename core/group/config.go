@@ -43,9 +43,10 @@ type Config struct {
 	// how often expired offsets are looked for. Default 10 min.
 	OffsetsRetentionCheckInterval time.Duration
 
-	// OffsetMetadataMaxBytes is offset.metadata.max.bytes: the largest
+	// OffsetMetadataMaxBytes is offset.metadata.max.bytes: the longest
 	// metadata string a commit may carry (OFFSET_METADATA_TOO_LARGE
-	// beyond). Default 4096.
+	// beyond), counted despite its name as Kafka counts it, in Java
+	// characters (UTF-16 code units: javaLength). Default 4096.
 	OffsetMetadataMaxBytes int
 
 	// OffsetCommitTimeout is offsets.commit.timeout.ms: how long an

@@ -121,9 +121,10 @@ func (c *Coordinator) offsetTombstones(g *group, only map[topicPartition]bool) [
 
 // OffsetDelete handles an OffsetDelete request (version 0, KIP-496): the
 // group's committed offsets of the partitions named are deleted, answered
-// once the tombstones commit. A group with members keeps the offsets of
-// topics its consumers subscribe to (GROUP_SUBSCRIBED_TO_TOPIC); a
-// non-consumer group with members refuses (NON_EMPTY_GROUP).
+// once the tombstones commit. A partition the cluster does not have is
+// refused with UNKNOWN_TOPIC_OR_PARTITION; a group with members keeps the
+// offsets of topics its consumers subscribe to (GROUP_SUBSCRIBED_TO_TOPIC);
+// a non-consumer group with members refuses (NON_EMPTY_GROUP).
 func (c *Coordinator) OffsetDelete(req *kmsg.OffsetDeleteRequest, done func(*kmsg.OffsetDeleteResponse)) {
 	resp := req.ResponseKind().(*kmsg.OffsetDeleteResponse)
 	g, err := c.offsetDeleteGroup(req.Group)
@@ -148,6 +149,12 @@ func (c *Coordinator) OffsetDelete(req *kmsg.OffsetDeleteRequest, done func(*kms
 		consumed := !g.is(stateEmpty) && g.isSubscribedToTopic(rt.Topic)
 		for pi, rp := range rt.Partitions {
 			answer := &resp.Topics[ti].Partitions[pi]
+			if !c.partitionExists(rt.Topic, rp.Partition) {
+				// As Kafka's broker does before the coordinator sees the
+				// request (and as OffsetCommit does here).
+				answer.ErrorCode = kerr.UnknownTopicOrPartition.Code
+				continue
+			}
 			if consumed {
 				answer.ErrorCode = kerr.GroupSubscribedToTopic.Code
 				continue

@@ -235,7 +235,7 @@ func (c *Coordinator) storeOffsets(g *group, oc *offsetCommit) {
 		if commit.request.Metadata != nil {
 			metadata = *commit.request.Metadata
 		}
-		if len(metadata) > c.config.OffsetMetadataMaxBytes {
+		if javaLength(metadata) > c.config.OffsetMetadataMaxBytes {
 			commit.answer.ErrorCode = kerr.OffsetMetadataTooLarge.Code
 			commit.refused = true
 			continue
@@ -311,4 +311,20 @@ func (oc *offsetCommit) apply() {
 			oc.g.offsets[commit.tp] = commit.offset
 		}
 	}
+}
+
+// javaLength is a string's length as Kafka measures offset metadata against
+// offset.metadata.max.bytes: Java's String.length, in UTF-16 code units (a
+// rune beyond the Basic Multilingual Plane counts two; a byte that is not
+// UTF-8, decoded as U+FFFD, one), not in bytes.
+func javaLength(s string) int {
+	n := 0
+	for _, r := range s {
+		if r > 0xFFFF {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
 }

@@ -64,23 +64,33 @@ func TestCommitMetadataLimit(t *testing.T) {
 	req.Generation = -1
 	rt := kmsg.NewOffsetCommitRequestTopic()
 	rt.Topic = "orders"
-	for partition, size := range []int{4096, 4097} {
+	// The limit counts Java characters (UTF-16 code units), as Kafka
+	// does: "é" is two bytes and one character, "😀" four bytes and two.
+	for partition, metadata := range []string{
+		strings.Repeat("m", 4096), strings.Repeat("m", 4097),
+		strings.Repeat("é", 3000), strings.Repeat("😀", 2048), strings.Repeat("😀", 2048) + "m",
+	} {
 		rp := kmsg.NewOffsetCommitRequestTopicPartition()
 		rp.Partition = int32(partition)
 		rp.Offset = 5
-		metadata := strings.Repeat("m", size)
 		rp.Metadata = &metadata
 		rt.Partitions = append(rt.Partitions, rp)
 	}
 	req.Topics = append(req.Topics, rt)
+	tc.topics["orders"] = 5
 	a := &answer[*kmsg.OffsetCommitResponse]{}
 	tc.c.OffsetCommit(req, commitResponder(a.done))
 	tc.settle()
 	answers := a.require(t, "commit").Topics[0].Partitions
 	requireCode(t, "metadata at the limit", answers[0].ErrorCode, nil)
 	requireCode(t, "metadata over the limit", answers[1].ErrorCode, kerr.OffsetMetadataTooLarge)
-	if tc.fetch("g", "orders", 0) != 5 || tc.fetch("g", "orders", 1) != -1 {
-		t.Fatal("offsets do not match what was accepted")
+	requireCode(t, "3000 two-byte characters", answers[2].ErrorCode, nil)
+	requireCode(t, "2048 surrogate pairs, at the limit", answers[3].ErrorCode, nil)
+	requireCode(t, "one character past them", answers[4].ErrorCode, kerr.OffsetMetadataTooLarge)
+	for partition, want := range []int64{5, -1, 5, 5, -1} {
+		if got := tc.fetch("g", "orders", int32(partition)); got != want {
+			t.Fatalf("orders-%d's offset is %d, want %d", partition, got, want)
+		}
 	}
 }
 
@@ -264,6 +274,17 @@ func TestOffsetDelete(t *testing.T) {
 		t.Fatal("offsets after deleting orders-0 are wrong")
 	}
 	requireCode(t, "unknown group", offsetDelete("nope", 0).ErrorCode, kerr.GroupIDNotFound)
+
+	// A partition the cluster does not have is refused, as Kafka's broker
+	// refuses it, beside one deleted.
+	resp = offsetDelete("g", 7, 1)
+	requireCode(t, "offset delete", resp.ErrorCode, nil)
+	requireCode(t, "orders-7", resp.Topics[0].Partitions[0].ErrorCode, kerr.UnknownTopicOrPartition)
+	requireCode(t, "orders-1", resp.Topics[0].Partitions[1].ErrorCode, nil)
+	if tc.fetch("g", "orders", 1) != -1 {
+		t.Fatal("orders-1's offset survived its deletion beside an unknown partition")
+	}
+	requireCode(t, "commit", tc.commitCode("g", "", -1, "orders", 1, 2), nil)
 
 	// A consumer group keeps the offsets of topics it subscribes to.
 	tc.stableGroup("consumers", "a")
