@@ -8,9 +8,11 @@ package broker
 // offsets.commit.timeout.ms. Partitions the cluster does not have are
 // refused with UNKNOWN_TOPIC_OR_PARTITION.
 //
-// Version notes: Kafka 4 serves v2 and up. v2-v4 carry a retention time
-// (ignored, as in Kafka since KIP-211); v3 adds throttling; v6 the leader
-// epoch of each offset (KIP-320); v7 group.instance.id; v8 is flexible.
+// Version notes: Kafka 4 serves v2 and up. v2-v4 carry a retention time,
+// which, unless -1, sets when the offsets expire in place of
+// offsets.retention.minutes (Kafka still honours it); v3 adds throttling;
+// v6 the leader epoch of each offset (KIP-320); v7 group.instance.id; v8
+// is flexible.
 
 import "github.com/twmb/franz-go/pkg/kmsg"
 

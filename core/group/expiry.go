@@ -79,7 +79,9 @@ func (c *Coordinator) expireGroupOffsets(g *group, now int64) {
 // retention counts from when it became empty; for a group that only
 // stores offsets, from each commit; for a stable consumer group, from
 // each commit but only for topics it no longer subscribes to; other
-// groups keep their offsets. Offsets with a commit on the way stay.
+// groups keep their offsets. An offset committed with a retention time of
+// its own expires at its expire timestamp instead, under the same
+// conditions. Offsets with a commit on the way stay.
 func (c *Coordinator) expiredOffsets(g *group, now int64) map[topicPartition]bool {
 	retention := c.config.OffsetsRetention.Milliseconds()
 	expired := map[topicPartition]bool{}
@@ -104,9 +106,19 @@ func (c *Coordinator) expiredOffsets(g *group, now int64) map[topicPartition]boo
 		default:
 			continue
 		}
-		if now-since >= retention {
+		if offset.expired(since, now, retention) {
 			expired[tp] = true
 		}
 	}
 	return expired
+}
+
+// expired reports whether an eligible offset has expired, as Kafka's
+// isOffsetExpired judges it: by its own expire timestamp when its commit
+// asked for a retention time (v2-v4), else retention after since.
+func (o committedOffset) expired(since, now, retention int64) bool {
+	if o.expireTimestamp != 0 {
+		return now >= o.expireTimestamp
+	}
+	return now-since >= retention
 }

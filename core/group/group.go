@@ -37,6 +37,10 @@ type committedOffset struct {
 	// commitTimestamp is the coordinator's wall clock at the commit, in
 	// milliseconds; retention counts from it for groups without members.
 	commitTimestamp int64
+	// expireTimestamp, when not 0, is when the offset expires in place of
+	// offsets.retention.minutes: an OffsetCommit v2-v4 asked for its own
+	// retention time (expireAt).
+	expireTimestamp int64
 }
 
 // group is one consumer group: its membership and generation, and the

@@ -1,6 +1,8 @@
 package group
 
 import (
+	"math"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -22,8 +24,10 @@ import (
 // the group has no members (or does not exist yet: it is then created).
 // Per partition: UNKNOWN_TOPIC_OR_PARTITION for partitions the cluster
 // does not have, OFFSET_METADATA_TOO_LARGE for metadata over
-// offset.metadata.max.bytes. v2-v4's retention time is ignored:
-// offsets.retention.minutes applies, as in Kafka since 2.1.
+// offset.metadata.max.bytes. A v2-v4 commit's retention time, unless -1,
+// sets when its offsets expire in place of offsets.retention.minutes, as
+// Kafka still honours it (the offset's expire timestamp, kept in the
+// record's value version 1); v5 dropped the field.
 func (c *Coordinator) OffsetCommit(req *kmsg.OffsetCommitRequest, done wire.Responder) {
 	oc := &offsetCommit{c: c, request: req, done: done}
 	resp := &oc.response // as req.ResponseKind() makes it
@@ -247,6 +251,7 @@ func (c *Coordinator) storeOffsets(g *group, oc *offsetCommit) {
 		commit.offset = committedOffset{
 			offset: commit.request.Offset, leaderEpoch: leaderEpoch,
 			metadata: metadata, commitTimestamp: now,
+			expireTimestamp: expireAt(oc.request, now),
 		}
 		records = append(records, offsetRecord(g.id, commit.tp, &commit.offset))
 	}
@@ -327,4 +332,22 @@ func javaLength(s string) int {
 		}
 	}
 	return n
+}
+
+// expireAt is when a commit's offsets expire by its own retention time:
+// now plus v2-v4's RetentionTimeMillis, 0 (none) when the request has no
+// such field or leaves it at -1, Kafka's "use the broker's retention".
+// Never 0 otherwise, and saturated rather than overflowed.
+func expireAt(req *kmsg.OffsetCommitRequest, now int64) int64 {
+	retention := req.RetentionTimeMillis
+	if req.Version < 2 || req.Version > 4 || retention == -1 {
+		return 0
+	}
+	switch {
+	case retention > 0 && now > math.MaxInt64-retention:
+		return math.MaxInt64
+	case now+retention < 1:
+		return 1
+	}
+	return now + retention
 }

@@ -1,6 +1,7 @@
 package group
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -297,6 +298,86 @@ func TestOffsetDelete(t *testing.T) {
 	tc.restart()
 	if tc.fetch("g", "orders", 0) != -1 || tc.fetch("g", "orders", 1) != 2 {
 		t.Fatal("the deleted offset came back after a restart")
+	}
+}
+
+// commitWithRetention commits offset to orders-partition for a group with
+// no members, by an OffsetCommit of the given version carrying retention
+// (v2-v4's RetentionTimeMillis; ignored from v5, which lacks it).
+func commitWithRetention(t *testing.T, tc *testCoordinator, version int16, group string, partition int32, offset int64, retention time.Duration) {
+	t.Helper()
+	req := kmsg.NewPtrOffsetCommitRequest()
+	req.Version = version
+	req.Group = group
+	req.Generation = -1
+	req.RetentionTimeMillis = retention.Milliseconds()
+	rt := kmsg.NewOffsetCommitRequestTopic()
+	rt.Topic = "orders"
+	rp := kmsg.NewOffsetCommitRequestTopicPartition()
+	rp.Partition = partition
+	rp.Offset = offset
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	a := &answer[*kmsg.OffsetCommitResponse]{}
+	tc.c.OffsetCommit(req, commitResponder(a.done))
+	tc.settle()
+	requireCode(t, "commit", a.require(t, "commit").Topics[0].Partitions[0].ErrorCode, nil)
+}
+
+// An OffsetCommit v2-v4 that names a retention time has its offsets kept
+// that long, longer or shorter than offsets.retention.minutes, across a
+// coordinator's restart (the expire timestamp is in the record); -1, or
+// a v5 request, leaves the broker's retention in force.
+func TestCommitRetentionTimeSetsWhenOffsetsExpire(t *testing.T) {
+	config := testConfig()
+	config.OffsetsRetention = 7 * 24 * time.Hour
+	config.OffsetsRetentionCheckInterval = time.Hour
+	tc := newTestCoordinator(t, config)
+	commitWithRetention(t, tc, 2, "long", 0, 10, 30*24*time.Hour)
+	commitWithRetention(t, tc, 4, "short", 0, 20, 2*time.Hour)
+	commitWithRetention(t, tc, 3, "default", 0, 30, -time.Millisecond) // -1: the broker's
+	commitWithRetention(t, tc, 5, "v5", 0, 40, 30*24*time.Hour)        // v5 has no such field
+
+	tc.run(3 * time.Hour)
+	if tc.fetch("short", "orders", 0) != -1 {
+		t.Fatal("an offset committed with a 2-hour retention outlived it")
+	}
+	if tc.fetch("long", "orders", 0) != 10 || tc.fetch("default", "orders", 0) != 30 || tc.fetch("v5", "orders", 0) != 40 {
+		t.Fatal("offsets expired before their retention")
+	}
+	tc.restart()
+	tc.run(8*24*time.Hour - 3*time.Hour) // 8 days in all
+	if got := tc.fetch("long", "orders", 0); got != 10 {
+		t.Fatalf("the offset committed with a 30-day retention is %d after 8 days and a restart, want 10", got)
+	}
+	if tc.fetch("default", "orders", 0) != -1 || tc.fetch("v5", "orders", 0) != -1 {
+		t.Fatal("offsets under offsets.retention.minutes outlived its 7 days")
+	}
+	tc.run(23 * 24 * time.Hour) // 31 days
+	if tc.fetch("long", "orders", 0) != -1 {
+		t.Fatal("the offset committed with a 30-day retention outlived it")
+	}
+}
+
+func TestExpireAtSaturates(t *testing.T) {
+	req := kmsg.NewPtrOffsetCommitRequest()
+	req.Version = 2
+	for _, c := range []struct {
+		retention, now, want int64
+	}{
+		{-1, 1000, 0},
+		{500, 1000, 1500},
+		{math.MaxInt64, 1000, math.MaxInt64},
+		{-5000, 1000, 1},
+	} {
+		req.RetentionTimeMillis = c.retention
+		if got := expireAt(req, c.now); got != c.want {
+			t.Errorf("retention %d at %d: expire at %d, want %d", c.retention, c.now, got, c.want)
+		}
+	}
+	req.Version, req.RetentionTimeMillis = 5, 500
+	if got := expireAt(req, 1000); got != 0 {
+		t.Errorf("a v5 commit expires at %d, want 0 (none)", got)
 	}
 }
 

@@ -20,8 +20,11 @@ const (
 	offsetCommitKeyVersion  = 1
 	groupMetadataKeyVersion = 2
 	// offsetCommitValueVersion 3 carries the leader epoch (KIP-320) and no
-	// expire timestamp (KIP-211).
-	offsetCommitValueVersion = 3
+	// expire timestamp (KIP-211); an offset with an expire timestamp of its
+	// own (an OffsetCommit v2-v4's retention time) is written as version 1,
+	// with no leader epoch, as Kafka writes it.
+	offsetCommitValueVersion       = 3
+	offsetCommitValueVersionExpire = 1
 	// groupMetadataValueVersion 3 carries static members' instance ids
 	// (KIP-345); 4 would only make it flexible.
 	groupMetadataValueVersion = 3
@@ -37,6 +40,9 @@ func offsetRecord(groupID string, tp topicPartition, offset *committedOffset) ba
 	size := offsetKeyBytes + len(groupID) + len(tp.topic)
 	if offset != nil {
 		size += offsetValueBytes + len(offset.metadata)
+		if offset.expireTimestamp != 0 {
+			size += offsetExpireBytes
+		}
 	}
 	key := kmsg.NewOffsetCommitKey()
 	key.Version = offsetCommitKeyVersion
@@ -50,6 +56,10 @@ func offsetRecord(groupID string, tp topicPartition, offset *committedOffset) ba
 		value.LeaderEpoch = offset.leaderEpoch
 		value.Metadata = offset.metadata
 		value.CommitTimestamp = offset.commitTimestamp
+		if offset.expireTimestamp != 0 {
+			value.Version = offsetCommitValueVersionExpire
+			value.ExpireTimestamp = offset.expireTimestamp
+		}
 		record.Value = value.AppendTo(encodedKey[len(encodedKey):])
 	}
 	return record
@@ -58,8 +68,9 @@ func offsetRecord(groupID string, tp topicPartition, offset *committedOffset) ba
 // offsetKeyBytes and offsetValueBytes are an offset record's key and
 // value sizes without their strings.
 const (
-	offsetKeyBytes   = 2 + 2 + 2 + 4
-	offsetValueBytes = 2 + 8 + 4 + 2 + 8
+	offsetKeyBytes    = 2 + 2 + 2 + 4
+	offsetValueBytes  = 2 + 8 + 4 + 2 + 8
+	offsetExpireBytes = 8
 )
 
 // groupRecord is the record of a group's current generation: its
@@ -146,6 +157,9 @@ func decodeRecord(r batch.Record) (storedRecord, error) {
 		decoded.offset = &committedOffset{
 			offset: value.Offset, leaderEpoch: leaderEpoch,
 			metadata: value.Metadata, commitTimestamp: value.CommitTimestamp,
+		}
+		if value.Version == offsetCommitValueVersionExpire && value.ExpireTimestamp > 0 {
+			decoded.offset.expireTimestamp = value.ExpireTimestamp
 		}
 		return decoded, nil
 	case 2:
