@@ -233,3 +233,46 @@ func SetLogAppendTime(b []byte, timestamp int64) {
 	binary.BigEndian.PutUint64(b[offsetMaxTimestamp:], uint64(timestamp))
 	binary.BigEndian.PutUint32(b[offsetCRC:], ComputeCRC(b))
 }
+
+// minimumLength is the smallest length prefix Kafka's batch iterator takes
+// for a batch (Records.MIN_RECORD_OVERHEAD); below it the bytes are
+// corrupt, not short.
+const minimumLength = 14
+
+// Frames walks b as Kafka's produce validation walks a partition's
+// records (ByteBufferLogInputStream): one batch per length prefix, for as
+// long as the bytes hold the whole batch it announces. It returns how many
+// whole batches b holds and the first, or ErrLength for a length prefix
+// too small to be a batch's. Bytes left over after the last whole batch
+// are not a batch.
+func Frames(b []byte) (count int, first []byte, err error) {
+	for len(b) >= offsetMagic+1 {
+		length := int64(int32(binary.BigEndian.Uint32(b[offsetBatchLength:])))
+		if length < minimumLength {
+			return count, first, fmt.Errorf("%w: a batch of length %d", ErrLength, length)
+		}
+		size := LengthPrefixSize + length
+		if int64(len(b)) < size {
+			break
+		}
+		if count == 0 {
+			first = b[:size]
+		}
+		count++
+		b = b[size:]
+	}
+	return count, first, nil
+}
+
+// MagicOf is the magic byte of a batch whose first 17 bytes b holds (as
+// Frames guarantees of the batches it returns).
+func MagicOf(b []byte) int8 { return int8(b[offsetMagic]) }
+
+// CompressionOf is the codec of a batch whose header b holds, or -1 when b
+// is shorter than the attributes.
+func CompressionOf(b []byte) int {
+	if len(b) < offsetAttributes+2 {
+		return -1
+	}
+	return int(binary.BigEndian.Uint16(b[offsetAttributes:]) & CompressionMask)
+}

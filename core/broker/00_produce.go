@@ -25,8 +25,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
-	"sluice/core"
 
+	"sluice/core"
+	"sluice/core/batch"
 	"sluice/core/metadata"
 	"sluice/core/replica"
 )
@@ -132,6 +133,10 @@ func (b *Broker) handleProduce(x *exchange) {
 			}
 			p, err := b.leaderPartition(partitionKey{topic: t.Topic, partition: rp.Partition})
 			if err != nil {
+				answer.ErrorCode = errorCode(err)
+				continue
+			}
+			if err := checkProducedFraming(req.Version, rp.Records); err != nil {
 				answer.ErrorCode = errorCode(err)
 				continue
 			}
@@ -293,4 +298,31 @@ func (x *exchange) respondToAcksZero(resp *kmsg.ProduceResponse) {
 		}
 	}
 	x.respondNothing()
+}
+
+// zstdProduceVersionMin is the first Produce version that may carry zstd
+// batches (KIP-110).
+const zstdProduceVersionMin = 7
+
+// checkProducedFraming refuses a partition's records as Kafka's
+// ProduceRequest.validateRecords does, before anything looks inside the
+// batch: no whole batch, or more than one, or one of another magic, is
+// INVALID_RECORD (which clients do not retry, where CORRUPT_MESSAGE they
+// would); a zstd batch before Produce v7 is UNSUPPORTED_COMPRESSION_TYPE;
+// a length prefix too small for a batch is CORRUPT_MESSAGE.
+func checkProducedFraming(version int16, records []byte) error {
+	count, first, err := batch.Frames(records)
+	switch {
+	case err != nil:
+		return kerr.CorruptMessage
+	case count == 0:
+		return kerr.InvalidRecord
+	case batch.MagicOf(first) != batch.Magic:
+		return kerr.InvalidRecord
+	case version < zstdProduceVersionMin && batch.CompressionOf(first) == batch.CompressionZstd:
+		return kerr.UnsupportedCompressionType
+	case count > 1:
+		return kerr.InvalidRecord
+	}
+	return nil
 }

@@ -226,10 +226,9 @@ func (f *pendingFetch) read() (ready bool) {
 	if f.response == nil {
 		f.response = f.emptyResponse()
 	}
+	// MaxBytes 0 is a budget of nothing, which the first batch still
+	// overrides (KIP-74), as in Kafka: min(MaxBytes, fetch.max.bytes).
 	budget := int(min(max(req.MaxBytes, 0), fetchBytesMax))
-	if req.MaxBytes == 0 {
-		budget = fetchBytesMax
-	}
 	total := 0
 	urgent := false
 	for ti, t := range f.topics {
@@ -261,7 +260,9 @@ func (f *pendingFetch) read() (ready bool) {
 			urgent = urgent || stop
 		}
 	}
-	return urgent || total >= int(req.MinBytes) || total >= budget
+	// A budget spent is an answer now; an empty one (MaxBytes 0) with
+	// nothing read still waits for MinBytes, as any fetch does.
+	return urgent || total >= int(req.MinBytes) || total > 0 && total >= budget
 }
 
 // emptyResponse is the fetch's answer with a topic for each requested

@@ -7,7 +7,9 @@ package broker
 // are deleted (replica.DeleteRecords). -1 means the high watermark. An
 // offset above the high watermark is OFFSET_OUT_OF_RANGE (uncommitted
 // records cannot be deleted); a compact-only topic refuses with
-// POLICY_VIOLATION. Each partition answers its new log start offset as
+// POLICY_VIOLATION, checked first; an internal topic (__consumer_offsets)
+// with INVALID_TOPIC_EXCEPTION, whatever its policy, as Kafka refuses it.
+// Each partition answers its new log start offset as
 // LowWatermark once the move holds: it is durable on the leader, and every
 // other ISR member has followed it (its fetches say so), so that neither a
 // crash nor a new leader brings the deleted records back. One that does
@@ -20,7 +22,10 @@ package broker
 import (
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core/metadata"
 )
 
 func init() {
@@ -59,6 +64,13 @@ func (b *Broker) handleDeleteRecords(x *exchange) {
 	for ti, t := range req.Topics {
 		for pi, rp := range t.Partitions {
 			answer := &resp.Topics[ti].Partitions[pi]
+			if metadata.IsInternalTopic(t.Topic) {
+				// As Kafka's ReplicaManager refuses it, whatever the
+				// topic's cleanup policy: deleting __consumer_offsets'
+				// records would lose committed offsets at the next load.
+				answer.ErrorCode = kerr.InvalidTopicException.Code
+				continue
+			}
 			p, err := b.leaderPartition(partitionKey{topic: t.Topic, partition: rp.Partition})
 			if err != nil {
 				answer.ErrorCode = errorCode(err)

@@ -63,11 +63,12 @@ func (p *Partition) DeleteRecords(offset int64, timeout time.Duration, done func
 		offset = p.highWatermark
 	}
 	switch {
+	case !p.config.Delete:
+		// Before the offset's range, as Kafka checks it.
+		done(-1, kerr.PolicyViolation)
+		return
 	case offset < 0 || offset > p.highWatermark:
 		done(-1, kerr.OffsetOutOfRange)
-		return
-	case !p.config.Delete:
-		done(-1, kerr.PolicyViolation)
 		return
 	case len(p.pendingDeletes) >= pendingDeletesMax:
 		done(-1, kerr.RequestTimedOut)

@@ -98,9 +98,13 @@ func (p *Partition) AppendCheckedAsLeader(b []byte, check BatchCheck, requireISR
 	case producer.Duplicate:
 		p.logger.Debug("duplicate batch answered with its original offsets", "producer", h.ProducerID, "producer_epoch", h.ProducerEpoch,
 			"sequence", h.BaseSequence, "first", decision.Original.FirstOffset, "last", decision.Original.LastOffset)
+		// Answered with the original's timestamp (on a LogAppendTime
+		// topic, when it was appended), as Kafka answers a duplicate
+		// (UnifiedLog: setLogAppendTime(duplicate.timestamp)), whatever
+		// the topic's timestamp type.
 		return AppendResult{
 			BaseOffset: decision.Original.FirstOffset, LastOffset: decision.Original.LastOffset,
-			LogAppendTime: appendTime, LogStartOffset: p.log.StartOffset(), Duplicate: true,
+			LogAppendTime: decision.Original.MaxTimestamp, LogStartOffset: p.log.StartOffset(), Duplicate: true,
 		}, nil
 	case producer.OutOfOrder:
 		p.logger.Debug("refusing batch", "reason", decision.Reason)

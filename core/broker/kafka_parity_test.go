@@ -1,0 +1,155 @@
+package broker
+
+// Behaviours Kafka's clients see that a review against Kafka's broker
+// found Sluice answering otherwise; each test failed before its fix.
+
+import (
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"sluice/core/batch"
+	"sluice/core/metadata"
+)
+
+// Kafka answers a duplicate with LogAppendTime = the original batch's
+// timestamp (UnifiedLog.append: appendInfo.setLogAppendTime(duplicate.timestamp)).
+// On a LogAppendTime topic that is the time the records carry; Sluice
+// answers the retry with the current time instead.
+func TestADuplicateIsAnsweredWithTheOriginalsAppendTime(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.createTopic("lat", 1, metadata.ConfigMessageTimestampType, "LogAppendTime")
+	initProducer := kmsg.NewPtrInitProducerIDRequest()
+	initProducer.Version = 4
+	pid := c.request(initProducer).(*kmsg.InitProducerIDResponse)
+	requireNoError(t, "InitProducerId", pid.ErrorCode, nil)
+	produce := func() kmsg.ProduceResponseTopicPartition {
+		req := kmsg.NewPtrProduceRequest()
+		req.Version, req.Acks, req.TimeoutMillis = 9, -1, 30_000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic = "lat"
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Records = batch.Build(batch.Spec{
+			BaseTimestamp: n.machine.Clock.Now().UnixMilli(), ProducerID: pid.ProducerID, ProducerEpoch: pid.ProducerEpoch,
+			Records: []batch.Record{{Value: []byte("x")}},
+		})
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		return c.request(req).(*kmsg.ProduceResponse).Topics[0].Partitions[0]
+	}
+	first := produce()
+	requireNoError(t, "first", first.ErrorCode, nil)
+	n.run(5 * time.Second)
+	retry := produce()
+	requireNoError(t, "retry", retry.ErrorCode, nil)
+	if retry.BaseOffset != first.BaseOffset || retry.LogAppendTime != first.LogAppendTime {
+		t.Fatalf("retry answered offset %d time %d; the original %d time %d (Kafka answers the original's time)",
+			retry.BaseOffset, retry.LogAppendTime, first.BaseOffset, first.LogAppendTime)
+	}
+}
+
+// Kafka's ProduceRequest.validateRecords refuses a partition whose records
+// hold no batch, or more than one, with INVALID_RECORD (not retriable);
+// Sluice answered CORRUPT_MESSAGE, which Java's producer retries
+// (CorruptRecordException is a RetriableException) until delivery.timeout.ms.
+func TestProducedRecordsMustBeOneWholeBatch(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.createTopic("two", 1)
+	one := batch.Build(batch.Spec{BaseTimestamp: n.machine.Clock.Now().UnixMilli(), ProducerID: batch.NoProducerID, Records: []batch.Record{{Value: []byte("a")}}})
+	two := append(append([]byte(nil), one...), one...)
+	_, code := c.produceBatch("two", 0, two)
+	if code != kerr.InvalidRecord.Code {
+		t.Errorf("two batches: %v; Kafka answers INVALID_RECORD", kerr.ErrorForCode(code))
+	}
+	_, code = c.produceBatch("two", 0, []byte{})
+	if code != kerr.InvalidRecord.Code {
+		t.Errorf("no batch: %v; Kafka answers INVALID_RECORD", kerr.ErrorForCode(code))
+	}
+}
+
+// Fetch MaxBytes=0: Kafka caps the answer at 0 bytes, except the first
+// batch (KIP-74); Sluice read as if there were no limit (64 MiB).
+func TestFetchMaxBytesZeroAnswersTheFirstBatch(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.createTopic("mb", 1)
+	c.produce("mb", 0, "a")
+	c.produce("mb", 0, "b")
+	c.produce("mb", 0, "c")
+	req := kmsg.NewPtrFetchRequest()
+	req.Version = 12
+	req.ReplicaID = -1
+	req.MaxBytes = 0
+	rt := kmsg.NewFetchRequestTopic()
+	rt.Topic = "mb"
+	rp := kmsg.NewFetchRequestTopicPartition()
+	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = 0, 0, 1<<20, -1
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	answer := c.request(req).(*kmsg.FetchResponse).Topics[0].Partitions[0]
+	batches := 0
+	s := batch.Scanner{Buf: answer.RecordBatches}
+	for s.Next() {
+		batches++
+	}
+	if batches != 1 {
+		t.Fatalf("MaxBytes 0 answered %d batches; Kafka answers only the first (KIP-74)", batches)
+	}
+}
+
+// Kafka refuses DeleteRecords on an internal topic with
+// INVALID_TOPIC_EXCEPTION, whatever its cleanup.policy
+// (ReplicaManager.deleteRecordsOnLocalLog). Sluice checked only the
+// policy: compact-only gave POLICY_VIOLATION, and once an operator added
+// "delete" to __consumer_offsets, DeleteRecords -1 deleted the groups'
+// committed offsets.
+func TestDeleteRecordsRefusesInternalTopics(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.findCoordinator(0, "g") // creates __consumer_offsets
+	n.run(settleTime)
+	if _, ok := n.broker.image.Topics[metadata.ConsumerOffsetsTopic]; !ok {
+		t.Fatal("no __consumer_offsets")
+	}
+	got := c.deleteRecords(metadata.ConsumerOffsetsTopic, -1)
+	t.Logf("compact: %v", kerr.ErrorForCode(got.ErrorCode))
+	if got.ErrorCode != kerr.InvalidTopicException.Code {
+		t.Errorf("DeleteRecords on __consumer_offsets (compact): %v; Kafka answers INVALID_TOPIC_EXCEPTION", kerr.ErrorForCode(got.ErrorCode))
+	}
+	r := c.alterIncrementally(metadata.ConsumerOffsetsTopic, op(metadata.ConfigCleanupPolicy, kmsg.IncrementalAlterConfigOpAppend, "delete"))
+	requireNoError(t, "alter", r.ErrorCode, r.ErrorMessage)
+	got = c.deleteRecords(metadata.ConsumerOffsetsTopic, -1)
+	t.Logf("compact,delete: %v low watermark %d", kerr.ErrorForCode(got.ErrorCode), got.LowWatermark)
+	if got.ErrorCode != kerr.InvalidTopicException.Code {
+		t.Errorf("DeleteRecords on __consumer_offsets (compact,delete): %v low watermark %d; Kafka answers INVALID_TOPIC_EXCEPTION", kerr.ErrorForCode(got.ErrorCode), got.LowWatermark)
+	}
+}
+
+// Kafka refuses a zstd batch in Produce v3-v6 with
+// UNSUPPORTED_COMPRESSION_TYPE (ProduceRequest.validateRecords); zstd
+// needs v7. The codec bits are in the header, so no codec is needed here.
+func TestZstdNeedsProduceV7(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.createTopic("z", 1)
+	b := batch.Build(batch.Spec{
+		BaseTimestamp: n.machine.Clock.Now().UnixMilli(), ProducerID: batch.NoProducerID,
+		Attributes: batch.CompressionZstd, Records: []batch.Record{{Value: []byte("a")}},
+	})
+	req := kmsg.NewPtrProduceRequest()
+	req.Version, req.Acks, req.TimeoutMillis = 6, -1, 30_000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = "z"
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = b
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	answer := c.request(req).(*kmsg.ProduceResponse).Topics[0].Partitions[0]
+	if answer.ErrorCode != kerr.UnsupportedCompressionType.Code {
+		t.Fatalf("zstd batch in Produce v6: %v at offset %d; Kafka answers UNSUPPORTED_COMPRESSION_TYPE", kerr.ErrorForCode(answer.ErrorCode), answer.BaseOffset)
+	}
+}
