@@ -13,6 +13,11 @@ package broker
 // already be replaced, and the ends it knows may no longer exist; it
 // answers NOT_LEADER_OR_FOLLOWER and the client finds the new leader.
 //
+// Each answer carries the leader epoch of the offset it names, as
+// Kafka's does (the current epoch for the latest offset, the epoch that
+// wrote it otherwise; -1 with an error or no offset): a consumer that
+// resets to it checks later truncations against that epoch (KIP-320).
+//
 // Version notes: v2 isolation level (same answer: no transactions); v4
 // CurrentLeaderEpoch fencing (KIP-320) and LeaderEpoch in the answer; v6
 // flexible; v7 max timestamp.
@@ -45,7 +50,9 @@ func (b *Broker) handleListOffsets(x *exchange) {
 			}
 			if err == nil {
 				answer.Offset, answer.Timestamp, err = p.OffsetForTimestamp(rp.Timestamp, rp.CurrentLeaderEpoch)
-				answer.LeaderEpoch = p.LeaderEpoch()
+			}
+			if err == nil {
+				answer.LeaderEpoch = p.ListedOffsetEpoch(rp.Timestamp, answer.Offset)
 			}
 			answer.ErrorCode = errorCode(err)
 			rt.Partitions = append(rt.Partitions, answer)

@@ -153,3 +153,74 @@ func TestZstdNeedsProduceV7(t *testing.T) {
 		t.Fatalf("zstd batch in Produce v6: %v at offset %d; Kafka answers UNSUPPORTED_COMPRESSION_TYPE", kerr.ErrorForCode(answer.ErrorCode), answer.BaseOffset)
 	}
 }
+
+// bumpLeaderEpoch moves a single node's partition 0 of topic to epoch+2
+// (leaderless, then led by node 1 again), as TestOffsetForLeaderEpoch does.
+func bumpLeaderEpoch(t *testing.T, n *testNode, topic string) {
+	t.Helper()
+	id := n.broker.image.Topics[topic].ID
+	none, self := int32(-1), int32(1)
+	committed := false
+	n.broker.quorum.Propose([]metadata.Record{
+		{PartitionChange: &metadata.PartitionChangeRecord{TopicID: id, Partition: 0, Leader: &none}},
+		{PartitionChange: &metadata.PartitionChangeRecord{TopicID: id, Partition: 0, Leader: &self}},
+	}, func(_ int64, err error) {
+		if err != nil {
+			t.Fatalf("proposing a leader change: %v", err)
+		}
+		committed = true
+	})
+	n.run(settleTime)
+	if !committed {
+		t.Fatal("the leader change did not commit")
+	}
+}
+
+func listOffset(c *testClient, topic string, timestamp int64) kmsg.ListOffsetsResponseTopicPartition {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.Version = 7
+	req.ReplicaID = -1
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewListOffsetsRequestTopicPartition()
+	rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = 0, timestamp, -1
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	return c.request(req).(*kmsg.ListOffsetsResponse).Topics[0].Partitions[0]
+}
+
+// Kafka answers ListOffsets with the leader epoch of the batch holding the
+// offset it answers (earliest: the epoch cache's first entry; a timestamp
+// or -3: batch.partitionLeaderEpoch), not the current leader epoch. Java's
+// consumer keeps that epoch as its position's offsetEpoch after a reset or
+// offsetsForTimes, and uses it for KIP-320 truncation checks.
+func TestListOffsetsAnswersTheEpochThatWroteTheOffset(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.createTopic("le", 1)
+	start := n.machine.Clock.Now().UnixMilli()
+	c.produce("le", 0, "a", "b") // epoch 0, offsets 0-1
+	bumpLeaderEpoch(t, n, "le")
+	n.run(time.Second)
+	c.produce("le", 0, "c") // epoch 2, offset 2
+	epoch := n.broker.partitions[partitionKey{topic: "le", partition: 0}].LeaderEpoch()
+	if epoch == 0 {
+		t.Fatal("the leader epoch did not move")
+	}
+
+	earliest := listOffset(c, "le", -2)
+	byTime := listOffset(c, "le", start)
+	latest := listOffset(c, "le", -1)
+	if earliest.Offset != 0 || earliest.LeaderEpoch != 0 {
+		t.Errorf("earliest: offset %d epoch %d; Kafka answers offset 0 with epoch 0 (the epoch that wrote it)", earliest.Offset, earliest.LeaderEpoch)
+	}
+	if byTime.Offset != 0 || byTime.LeaderEpoch != 0 {
+		t.Errorf("by timestamp: offset %d epoch %d; Kafka answers offset 0 with epoch 0 (its batch's partitionLeaderEpoch)", byTime.Offset, byTime.LeaderEpoch)
+	}
+	if latest.Offset != 3 || latest.LeaderEpoch != epoch {
+		t.Errorf("latest: offset %d epoch %d, want 3 and the current epoch %d", latest.Offset, latest.LeaderEpoch, epoch)
+	}
+	if none := listOffset(c, "le", n.machine.Clock.Now().UnixMilli()+time.Hour.Milliseconds()); none.Offset != -1 || none.LeaderEpoch != -1 {
+		t.Errorf("a timestamp past every record: offset %d epoch %d, want -1 and -1", none.Offset, none.LeaderEpoch)
+	}
+}

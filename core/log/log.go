@@ -196,6 +196,11 @@ func (l *Log) OnSynced(f func(syncedOffset int64)) {
 // the cache is empty.
 func (l *Log) LatestEpoch() int32 { return l.epochs.latestEpoch() }
 
+// EpochAt is the leader epoch that wrote offset, as the epoch cache knows
+// it (the epoch in force from the largest start at or below offset), and
+// whether it knows.
+func (l *Log) EpochAt(offset int64) (int32, bool) { return l.epochs.epochAt(offset) }
+
 // EpochEntries returns a copy of the leader epoch cache, oldest first.
 func (l *Log) EpochEntries() []EpochEntry { return l.epochs.clone() }
 

@@ -86,7 +86,8 @@ const (
 // offset, the latest (the high watermark: consumers cannot read past it;
 // OFFSET_NOT_AVAILABLE while a new leader's has not caught up),
 // the offset of the record with the largest timestamp (KIP-734), or the
-// first offset whose timestamp is at or after timestamp (-1 if none).
+// first offset whose timestamp is at or after timestamp (-1 if none, or
+// OFFSET_NOT_AVAILABLE while the high watermark lags).
 func (p *Partition) OffsetForTimestamp(timestamp int64, currentLeaderEpoch int32) (offset, foundTimestamp int64, err error) {
 	if err := p.checkLeaderEpoch(currentLeaderEpoch); err != nil {
 		return -1, -1, err
@@ -94,26 +95,36 @@ func (p *Partition) OffsetForTimestamp(timestamp int64, currentLeaderEpoch int32
 	if !p.IsLeader() {
 		return -1, -1, kerr.NotLeaderForPartition
 	}
+	// A new leader whose high watermark has not reached the start of its
+	// epoch would answer "latest" below what the previous leader
+	// answered, and "no such record" for a record its predecessor exposed:
+	// Kafka says OFFSET_NOT_AVAILABLE, which clients retry, for the
+	// latest offset and for a lookup that finds nothing below the high
+	// watermark (Partition.fetchOffsetForTimestamp's maybeOffsetsError).
+	lagging := p.epochStartOffset > p.highWatermark
 	switch timestamp {
 	case TimestampLatest:
-		if p.epochStartOffset > p.highWatermark {
-			// A new leader whose high watermark has not reached the
-			// start of its epoch would answer an offset below what
-			// the previous leader answered: Kafka says
-			// OFFSET_NOT_AVAILABLE, which clients retry.
+		if lagging {
 			return -1, -1, kerr.OffsetNotAvailable
 		}
 		return p.highWatermark, -1, nil
 	case TimestampEarliest:
 		return p.log.StartOffset(), -1, nil
 	case TimestampMaxTimestamp:
-		return p.maxTimestampOffset()
+		offset, found, err := p.maxTimestampOffset()
+		if err == nil && offset < 0 && lagging {
+			return -1, -1, kerr.OffsetNotAvailable
+		}
+		return offset, found, err
 	}
 	answer, found, err := p.log.OffsetForTimestamp(timestamp)
 	if err != nil {
 		return -1, -1, kafkaError(err)
 	}
 	if !found || answer.Offset >= p.highWatermark {
+		if lagging {
+			return -1, -1, kerr.OffsetNotAvailable
+		}
 		return -1, -1, nil
 	}
 	// The log answers per batch; the exact record is inside the batch.
@@ -186,4 +197,23 @@ func (p *Partition) recordsAt(offset int64) (batch.Header, []batch.RawRecord, bo
 		return h, nil, false, nil
 	}
 	return h, records, true, nil
+}
+
+// ListedOffsetEpoch is the leader epoch a ListOffsets answer of offset
+// carries, as Kafka's does: the current leader epoch for the latest
+// offset, otherwise the epoch that wrote the offset (the first cached
+// epoch for the earliest, the batch's for a timestamp lookup), -1 when
+// unknown or when no offset was found. A consumer keeps it as its
+// position's epoch, to detect a truncation below it (KIP-320).
+func (p *Partition) ListedOffsetEpoch(timestamp, offset int64) int32 {
+	switch {
+	case timestamp == TimestampLatest:
+		return p.leaderEpoch
+	case offset < 0:
+		return -1
+	}
+	if epoch, known := p.log.EpochAt(offset); known {
+		return epoch
+	}
+	return -1
 }
