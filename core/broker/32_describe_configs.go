@@ -73,7 +73,9 @@ func (b *Broker) handleDescribeConfigs(x *exchange) {
 			continue
 		}
 		for _, config := range configs {
-			if r.ConfigNames != nil && !contains(r.ConfigNames, config.name) {
+			// No names, null or an empty list, is every config, as in
+			// Kafka (ConfigHelper).
+			if len(r.ConfigNames) > 0 && !contains(r.ConfigNames, config.name) {
 				continue
 			}
 			answer.Configs = append(answer.Configs, config.answer(req))

@@ -224,3 +224,39 @@ func TestListOffsetsAnswersTheEpochThatWroteTheOffset(t *testing.T) {
 		t.Errorf("a timestamp past every record: offset %d epoch %d, want -1 and -1", none.Offset, none.LeaderEpoch)
 	}
 }
+
+// Kafka describes every config for null names and for an empty list alike
+// (ConfigHelper); some clients send the empty list by default.
+func TestDescribeConfigsWithAnEmptyListOfNamesDescribesAll(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.createTopic("described", 1)
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	req.Version = 4
+	r := kmsg.NewDescribeConfigsRequestResource()
+	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeTopic, "described"
+	r.ConfigNames = []string{} // empty, not null
+	req.Resources = append(req.Resources, r)
+	resp := c.request(req).(*kmsg.DescribeConfigsResponse)
+	got := resp.Resources[0]
+	requireNoError(t, "describe", got.ErrorCode, got.ErrorMessage)
+	if len(got.Configs) != len(metadata.TopicConfigDefinitions()) {
+		t.Fatalf("empty ConfigNames described %d configs, Kafka describes all %d", len(got.Configs), len(metadata.TopicConfigDefinitions()))
+	}
+}
+
+// Only the metadata log's own name is internal, as in Kafka: a user topic
+// whose name merely starts like it is the user's, listed and written.
+func TestATopicNamedLikeTheMetadataLogIsTheUsers(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.createTopic("__cluster_metadata_audit", 1)
+	topic := c.metadata("__cluster_metadata_audit").Topics[0]
+	requireNoError(t, "metadata", topic.ErrorCode, nil)
+	if topic.IsInternal {
+		t.Errorf("Metadata reports the user topic __cluster_metadata_audit as internal")
+	}
+	if _, code := c.tryProduce("__cluster_metadata_audit", 0, "x"); code != 0 {
+		t.Errorf("produce to the user topic __cluster_metadata_audit: %v", kerr.ErrorForCode(code))
+	}
+}

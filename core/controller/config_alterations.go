@@ -71,6 +71,17 @@ func (c *Controller) planConfigAlterations(resources []*configAlteration, valida
 			r.failure = fail(kerr.InvalidRequest, "unexpected resource type %d", r.resourceType)
 			continue
 		}
+		// The name first, as Kafka's controller judges it: the default
+		// topic resource ("") is not one, a name no topic could have
+		// is invalid, then the topic must exist.
+		switch {
+		case r.resourceName == "":
+			r.failure = fail(kerr.InvalidRequest, "default topic resources are not allowed")
+			continue
+		case metadata.ValidTopicName(r.resourceName) != nil:
+			r.failure = fail(kerr.InvalidTopicException, "%v", metadata.ValidTopicName(r.resourceName))
+			continue
+		}
 		if _, exists := c.image.Topics[r.resourceName]; !exists {
 			r.failure = fail(kerr.UnknownTopicOrPartition, "topic %q does not exist", r.resourceName)
 			continue

@@ -172,10 +172,13 @@ func (c *Controller) planTopicCreation(t kmsg.CreateTopicsRequestTopic, collisio
 		return refused(fail(kerr.InvalidTopicException, "topic %q collides with existing topic %q ('.' and '_' are the same in metric names)",
 			t.Topic, collisions[name]))
 	}
+	// As Kafka's controller takes them: a null value is INVALID_CONFIG
+	// (not the malformed request it is to AlterConfigs), and a name given
+	// twice keeps its last value (Kafka puts them in a map).
 	configs := map[string]string{}
 	for _, config := range t.Configs {
-		if _, given := configs[config.Name]; given {
-			return refused(fail(kerr.InvalidRequest, "config %s is given more than once", config.Name))
+		if config.Value == nil {
+			return refused(fail(kerr.InvalidConfig, "null value not supported for topic configs: %s", config.Name))
 		}
 		if f := checkTopicConfigValue(config.Name, config.Value); f != nil {
 			return refused(f)

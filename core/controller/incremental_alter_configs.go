@@ -90,6 +90,12 @@ func (c *Controller) applyConfigOperation(configs map[string]string, op kmsg.Inc
 		return fail(kerr.InvalidConfig, "%s: Sluice does not throttle replication", op.Name)
 	}
 	if _, known := metadata.LookupTopicConfig(op.Name); !known {
+		if op.Op == kmsg.IncrementalAlterConfigOpDelete {
+			// Never set, so already gone: Kafka deletes a key no topic
+			// holds without looking at its name, and tools clear
+			// configs Sluice does not have (segment.jitter.ms) so.
+			return nil
+		}
 		return fail(kerr.InvalidConfig, "unknown topic config name: %s", op.Name)
 	}
 	switch op.Op {

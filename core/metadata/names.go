@@ -1,9 +1,6 @@
 package metadata
 
-import (
-	"errors"
-	"strings"
-)
+import "errors"
 
 // topicNameBytesMax is Kafka's limit: a partition directory is named
 // "<topic>-<partition>", and 249 keeps it within a 255-byte file name.
@@ -34,7 +31,13 @@ const (
 	ConsumerOffsetsTopic = "__consumer_offsets"
 )
 
-// IsInternalTopic reports a topic Sluice uses for its own state.
+// ClusterMetadataTopic is the metadata log's name, which no user topic may
+// take.
+const ClusterMetadataTopic = "__cluster_metadata"
+
+// IsInternalTopic reports a topic Sluice uses for its own state: that name
+// exactly, as Kafka's Topic.isInternal names its own (a user topic whose
+// name only starts like it, __cluster_metadata_audit, is the user's).
 func IsInternalTopic(name string) bool {
-	return name == ConsumerOffsetsTopic || strings.HasPrefix(name, "__cluster_metadata")
+	return name == ConsumerOffsetsTopic || name == ClusterMetadataTopic
 }
