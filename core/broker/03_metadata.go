@@ -14,8 +14,9 @@ package broker
 // Version notes: v0 treats an empty topic list as "all topics"; from v1 a
 // null list means all and an empty one none; v1 controller id and rack; v2
 // cluster id; v5 offline replicas; v7 leader epochs; v8 authorized
-// operations (not computed: reported as omitted); v9 flexible; v10 topic ids
-// (lookup by id from v12).
+// operations when asked (every operation: no authorizer, as Kafka answers
+// without one; authorized_operations.go), the cluster's in v8-v10 only; v9
+// flexible; v10 topic ids (lookup by id from v12).
 
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -76,6 +77,20 @@ func (b *Broker) autoCreateTopics(names []string, done func()) {
 }
 
 func (b *Broker) metadataAnswer(req *kmsg.MetadataRequest, allTopics bool) *kmsg.MetadataResponse {
+	resp := b.metadataTopics(req, allTopics)
+	if req.IncludeClusterAuthorizedOperations && req.Version >= 8 && req.Version <= 10 {
+		resp.AuthorizedOperations = clusterOperations
+	}
+	if req.IncludeTopicAuthorizedOperations && req.Version >= 8 {
+		for i := range resp.Topics {
+			resp.Topics[i].AuthorizedOperations = topicOperations
+		}
+	}
+	return resp
+}
+
+// metadataTopics is the answer's brokers, controller and topics.
+func (b *Broker) metadataTopics(req *kmsg.MetadataRequest, allTopics bool) *kmsg.MetadataResponse {
 	resp := req.ResponseKind().(*kmsg.MetadataResponse)
 	resp.ClusterID = &b.clusterID
 	resp.ControllerID = b.controllerIDForClients()

@@ -7,8 +7,9 @@ package broker
 // the group is Stable. A group this node coordinates but does not know is
 // answered as Dead without error, as Kafka does before v6.
 //
-// Version notes: v3 can ask for authorized operations (not computed:
-// reported as omitted); v4 shows group.instance.id; v5 is flexible.
+// Version notes: v3 can ask for authorized operations (every operation a
+// group supports: no authorizer; authorized_operations.go); v4 shows
+// group.instance.id; v5 is flexible.
 
 import "github.com/twmb/franz-go/pkg/kmsg"
 
@@ -17,5 +18,12 @@ func init() {
 }
 
 func (b *Broker) handleDescribeGroups(x *exchange) {
-	x.respond(b.groups.coordinator.DescribeGroups(x.request.Body.(*kmsg.DescribeGroupsRequest)))
+	req := x.request.Body.(*kmsg.DescribeGroupsRequest)
+	resp := b.groups.coordinator.DescribeGroups(req)
+	if req.IncludeAuthorizedOperations && req.Version >= 3 {
+		for i := range resp.Groups {
+			resp.Groups[i].AuthorizedOperations = groupOperations
+		}
+	}
+	x.respond(resp)
 }

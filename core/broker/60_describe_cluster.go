@@ -54,6 +54,9 @@ func (b *Broker) handleDescribeCluster(x *exchange) {
 	}
 	resp.EndpointType = endpointTypeBrokers
 	resp.ClusterID = b.clusterID
+	if req.IncludeClusterAuthorizedOperations {
+		resp.ClusterAuthorizedOperations = clusterOperations
+	}
 	resp.ControllerID = b.controllerIDForClients()
 	for _, mb := range b.metadataBrokers() {
 		broker := kmsg.NewDescribeClusterResponseBroker()

@@ -260,3 +260,56 @@ func TestATopicNamedLikeTheMetadataLogIsTheUsers(t *testing.T) {
 		t.Errorf("produce to the user topic __cluster_metadata_audit: %v", kerr.ErrorForCode(code))
 	}
 }
+
+// Without an authorizer Kafka answers a request for authorized operations
+// with every operation the resource type supports (KIP-430); Sluice
+// answered "omitted", which the Java AdminClient reports as null. The bit
+// fields are Kafka's: topic READ..ALTER_CONFIGS (3576), cluster CREATE,
+// ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS,
+// IDEMPOTENT_WRITE (8096), group READ, DELETE, DESCRIBE (328).
+func TestAuthorizedOperationsAreEveryOperationWithoutAnAuthorizer(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	c.createTopic("ops", 1)
+
+	req := kmsg.NewPtrMetadataRequest()
+	req.Version = 10
+	req.IncludeTopicAuthorizedOperations = true
+	req.IncludeClusterAuthorizedOperations = true
+	name := "ops"
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = &name
+	req.Topics = append(req.Topics, rt)
+	resp := c.request(req).(*kmsg.MetadataResponse)
+	if got := resp.Topics[0].AuthorizedOperations; got != 3576 {
+		t.Errorf("topic operations %d, want 3576", got)
+	}
+	if resp.AuthorizedOperations != 8096 {
+		t.Errorf("cluster operations in Metadata v10 %d, want 8096", resp.AuthorizedOperations)
+	}
+	req.IncludeTopicAuthorizedOperations = false
+	if got := c.request(req).(*kmsg.MetadataResponse).Topics[0].AuthorizedOperations; got != -2147483648 {
+		t.Errorf("topic operations not asked for: %d, want the omitted value", got)
+	}
+
+	describe := kmsg.NewPtrDescribeClusterRequest()
+	describe.Version = 1
+	describe.IncludeClusterAuthorizedOperations = true
+	cluster := c.request(describe).(*kmsg.DescribeClusterResponse)
+	requireNoError(t, "describe cluster", cluster.ErrorCode, cluster.ErrorMessage)
+	if cluster.ClusterAuthorizedOperations != 8096 {
+		t.Errorf("cluster operations %d, want 8096", cluster.ClusterAuthorizedOperations)
+	}
+
+	c.findCoordinator(0, "g")
+	n.run(settleTime)
+	groups := kmsg.NewPtrDescribeGroupsRequest()
+	groups.Version = 5
+	groups.Groups = []string{"g"}
+	groups.IncludeAuthorizedOperations = true
+	described := c.request(groups).(*kmsg.DescribeGroupsResponse).Groups[0]
+	requireNoError(t, "describe groups", described.ErrorCode, nil)
+	if described.AuthorizedOperations != 328 {
+		t.Errorf("group operations %d, want 328", described.AuthorizedOperations)
+	}
+}
