@@ -10,7 +10,8 @@ package broker
 // client sends (v3+, KIP-360) and always allocates a new id; so does this.
 // Transactions are not implemented: a transactional id is refused with
 // TRANSACTIONAL_ID_AUTHORIZATION_FAILED, which clients report instead of
-// retrying.
+// retrying (an empty one, and a ProducerId without a ProducerEpoch or the
+// reverse, are INVALID_REQUEST, as in Kafka).
 
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -36,8 +37,20 @@ func (b *Broker) handleInitProducerID(x *exchange) {
 	resp := req.ResponseKind().(*kmsg.InitProducerIDResponse)
 	resp.ProducerID = -1
 	resp.ProducerEpoch = -1
-	if req.TransactionalID != nil {
+	switch {
+	case req.TransactionalID != nil && *req.TransactionalID == "":
+		// Kafka's transaction coordinator refuses an empty id so.
+		resp.ErrorCode = kerr.InvalidRequest.Code
+		x.respond(resp)
+		return
+	case req.TransactionalID != nil:
 		resp.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
+		x.respond(resp)
+		return
+	case req.Version >= 3 && (req.ProducerID == -1) != (req.ProducerEpoch == -1):
+		// An id without an epoch or the reverse: Kafka's KafkaApis
+		// refuses the pair before looking at either.
+		resp.ErrorCode = kerr.InvalidRequest.Code
 		x.respond(resp)
 		return
 	}

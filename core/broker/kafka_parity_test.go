@@ -313,3 +313,30 @@ func TestAuthorizedOperationsAreEveryOperationWithoutAnAuthorizer(t *testing.T) 
 		t.Errorf("group operations %d, want 328", described.AuthorizedOperations)
 	}
 }
+
+// Kafka refuses an InitProducerId naming a producer id without an epoch,
+// or the reverse, and an empty transactional id, with INVALID_REQUEST;
+// the version-0 default (no id, no epoch) and a pair both given (KIP-360)
+// get a new id.
+func TestInitProducerIDRefusesHalfAPair(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	init := func(id int64, epoch int16, transactionalID *string) *kmsg.InitProducerIDResponse {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.Version = 4
+		req.ProducerID, req.ProducerEpoch, req.TransactionalID = id, epoch, transactionalID
+		return c.request(req).(*kmsg.InitProducerIDResponse)
+	}
+	requireError(t, "id without epoch", init(7, -1, nil).ErrorCode, nil, kerr.InvalidRequest)
+	requireError(t, "epoch without id", init(-1, 3, nil).ErrorCode, nil, kerr.InvalidRequest)
+	empty, named := "", "tx"
+	requireError(t, "empty transactional id", init(-1, -1, &empty).ErrorCode, nil, kerr.InvalidRequest)
+	requireError(t, "transactional id", init(-1, -1, &named).ErrorCode, nil, kerr.TransactionalIDAuthorizationFailed)
+	fresh := init(-1, -1, nil)
+	requireNoError(t, "fresh", fresh.ErrorCode, nil)
+	bumped := init(fresh.ProducerID, fresh.ProducerEpoch, nil)
+	requireNoError(t, "a pair both given", bumped.ErrorCode, nil)
+	if bumped.ProducerID == fresh.ProducerID || bumped.ProducerEpoch != 0 {
+		t.Errorf("a pair both given got id %d epoch %d; want a new id at epoch 0 (as Kafka, without a transactional id)", bumped.ProducerID, bumped.ProducerEpoch)
+	}
+}
