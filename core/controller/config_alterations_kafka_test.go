@@ -35,3 +35,23 @@ func TestAlterConfigsJudgesTheTopicNameFirst(t *testing.T) {
 	requireCode(t, "empty name", resp.Resources[0].ErrorCode, resp.Resources[0].ErrorMessage, kerr.InvalidRequest)
 	requireCode(t, "illegal name", resp.Resources[1].ErrorCode, resp.Resources[1].ErrorMessage, kerr.InvalidTopicException)
 }
+
+// Kafka's ConfigDef trims a value and takes a boolean in any case; the
+// value is kept as Sluice reads it, "true", whatever was written.
+func TestConfigValuesAreTrimmedAndBooleansTakenInAnyCase(t *testing.T) {
+	tc := newTestController(t, Config{}, 1)
+	resp := tc.createTopics(false, topicRequest("spaced", 1, 1, metadata.ConfigRetentionMs, " 1000 ", metadata.ConfigUncleanLeaderElection, "TRUE"))
+	requireCode(t, "create", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage, nil)
+	configs := tc.c.Image().TopicConfigs("spaced")
+	if configs[metadata.ConfigRetentionMs] != "1000" || configs[metadata.ConfigUncleanLeaderElection] != "true" {
+		t.Fatalf("stored configs %v, want retention.ms 1000 and unclean.leader.election.enable true", configs)
+	}
+	const set = kmsg.IncrementalAlterConfigOpSet
+	alter := tc.incrementalAlter(false, incremental(kmsg.ConfigResourceTypeTopic, "spaced", metadata.ConfigUncleanLeaderElection, set, " False"))
+	requireCode(t, "alter", alter.Resources[0].ErrorCode, alter.Resources[0].ErrorMessage, nil)
+	if got := tc.c.Image().TopicConfigs("spaced")[metadata.ConfigUncleanLeaderElection]; got != "false" {
+		t.Fatalf("unclean.leader.election.enable is %q after setting \" False\", want false", got)
+	}
+	bad := tc.incrementalAlter(false, incremental(kmsg.ConfigResourceTypeTopic, "spaced", metadata.ConfigUncleanLeaderElection, set, "yes"))
+	requireCode(t, "not a boolean", bad.Resources[0].ErrorCode, bad.Resources[0].ErrorMessage, kerr.InvalidConfig)
+}

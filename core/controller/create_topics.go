@@ -180,10 +180,11 @@ func (c *Controller) planTopicCreation(t kmsg.CreateTopicsRequestTopic, collisio
 		if config.Value == nil {
 			return refused(fail(kerr.InvalidConfig, "null value not supported for topic configs: %s", config.Name))
 		}
-		if f := checkTopicConfigValue(config.Name, config.Value); f != nil {
+		value := metadata.NormalizeTopicConfigValue(config.Name, *config.Value)
+		if f := checkTopicConfigValue(config.Name, &value); f != nil {
 			return refused(f)
 		}
-		configs[config.Name] = *config.Value
+		configs[config.Name] = value
 	}
 	var assignments, isrs [][]int32
 	var f *failure

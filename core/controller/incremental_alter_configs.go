@@ -103,7 +103,7 @@ func (c *Controller) applyConfigOperation(configs map[string]string, op kmsg.Inc
 		if op.Value == nil {
 			return fail(kerr.InvalidRequest, "null value not supported for topic config %s", op.Name)
 		}
-		configs[op.Name] = *op.Value
+		configs[op.Name] = metadata.NormalizeTopicConfigValue(op.Name, *op.Value)
 	case kmsg.IncrementalAlterConfigOpDelete:
 		delete(configs, op.Name)
 	case kmsg.IncrementalAlterConfigOpAppend, kmsg.IncrementalAlterConfigOpSubtract:

@@ -179,3 +179,15 @@ func ratio(s string) error {
 	}
 	return nil
 }
+
+// NormalizeTopicConfigValue is a topic config's value as Kafka's ConfigDef
+// parses it: trimmed of surrounding spaces, and a boolean in any case
+// ("TRUE") as its lower-case form. Values are validated and stored
+// normalized, so the rest of Sluice reads "true" whatever was written.
+func NormalizeTopicConfigValue(name, value string) string {
+	value = strings.TrimSpace(value)
+	if name == ConfigUncleanLeaderElection && (strings.EqualFold(value, "true") || strings.EqualFold(value, "false")) {
+		return strings.ToLower(value)
+	}
+	return value
+}
