@@ -38,6 +38,21 @@ type Config struct {
 
 	Broker broker.Config
 	Net    sluicenet.Limits
+
+	// retentionRank is the rank (retentionPrecedence) of the setting that
+	// last set the default retention.ms, 0 for none.
+	retentionRank int
+}
+
+// retentionPrecedence ranks the broker settings that set the default
+// retention.ms as Kafka reads them: log.retention.ms over
+// log.retention.minutes over log.retention.hours, whatever their order
+// (server.properties ships log.retention.hours=168, and a
+// log.retention.ms above it must still win).
+var retentionPrecedence = map[string]int{
+	"log.retention.hours":   1,
+	"log.retention.minutes": 2,
+	"log.retention.ms":      3,
 }
 
 // DefaultConfig is a single node on 127.0.0.1:9092 with data in ./data.
@@ -100,8 +115,14 @@ var brokerTopicDefaults = map[string]string{
 func (c *Config) Set(key, value string) error {
 	if topicConfig, ok := brokerTopicDefaults[key]; ok {
 		definition, _ := metadata.LookupTopicConfig(topicConfig)
+		value = metadata.NormalizeTopicConfigValue(topicConfig, value)
 		if err := definition.Validate(value); err != nil {
 			return fmt.Errorf("%s: %w", key, err)
+		}
+		if key == "log.retention.ms" {
+			if !c.takesRetentionFrom(key) {
+				return nil
+			}
 		}
 		if c.Broker.TopicDefaults == nil {
 			c.Broker.TopicDefaults = map[string]string{}
@@ -111,15 +132,29 @@ func (c *Config) Set(key, value string) error {
 	}
 	switch key {
 	case "log.retention.hours", "log.retention.minutes":
-		n, err := strconv.ParseInt(value, 10, 64)
-		if err != nil || n < -1 {
+		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil {
 			return fmt.Errorf("%s: %q is not a duration count", key, value)
 		}
-		unit := time.Hour
+		unit := time.Hour.Milliseconds()
 		if key == "log.retention.minutes" {
-			unit = time.Minute
+			unit = time.Minute.Milliseconds()
 		}
-		return c.Set("log.retention.ms", strconv.FormatInt((time.Duration(n)*unit).Milliseconds(), 10))
+		ms := int64(-1) // any negative count is unlimited, as in Kafka
+		switch {
+		case n > math.MaxInt64/unit:
+			return fmt.Errorf("%s: %q is too long a retention", key, value)
+		case n >= 0:
+			ms = n * unit
+		}
+		if !c.takesRetentionFrom(key) {
+			return nil
+		}
+		if c.Broker.TopicDefaults == nil {
+			c.Broker.TopicDefaults = map[string]string{}
+		}
+		c.Broker.TopicDefaults[metadata.ConfigRetentionMs] = strconv.FormatInt(ms, 10)
+		return nil
 	case "node.id", "broker.id":
 		return setInteger(&c.Broker.NodeID, key, value, 0, "node id")
 	case "listeners":
@@ -386,4 +421,15 @@ func (c *Config) resolveAdvertised() error {
 	c.Broker.AdvertisedHost = host
 	c.Broker.AdvertisedPort = int32(port)
 	return nil
+}
+
+// takesRetentionFrom reports whether setting key may set the default
+// retention.ms, given the settings already applied, and notes it if so.
+func (c *Config) takesRetentionFrom(key string) bool {
+	rank := retentionPrecedence[key]
+	if rank < c.retentionRank {
+		return false
+	}
+	c.retentionRank = rank
+	return true
 }

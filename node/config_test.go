@@ -203,3 +203,36 @@ func TestNumericSettingsKeepTheirBounds(t *testing.T) {
 		}
 	}
 }
+
+// As Kafka's KafkaConfig.logRetentionTimeMillis reads them: a negative
+// log.retention.hours or .minutes is unlimited, and log.retention.ms wins
+// over .minutes, which wins over .hours, whatever their order (the stock
+// server.properties has log.retention.hours=168).
+func TestLogRetentionSettingsAsKafkaReadsThem(t *testing.T) {
+	for _, c := range []struct {
+		settings [][2]string
+		want     string
+	}{
+		{[][2]string{{"log.retention.hours", "-1"}}, "-1"},
+		{[][2]string{{"log.retention.minutes", "-5"}}, "-1"},
+		{[][2]string{{"log.retention.hours", "2"}}, "7200000"},
+		{[][2]string{{"log.retention.ms", "3600000"}, {"log.retention.hours", "168"}}, "3600000"},
+		{[][2]string{{"log.retention.hours", "168"}, {"log.retention.ms", "3600000"}}, "3600000"},
+		{[][2]string{{"log.retention.minutes", "10"}, {"log.retention.hours", "168"}}, "600000"},
+		{[][2]string{{"log.retention.hours", "1"}, {"log.retention.hours", "3"}}, "10800000"},
+	} {
+		config := DefaultConfig()
+		for _, kv := range c.settings {
+			if err := config.Set(kv[0], kv[1]); err != nil {
+				t.Fatalf("%v: %v", c.settings, err)
+			}
+		}
+		if got := config.Broker.TopicDefaults["retention.ms"]; got != c.want {
+			t.Errorf("%v: retention.ms %q, want %q", c.settings, got, c.want)
+		}
+	}
+	config := DefaultConfig()
+	if err := config.Set("log.retention.hours", "9223372036854775807"); err == nil {
+		t.Error("a retention of 2^63 hours was taken")
+	}
+}
