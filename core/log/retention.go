@@ -40,15 +40,17 @@ func (l *Log) AdvanceStartOffset(offset int64) error {
 
 // ApplyRetention enforces the retention settings, as Kafka's log retention
 // task does periodically: it first rolls the active segment if it is older
-// than SegmentAge, then removes the oldest sealed segments while either the
+// than SegmentAge, then removes the oldest segments while either the
 // largest timestamp in them is older than RetentionAge (judged against
 // Clock.Now; segments with no timestamps are not aged out) or the log
 // without them would still hold at least RetentionBytes. It never removes
-// the active segment, nor any segment holding an offset at or above upTo:
-// a partition passes its high watermark, so retention never deletes what a
-// follower or a consumer may still need to read as committed. The log start moves up to the first remaining
-// segment, and the files go as AdvanceStartOffset's do. It reports how many
-// segments it removed.
+// a segment holding an offset at or above upTo: a partition passes its
+// high watermark, so retention never deletes what a follower or a
+// consumer may still need to read as committed. When every sealed segment
+// goes and the active one's records are due too, all below upTo, the
+// active segment is rolled and goes as well (activeExpires). The log start
+// moves up to the first remaining segment, and the files go as
+// AdvanceStartOffset's do. It reports how many segments it removed.
 func (l *Log) ApplyRetention(upTo int64) (segmentsRemoved int) {
 	if l.usable() != nil {
 		return 0
@@ -79,6 +81,17 @@ func (l *Log) ApplyRetention(upTo int64) (segmentsRemoved int) {
 		total -= s.bytes
 		removable++
 	}
+	if first+removable == len(l.segments)-1 && l.activeExpires(upTo, total, nowMilliseconds) {
+		// Every sealed segment goes, and so does the active one's
+		// content: rolled first, as Kafka's deleteSegments rolls when
+		// every segment is deletable, so the log keeps an empty active
+		// segment at its end.
+		if err := l.roll(); err != nil {
+			l.logger().Warn("retention could not roll the active segment", "error", err)
+		} else {
+			removable++
+		}
+	}
 	if removable == 0 {
 		return 0
 	}
@@ -86,6 +99,24 @@ func (l *Log) ApplyRetention(upTo int64) (segmentsRemoved int) {
 	l.logger().Debug("retention removed segments", "count", removable, "start", l.startOffset)
 	l.checkInvariants()
 	return removable
+}
+
+// activeExpires reports whether the active segment's records are past
+// retention (total is what the log holds without the segments already
+// judged removable) while every one of them is below upTo, the high
+// watermark: a quiet topic's records expire although no append rolled
+// their segment, as in Kafka (deletableSegments takes the active segment
+// when the high watermark is at the log end), and retention.bytes 0
+// empties the log.
+func (l *Log) activeExpires(upTo, total, nowMilliseconds int64) bool {
+	active := l.active()
+	if active.bytes == 0 || upTo < l.endOffset {
+		return false
+	}
+	expired := l.config.RetentionAge != Unlimited && active.maxTimestamp > noTimestamp &&
+		nowMilliseconds-active.maxTimestamp > l.config.RetentionAge.Milliseconds()
+	oversized := l.config.RetentionBytes != Unlimited && total-active.bytes >= l.config.RetentionBytes
+	return expired || oversized
 }
 
 // moveStart sets a higher start offset, trims the epoch cache, and starts

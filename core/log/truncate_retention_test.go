@@ -251,12 +251,13 @@ func TestRetentionByBytes(t *testing.T) {
 	if again := l.ApplyRetention(l.EndOffset()); again != 0 {
 		t.Fatalf("second ApplyRetention deleted %d", again)
 	}
-	// Zero keeps only the active segment.
+	// Zero empties the log, the active segment's records too (rolled
+	// first), as in Kafka: an empty active segment is all that is left.
 	config.RetentionBytes = 0
 	l.SetConfig(config)
 	l.ApplyRetention(l.EndOffset())
-	if l.SegmentCount() != 1 {
-		t.Fatalf("retention.bytes 0 left %d segments", l.SegmentCount())
+	if l.SegmentCount() != 1 || l.StartOffset() != l.EndOffset() || l.Size() != 0 {
+		t.Fatalf("retention.bytes 0 left %d segments, %d bytes, start %d of end %d", l.SegmentCount(), l.Size(), l.StartOffset(), l.EndOffset())
 	}
 }
 
@@ -282,11 +283,50 @@ func TestRetentionByAge(t *testing.T) {
 	if l.StartOffset() > oldEnd || l.StartOffset() < oldEnd-10 {
 		t.Fatalf("start %d, old records ended at %d", l.StartOffset(), oldEnd)
 	}
-	// Two hours on, everything sealed is old; the active segment stays.
+	// Two hours on, everything is old, the active segment's records too.
+	// Below the high watermark they stay; at it, they go, the segment
+	// rolled first.
 	h.advance(2 * time.Hour)
+	l.ApplyRetention(l.EndOffset() - 1)
+	if l.SegmentCount() != 1 || l.StartOffset() == l.EndOffset() {
+		t.Fatalf("with the high watermark below the end: %d segments, start %d of end %d", l.SegmentCount(), l.StartOffset(), l.EndOffset())
+	}
 	l.ApplyRetention(l.EndOffset())
-	if l.SegmentCount() != 1 {
-		t.Fatalf("%d segments left", l.SegmentCount())
+	if l.SegmentCount() != 1 || l.StartOffset() != l.EndOffset() {
+		t.Fatalf("with the high watermark at the end: %d segments, start %d of end %d", l.SegmentCount(), l.StartOffset(), l.EndOffset())
+	}
+}
+
+// A quiet topic's records expire by retention.ms although nothing rolled
+// their segment (segment.ms is a week), as Kafka's deletableSegments takes
+// the active segment once the high watermark is at the log end; Sluice
+// kept them until segment.ms.
+func TestRetentionByAgeEmptiesAQuietLog(t *testing.T) {
+	h := newHarness(t, 1, simdisk.Faults{})
+	config := log.DefaultConfig()
+	config.RetentionAge = time.Hour
+	l := h.open(config)
+	for range 10 {
+		mustAppend(t, l, makeBatch(1, 100, h.nowMilliseconds()), 0)
+	}
+	h.syncAll(l)
+	h.advance(30 * time.Minute)
+	if n := l.ApplyRetention(l.EndOffset()); n != 0 || l.StartOffset() != 0 {
+		t.Fatalf("records half an hour old: %d segments removed, start %d", n, l.StartOffset())
+	}
+	h.advance(90 * time.Minute)
+	if n := l.ApplyRetention(l.EndOffset()); n != 1 || l.StartOffset() != 10 || l.EndOffset() != 10 {
+		t.Fatalf("records two hours old: %d segments removed, start %d of end %d", n, l.StartOffset(), l.EndOffset())
+	}
+	h.drain()
+	names, _ := segmentFiles(t, h)
+	if len(names) != 1 || names[0] != baseFileName(10) {
+		t.Fatalf("segment files %v, want the empty active one at 10", names)
+	}
+	// The log goes on from there.
+	mustAppend(t, l, makeBatch(1, 100, h.nowMilliseconds()), 0)
+	if l.EndOffset() != 11 {
+		t.Fatalf("end %d after an append", l.EndOffset())
 	}
 }
 
