@@ -11,6 +11,7 @@ import (
 	"sluice/core/metadata"
 	"sluice/jepsen/history"
 	"sluice/sim/scenario"
+	"sluice/sim/simclient"
 )
 
 // Deleting a topic and creating it again (scenario.Topic's RecreateEvery):
@@ -418,7 +419,9 @@ func (r *run) recreatedProduceRequest(topic string, partition int32, value strin
 	rp := kmsg.NewProduceRequestTopicPartition()
 	rp.Partition = partition
 	rp.Records = batch.Build(batch.Spec{
-		BaseTimestamp: r.kernel.Now() / 1e6,
+		// Stamped as a client stamps it: a record of 1970 would be
+		// past any retention.ms the moment it is written.
+		BaseTimestamp: simclient.WallClockAt(r.kernel.Now()).UnixMilli(),
 		ProducerID:    batch.NoProducerID,
 		Records:       []batch.Record{{Value: []byte(value)}},
 	})

@@ -165,7 +165,11 @@ func (c *Client) Stats() ClientStats { return c.stats }
 func (c *Client) Now() int64 { return c.kernel.Now() }
 
 // WallClock is the client's wall-clock time, for record timestamps.
-func (c *Client) WallClock() time.Time { return wallClockEpoch.Add(time.Duration(c.kernel.Now())) }
+func (c *Client) WallClock() time.Time { return WallClockAt(c.kernel.Now()) }
+
+// WallClockAt is what a client's wall clock reads at a virtual time: the
+// time a record it stamps carries.
+func WallClockAt(virtual int64) time.Time { return wallClockEpoch.Add(time.Duration(virtual)) }
 
 // After runs fn after d on the client's process: a crash cancels it, and
 // nothing else can (no caller needs to, so the kernel reuses the event).
