@@ -17,6 +17,14 @@ import (
 // at once, and whatever a crash interrupts is finished at the next start.
 const deletedSuffix = "-delete"
 
+// straySuffix marks a partition directory set aside, not deleted: one the
+// metadata does not place on this node, or one holding another topic id
+// than the topic of its name. Either may be a deletion this disk never saw,
+// or damage (a metadata log cut short, a partition.metadata overwritten),
+// which must not cost the data; as Kafka does with stray logs since 3.7,
+// the directory is renamed and kept for an operator to remove.
+const straySuffix = "-stray"
+
 // partitionDir names a partition's directory: "<topic>-<partition>".
 // (Concatenation rather than fmt: every partition opened names its
 // directory.)
@@ -123,12 +131,13 @@ func (b *Broker) openPartition(key partitionKey, t *metadata.Topic) *replica.Par
 	identity := replica.Identity{Topic: key.topic, Index: key.partition, TopicID: t.ID, NodeID: b.config.NodeID}
 	p, err := replica.Open(b.w, dir, identity, config)
 	if other, stray := errors.AsType[*replica.OtherTopicIDError](err); stray {
-		// A deleted topic's directory under this one's name: its
-		// deletion never reached this disk (see core/replica's
-		// topic_id_file.go). It goes as the deletion would have taken
-		// it, and the partition starts afresh.
-		b.log.Info("removing the directory of a deleted topic of the same name", "partition", key, "deleted_topic_id", other.Found, "topic_id", t.ID)
-		if !b.removePartitionDirectory(dir, other.Found) {
+		// Another topic id under this one's name: most likely a
+		// deleted topic whose deletion never reached this disk (see
+		// core/replica's topic_id_file.go), but a damaged
+		// partition.metadata reads the same. The directory is set
+		// aside, not deleted, and the partition starts afresh.
+		b.log.Warn("setting aside a partition directory holding another topic id", "partition", key, "found_topic_id", other.Found, "topic_id", t.ID)
+		if !b.setAside(dir, other.Found.String()) {
 			return nil
 		}
 		b.syncDataDirectory()
@@ -273,9 +282,10 @@ func (b *Broker) finishInterruptedDeletions() error {
 	return nil
 }
 
-// maybeRemoveStrayPartitionDirectories removes, once, the partition
+// maybeRemoveStrayPartitionDirectories sets aside, once, the partition
 // directories the metadata does not place on this node (a topic deleted
-// while the node was down, or created by a record that never committed).
+// while the node was down, or created by a record that never committed,
+// or a metadata log cut short by damage: setAside keeps them).
 // It waits until the broker is registered and unfenced: the controller
 // unfences a broker only once its metadata has caught up with its
 // registration, and before that the image replayed from this node's own
@@ -303,13 +313,29 @@ func (b *Broker) maybeRemoveStrayPartitionDirectories() {
 		if _, open := b.partitions[partitionKey{topic: topic, partition: partition}]; open {
 			continue
 		}
-		b.log.Info("removing stray partition directory", "dir", name)
-		b.removeDirectory(name)
-		removed = true
+		b.log.Warn("setting aside a stray partition directory: the metadata does not place it on this node", "dir", name)
+		removed = b.setAside(name, "") || removed
 	}
 	if removed {
 		b.syncDataDirectory()
 	}
+}
+
+// setAside renames a partition directory to "<dir>.<tag>-stray", where
+// nothing reads it again: neither a partition of its name nor the start's
+// scan, which parses no such name. tag is the topic id it holds when known,
+// otherwise drawn. It reports whether the rename succeeded; the caller
+// syncs the data directory.
+func (b *Broker) setAside(dir, tag string) bool {
+	if tag == "" {
+		tag = fmt.Sprintf("%016x", b.w.Entropy.Uint64())
+	}
+	aside := dir + "." + tag + straySuffix
+	if err := b.w.FS.Rename(dir, aside); err != nil {
+		b.log.Warn("cannot set aside a partition directory", "dir", dir, "error", err)
+		return false
+	}
+	return true
 }
 
 // syncDataDirectory makes removals in the data directory durable.
