@@ -292,9 +292,14 @@ func setBool(target *bool, key, value string) error {
 }
 
 func setMilliseconds(target *time.Duration, key, value string) error {
-	n, err := strconv.ParseInt(value, 10, 64)
+	n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
 	if err != nil || n < 0 {
 		return fmt.Errorf("%s: %q is not a number of milliseconds", key, value)
+	}
+	if n > int64(math.MaxInt64/time.Millisecond) {
+		// As a Duration it would wrap around to a short, even a
+		// negative, time.
+		return fmt.Errorf("%s: %q milliseconds is out of range (at most %d)", key, value, int64(math.MaxInt64/time.Millisecond))
 	}
 	*target = time.Duration(n) * time.Millisecond
 	return nil

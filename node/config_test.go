@@ -236,3 +236,15 @@ func TestLogRetentionSettingsAsKafkaReadsThem(t *testing.T) {
 		t.Error("a retention of 2^63 hours was taken")
 	}
 }
+
+// A millisecond count a Duration cannot hold is refused rather than
+// wrapped to a short time (18446744073710 ms became 0.45 ms of idle time).
+func TestMillisecondSettingsRefuseWhatWrapsAround(t *testing.T) {
+	config := DefaultConfig()
+	if err := config.Set("connections.max.idle.ms", "18446744073710"); err == nil {
+		t.Fatal("connections.max.idle.ms=18446744073710 was taken")
+	}
+	if err := config.Set("connections.max.idle.ms", " 600000 "); err != nil {
+		t.Fatalf("connections.max.idle.ms=\" 600000 \": %v", err)
+	}
+}

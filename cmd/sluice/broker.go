@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -38,7 +39,11 @@ func runBroker(args []string) int {
 	profileAddress := flags.String("pprof", "", "serve Go's CPU, allocation, mutex and block profiles on this host:port (net/http/pprof; bind it to loopback)")
 	var overrides settings
 	flags.Var(&overrides, "set", "a Kafka broker setting key=value (repeatable), e.g. --set log.retention.ms=3600000")
-	if err := flags.Parse(args); err != nil {
+	positional, err := parseAnyOrder(flags, args)
+	if err != nil {
+		return 2
+	}
+	if !noPositional("broker", positional) {
 		return 2
 	}
 	if *configFile != "" {
@@ -67,6 +72,10 @@ func runBroker(args []string) int {
 	flags.Visit(func(f *flag.Flag) {
 		var err error
 		switch f.Name {
+		case "node-id":
+			if *nodeID < 0 || *nodeID > math.MaxInt32 {
+				err = fmt.Errorf("%d is not a node id (0 to %d)", *nodeID, math.MaxInt32)
+			}
 		case "controllers":
 			config.Broker.Voters, err = node.ParseVoters(*controllers)
 		case "process-roles":

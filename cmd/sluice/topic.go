@@ -66,7 +66,18 @@ func runTopic(args []string) int {
 	flags.BoolVar(&reassign.wait, "wait", false, "for reassign: wait until the reassignments complete, then print each partition's leader, replicas and ISR")
 	flags.DurationVar(&reassign.timeout, "timeout", reassignWaitDefault, "for reassign --wait: how long to wait")
 	flags.BoolVar(&reassign.fixedReplicationFactor, "disallow-replication-factor-change", false, "for reassign: refuse a target with another number of replicas than the partition has (KIP-1074)")
-	if err := flags.Parse(args); err != nil {
+	positional, err := parseAnyOrder(flags, args)
+	if err != nil {
+		return 2
+	}
+	partitionCount, err := int32Flag("partitions", *partitions)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice topic:", err)
+		return 2
+	}
+	replicas, err := int16Flag("replication-factor", *replicationFactor)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice topic:", err)
 		return 2
 	}
 	client, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(*brokers, ",")...))
@@ -81,24 +92,24 @@ func runTopic(args []string) int {
 
 	switch action {
 	case "create":
-		return topicCreate(ctx, admin, flags.Args(), int32(*partitions), int16(*replicationFactor), configs)
+		return topicCreate(ctx, admin, positional, partitionCount, replicas, configs)
 	case "list":
 		return topicList(ctx, admin)
 	case "describe":
-		return topicDescribe(ctx, admin, flags.Args())
+		return topicDescribe(ctx, admin, positional)
 	case "alter":
-		return topicAlter(ctx, admin, flags.Args(), configs, deleteConfigs)
+		return topicAlter(ctx, admin, positional, configs, deleteConfigs)
 	case "elect-leaders":
-		return topicElectLeaders(ctx, admin, flags.Args(), *unclean)
+		return topicElectLeaders(ctx, admin, positional, *unclean)
 	case "reassign":
-		return topicReassign(admin, reassign, flags.Args())
+		return topicReassign(admin, reassign, positional)
 	case "reassignments":
-		return topicReassignments(ctx, admin, client, flags.Args())
+		return topicReassignments(ctx, admin, client, positional)
 	case "delete":
 		if len(ids) > 0 {
-			return topicDeleteByID(ctx, client, ids, flags.Args())
+			return topicDeleteByID(ctx, client, ids, positional)
 		}
-		return topicDelete(ctx, admin, flags.Args())
+		return topicDelete(ctx, admin, positional)
 	}
 	fmt.Fprintln(os.Stderr, topicUsage)
 	return 2
