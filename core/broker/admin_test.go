@@ -586,22 +586,7 @@ func TestOffsetForLeaderEpoch(t *testing.T) {
 
 	// Move leadership to epoch 2, as an election on this same node would:
 	// leaderless (epoch 1), then led by node 1 again (epoch 2).
-	id := n.broker.image.Topics["epochs"].ID
-	none, self := int32(-1), int32(1)
-	committed := false
-	n.broker.quorum.Propose([]metadata.Record{
-		{PartitionChange: &metadata.PartitionChangeRecord{TopicID: id, Partition: 0, Leader: &none}},
-		{PartitionChange: &metadata.PartitionChangeRecord{TopicID: id, Partition: 0, Leader: &self}},
-	}, func(_ int64, err error) {
-		if err != nil {
-			t.Fatalf("proposing a leader change: %v", err)
-		}
-		committed = true
-	})
-	n.run(settleTime)
-	if !committed {
-		t.Fatal("the leader change did not commit")
-	}
+	bumpLeaderEpoch(t, n, "epochs")
 	requireAnswer("fenced", c.offsetForLeaderEpoch("epochs", 0, 0), kerr.FencedLeaderEpoch, -1, -1)
 	// Epoch 2 has written nothing yet; it starts at the log end, as
 	// Kafka's cache records at election.

@@ -154,8 +154,9 @@ func TestZstdNeedsProduceV7(t *testing.T) {
 	}
 }
 
-// bumpLeaderEpoch moves a single node's partition 0 of topic to epoch+2
-// (leaderless, then led by node 1 again), as TestOffsetForLeaderEpoch does.
+// bumpLeaderEpoch moves a single node's partition 0 of topic on by two
+// leader epochs, as an election on this same node would: leaderless, then
+// led by node 1 again.
 func bumpLeaderEpoch(t *testing.T, n *testNode, topic string) {
 	t.Helper()
 	id := n.broker.image.Topics[topic].ID
