@@ -248,3 +248,21 @@ func TestMillisecondSettingsRefuseWhatWrapsAround(t *testing.T) {
 		t.Fatalf("connections.max.idle.ms=\" 600000 \": %v", err)
 	}
 }
+
+// Broker topic defaults are read as topic configs are: trimmed, booleans in
+// any case, and stored as Sluice reads them.
+func TestBrokerTopicDefaultsAreNormalizedAsTopicConfigsAre(t *testing.T) {
+	config := DefaultConfig()
+	if err := config.Set("unclean.leader.election.enable", "TRUE"); err != nil {
+		t.Fatalf("unclean.leader.election.enable=TRUE: %v", err)
+	}
+	if err := config.Set("log.segment.bytes", " 1024 "); err != nil {
+		t.Fatalf("log.segment.bytes=\" 1024 \": %v", err)
+	}
+	if got := config.Broker.TopicDefaults["unclean.leader.election.enable"]; got != "true" {
+		t.Errorf("unclean.leader.election.enable stored as %q, want true", got)
+	}
+	if got := config.Broker.TopicDefaults["segment.bytes"]; got != "1024" {
+		t.Errorf("segment.bytes stored as %q, want 1024", got)
+	}
+}
