@@ -119,15 +119,10 @@ func (c *Config) Set(key, value string) error {
 		if err := definition.Validate(value); err != nil {
 			return fmt.Errorf("%s: %w", key, err)
 		}
-		if key == "log.retention.ms" {
-			if !c.takesRetentionFrom(key) {
-				return nil
-			}
+		if key == "log.retention.ms" && !c.takesRetentionFrom(key) {
+			return nil
 		}
-		if c.Broker.TopicDefaults == nil {
-			c.Broker.TopicDefaults = map[string]string{}
-		}
-		c.Broker.TopicDefaults[topicConfig] = value
+		c.setTopicDefault(topicConfig, value)
 		return nil
 	}
 	switch key {
@@ -147,13 +142,9 @@ func (c *Config) Set(key, value string) error {
 		case n >= 0:
 			ms = n * unit
 		}
-		if !c.takesRetentionFrom(key) {
-			return nil
+		if c.takesRetentionFrom(key) {
+			c.setTopicDefault(metadata.ConfigRetentionMs, strconv.FormatInt(ms, 10))
 		}
-		if c.Broker.TopicDefaults == nil {
-			c.Broker.TopicDefaults = map[string]string{}
-		}
-		c.Broker.TopicDefaults[metadata.ConfigRetentionMs] = strconv.FormatInt(ms, 10)
 		return nil
 	case "node.id", "broker.id":
 		return setInteger(&c.Broker.NodeID, key, value, 0, "node id")
@@ -437,4 +428,13 @@ func (c *Config) takesRetentionFrom(key string) bool {
 	}
 	c.retentionRank = rank
 	return true
+}
+
+// setTopicDefault sets the default of a topic config for topics that do
+// not set their own.
+func (c *Config) setTopicDefault(name, value string) {
+	if c.Broker.TopicDefaults == nil {
+		c.Broker.TopicDefaults = map[string]string{}
+	}
+	c.Broker.TopicDefaults[name] = value
 }

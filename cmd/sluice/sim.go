@@ -145,7 +145,7 @@ func runSim(args []string) int {
 	// nextSteps says how to look into a failing seed.
 	nextSteps := func(check string, s uint64) {
 		if check == sim.CheckNondeterministic {
-			fmt.Printf("built from:   revision %s\n", thisBuild().revisionText())
+			printBuiltFrom(os.Stdout)
 			fmt.Printf("look into it: %s --log-level debug   (the trace lines where the two runs part, with core's debug lines)\n", replay(s))
 			return
 		}
@@ -277,7 +277,7 @@ func runSim(args []string) int {
 // linearizability search ran out (check inconclusive), more, the replay
 // with searchStepsMore times the steps, which may decide it.
 func printNextSteps(w io.Writer, workloadName string, seed uint64, replay, more string) {
-	fmt.Fprintf(w, "built from:   revision %s (a seed replays the same run only on the same code)\n", thisBuild().revisionText())
+	printBuiltFrom(w)
 	fmt.Fprintf(w, "look into it: %s --report seed-%d.html   (a page to open: the verdict, a timeline, the operations)\n", replay, seed)
 	fmt.Fprintf(w, "              %s --trace --log-level debug   (every event, with core's debug lines)\n", replay)
 	if workloadName == clusterworkload.Name {
@@ -286,6 +286,12 @@ func printNextSteps(w io.Writer, workloadName string, seed uint64, replay, more 
 	if more != "" {
 		fmt.Fprintf(w, "              %s   (the checker's search ran out: %d times the steps may decide it)\n", more, searchStepsMore)
 	}
+}
+
+// printBuiltFrom names the revision a failing seed ran on: a seed replays
+// the same run only on the same code.
+func printBuiltFrom(w io.Writer) {
+	fmt.Fprintf(w, "built from:   revision %s (a seed replays the same run only on the same code)\n", thisBuild().revisionText())
 }
 
 // searchStepsMore is how many times its steps the replay of an
@@ -305,8 +311,8 @@ func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFil
 	if determinism {
 		var ok bool
 		if result, ok = runTwice(func(o sim.RunOptions) sim.Result { return catalog.RunScenario(f.Scenario, o) }, options); !ok {
-			fmt.Printf("built from:   revision %s\nlook into it: sluice sim --scenario %s --seed %d --determinism --log-level debug   (with core's debug lines)\n",
-				thisBuild().revisionText(), path, result.Seed)
+			printBuiltFrom(os.Stdout)
+			fmt.Printf("look into it: sluice sim --scenario %s --seed %d --determinism --log-level debug   (with core's debug lines)\n", path, result.Seed)
 			return 1
 		}
 	} else {

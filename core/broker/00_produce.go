@@ -72,8 +72,8 @@ type produceRoom struct {
 	responsePartitions [1]kmsg.ProduceResponseTopicPartition
 	acks               [1]pendingAck
 	ackList            [1]*pendingAck
-	checks             [1]replica.BatchCheck
-	checkLists         [1][]replica.BatchCheck
+	checks             [1]producedCheck
+	checkLists         [1][]producedCheck
 }
 
 func (b *Broker) handleProduce(x *exchange) {
@@ -136,11 +136,12 @@ func (b *Broker) handleProduce(x *exchange) {
 				answer.ErrorCode = errorCode(err)
 				continue
 			}
-			if err := checkProducedFraming(req.Version, rp.Records); err != nil {
-				answer.ErrorCode = errorCode(err)
+			check := x.batchCheck(ti, pi)
+			if check.framing != nil {
+				answer.ErrorCode = errorCode(check.framing)
 				continue
 			}
-			result, err := p.AppendCheckedAsLeader(rp.Records, x.batchCheck(ti, pi), acks == -1)
+			result, err := p.AppendCheckedAsLeader(rp.Records, check.batch, acks == -1)
 			if err != nil {
 				answer.ErrorCode = errorCode(err)
 				continue
@@ -303,6 +304,21 @@ func (x *exchange) respondToAcksZero(resp *kmsg.ProduceResponse) {
 // zstdProduceVersionMin is the first Produce version that may carry zstd
 // batches (KIP-110).
 const zstdProduceVersionMin = 7
+
+// producedCheck is what preparing a produce found of one partition's
+// records, off the loop in production: their framing as the request
+// carries them (checkProducedFraming), answered before anything else of
+// the partition but its leadership, and the batch's own check, which the
+// append answers in its turn.
+type producedCheck struct {
+	framing error
+	batch   replica.BatchCheck
+}
+
+// checkProduced checks one partition's records of a produce of version.
+func checkProduced(version int16, records []byte) producedCheck {
+	return producedCheck{framing: checkProducedFraming(version, records), batch: replica.CheckBatch(records)}
+}
 
 // checkProducedFraming refuses a partition's records as Kafka's
 // ProduceRequest.validateRecords does, before anything looks inside the

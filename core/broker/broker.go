@@ -256,7 +256,7 @@ func (b *Broker) applyCommitted(offset int64, r metadata.Record) {
 		// Unfenced at last, or fenced: which leaderships this node
 		// may take up changed.
 		b.reconcileAll()
-		b.maybeRemoveStrayPartitionDirectories()
+		b.maybeSetAsideStrayPartitionDirectories()
 		b.maybeReady()
 	case r.BrokerFence != nil && r.BrokerFence.Fenced, r.RegisterBroker != nil:
 		b.formerLeadersMayHaveGone()

@@ -7,7 +7,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core"
-	"sluice/core/replica"
 	"sluice/core/wire"
 )
 
@@ -51,7 +50,7 @@ type exchange struct {
 	request *wire.Request
 	// batchChecks are a produce's batch checks, made when the request
 	// was prepared (prepare.go).
-	batchChecks [][]replica.BatchCheck
+	batchChecks [][]producedCheck
 	// frame is the encoded answer; nil until answered.
 	frame []byte
 	// answered is set once the handler has answered or declared there

@@ -161,7 +161,7 @@ func (b *Broker) metadataCaughtUp() {
 	b.log.Info("metadata caught up; taking up partitions", "metadata_offset", b.image.Offset, "topics", len(b.image.Topics))
 	b.reconcileAll()
 	b.imageWaiters.check()
-	b.maybeRemoveStrayPartitionDirectories()
+	b.maybeSetAsideStrayPartitionDirectories()
 	b.maybeReady()
 }
 
@@ -248,7 +248,7 @@ func (s snapshotter) Restore(lastOffset int64, records []metadata.Record) error 
 		b.reconfigureTopic(name)
 	}
 	b.imageWaiters.check()
-	b.maybeRemoveStrayPartitionDirectories()
+	b.maybeSetAsideStrayPartitionDirectories()
 	b.maybeReady()
 	return nil
 }

@@ -282,7 +282,7 @@ func (b *Broker) finishInterruptedDeletions() error {
 	return nil
 }
 
-// maybeRemoveStrayPartitionDirectories sets aside, once, the partition
+// maybeSetAsideStrayPartitionDirectories sets aside, once, the partition
 // directories the metadata does not place on this node (a topic deleted
 // while the node was down, or created by a record that never committed,
 // or a metadata log cut short by damage: setAside keeps them).
@@ -291,7 +291,7 @@ func (b *Broker) finishInterruptedDeletions() error {
 // registration, and before that the image replayed from this node's own
 // metadata log may lack topics it hosts (a power loss can take the
 // unsynced tail of that log), whose data must not be mistaken for strays.
-func (b *Broker) maybeRemoveStrayPartitionDirectories() {
+func (b *Broker) maybeSetAsideStrayPartitionDirectories() {
 	if b.strayDirectoriesChecked || !b.mayLead() {
 		return
 	}

@@ -3,15 +3,15 @@ package broker
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"sluice/core/replica"
 	"sluice/core/wire"
 )
 
 // Preparing a request is the part of handling it that needs nothing but
-// the frame's bytes: decoding it, and for a produce, checking every record
-// batch (framing, CRC32C, magic, compression; replica.CheckBatch). In
-// production the network runs it on the connection's own goroutine, off
-// the loop and in parallel with it (net's FramePreparer, DESIGN.md §7); in
+// the frame's bytes: decoding it, and for a produce, checking every
+// partition's records (their framing as the request carries them,
+// checkProducedFraming; then the batch's CRC32C, magic, compression,
+// replica.CheckBatch). In production the network runs it on the
+// connection's own goroutine, off the loop and in parallel with it (net's FramePreparer, DESIGN.md §7); in
 // the simulator, and for any frame that arrives unprepared, Frame runs the
 // same function inline. Either way the loop starts from a decoded request
 // whose batches are checked.
@@ -25,7 +25,7 @@ type preparedRequest struct {
 	err     error
 	// batchChecks holds, for a produce, the check of each partition's
 	// records, indexed like the request's topics and partitions.
-	batchChecks [][]replica.BatchCheck
+	batchChecks [][]producedCheck
 }
 
 // PrepareFrame prepares a request frame for the client listener's
@@ -49,22 +49,22 @@ func prepareRequest(decoder *wire.RequestDecoder, req *wire.Request, frame []byt
 		return prepared
 	}
 	if produce, ok := req.Body.(*kmsg.ProduceRequest); ok {
-		var checkLists [][]replica.BatchCheck
-		var checksInline []replica.BatchCheck
+		var checkLists [][]producedCheck
+		var checksInline []producedCheck
 		if room != nil {
 			checkLists, checksInline = room.checkLists[:], room.checks[:]
 		}
 		prepared.batchChecks = roomFor(checkLists, len(produce.Topics))
 		for ti := range produce.Topics {
 			partitions := produce.Topics[ti].Partitions
-			var checks []replica.BatchCheck
+			var checks []producedCheck
 			if ti == 0 {
 				checks = roomFor(checksInline, len(partitions))
 			} else {
-				checks = make([]replica.BatchCheck, len(partitions))
+				checks = make([]producedCheck, len(partitions))
 			}
 			for pi := range partitions {
-				checks[pi] = replica.CheckBatch(partitions[pi].Records)
+				checks[pi] = checkProduced(produce.Version, partitions[pi].Records)
 			}
 			prepared.batchChecks[ti] = checks
 		}
@@ -82,7 +82,7 @@ func roomFor[T any](inline []T, n int) []T {
 
 // batchCheck is the check of the records of a produce's topic ti,
 // partition pi, made when the request was prepared.
-func (x *exchange) batchCheck(ti, pi int) replica.BatchCheck {
+func (x *exchange) batchCheck(ti, pi int) producedCheck {
 	if ti >= len(x.batchChecks) || pi >= len(x.batchChecks[ti]) {
 		panic("broker: a produce partition has no batch check: the request was not prepared")
 	}

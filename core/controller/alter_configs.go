@@ -35,15 +35,11 @@ func (c *Controller) AlterConfigs(req *kmsg.AlterConfigsRequest, done func(*kmsg
 		records := c.planConfigAlterations(resources, req.ValidateOnly, func(i int, _ map[string]string) (map[string]string, *failure) {
 			replacement := map[string]string{}
 			for _, config := range req.Resources[i].Configs {
-				value := config.Value
-				if value != nil {
-					normalized := metadata.NormalizeTopicConfigValue(config.Name, *value)
-					value = &normalized
-				}
-				if f := checkTopicConfigValue(config.Name, value); f != nil {
+				value, f := normalizedTopicConfigValue(config.Name, config.Value)
+				if f != nil {
 					return nil, f
 				}
-				replacement[config.Name] = *value
+				replacement[config.Name] = value
 			}
 			return replacement, nil
 		})

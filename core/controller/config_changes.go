@@ -24,6 +24,17 @@ func checkTopicConfigValue(name string, value *string) *failure {
 	return nil
 }
 
+// normalizedTopicConfigValue is a given topic config value as it is
+// checked and stored: normalized as Kafka parses it, then checked
+// (checkTopicConfigValue; a null value is refused as a malformed request).
+func normalizedTopicConfigValue(name string, value *string) (string, *failure) {
+	if value == nil {
+		return "", checkTopicConfigValue(name, nil)
+	}
+	normalized := metadata.NormalizeTopicConfigValue(name, *value)
+	return normalized, checkTopicConfigValue(name, &normalized)
+}
+
 // configChangeRecords returns the records that turn a resource's explicit
 // configs from before into after: a ConfigRecord for each new or changed
 // value and one with a nil Value for each removed name, in name order.

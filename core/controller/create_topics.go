@@ -180,8 +180,8 @@ func (c *Controller) planTopicCreation(t kmsg.CreateTopicsRequestTopic, collisio
 		if config.Value == nil {
 			return refused(fail(kerr.InvalidConfig, "null value not supported for topic configs: %s", config.Name))
 		}
-		value := metadata.NormalizeTopicConfigValue(config.Name, *config.Value)
-		if f := checkTopicConfigValue(config.Name, &value); f != nil {
+		value, f := normalizedTopicConfigValue(config.Name, config.Value)
+		if f != nil {
 			return refused(f)
 		}
 		configs[config.Name] = value

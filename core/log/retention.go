@@ -72,10 +72,7 @@ func (l *Log) ApplyRetention(upTo int64) (segmentsRemoved int) {
 			// watermark: a follower may not have them yet).
 			break
 		}
-		expired := l.config.RetentionAge != Unlimited && s.maxTimestamp > noTimestamp &&
-			nowMilliseconds-s.maxTimestamp > l.config.RetentionAge.Milliseconds()
-		oversized := l.config.RetentionBytes != Unlimited && total-s.bytes >= l.config.RetentionBytes
-		if !expired && !oversized {
+		if !l.pastRetention(s, total, nowMilliseconds) {
 			break
 		}
 		total -= s.bytes
@@ -110,12 +107,17 @@ func (l *Log) ApplyRetention(upTo int64) (segmentsRemoved int) {
 // empties the log.
 func (l *Log) activeExpires(upTo, total, nowMilliseconds int64) bool {
 	active := l.active()
-	if active.bytes == 0 || upTo < l.endOffset {
-		return false
-	}
-	expired := l.config.RetentionAge != Unlimited && active.maxTimestamp > noTimestamp &&
-		nowMilliseconds-active.maxTimestamp > l.config.RetentionAge.Milliseconds()
-	oversized := l.config.RetentionBytes != Unlimited && total-active.bytes >= l.config.RetentionBytes
+	return active.bytes > 0 && upTo >= l.endOffset && l.pastRetention(active, total, nowMilliseconds)
+}
+
+// pastRetention reports whether segment s may go by the retention
+// settings, total being what the log holds with it: its newest record is
+// older than RetentionAge (a segment without timestamps never is), or the
+// log would still hold RetentionBytes without it.
+func (l *Log) pastRetention(s *segment, total, nowMilliseconds int64) bool {
+	expired := l.config.RetentionAge != Unlimited && s.maxTimestamp > noTimestamp &&
+		nowMilliseconds-s.maxTimestamp > l.config.RetentionAge.Milliseconds()
+	oversized := l.config.RetentionBytes != Unlimited && total-s.bytes >= l.config.RetentionBytes
 	return expired || oversized
 }
 
