@@ -37,7 +37,11 @@ func runProduce(args []string) int {
 	acks := flags.String("acks", "all", "all, 1 or 0")
 	compression := flags.String("compression", "snappy", "compression.type of the batches: none, gzip, snappy, lz4 or zstd")
 	deliveryTimeout := flags.Duration("delivery-timeout", deliveryTimeoutDefault, "give up on a record not acknowledged within this long, retries included (Kafka's delivery.timeout.ms)")
-	if err := flags.Parse(args); err != nil {
+	positional, err := parseAnyOrder(flags, args)
+	if err != nil {
+		return 2
+	}
+	if !noPositional("produce", positional) {
 		return 2
 	}
 	if *topic == "" {
@@ -79,6 +83,13 @@ func runProduce(args []string) int {
 	if *partition >= 0 {
 		options = append(options, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watch := watchDelivery(*deliveryTimeout, cancel)
+	defer watch.stop()
+	if *acks != "0" {
+		options = append(options, kgo.WithHooks(watch))
+	}
 	client, err := kgo.NewClient(options...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sluice produce:", err)
@@ -86,14 +97,13 @@ func runProduce(args []string) int {
 	}
 	defer client.Close()
 
-	ctx := context.Background()
 	scanner := bufio.NewScanner(os.Stdin)
 	scanner.Buffer(make([]byte, 64<<10), lineBytesMax)
 	// Promises run on the client's goroutines.
-	var failures atomic.Int64
+	var failures, acknowledged atomic.Int64
 	var firstFailure atomic.Pointer[error]
 	produced := 0
-	for scanner.Scan() {
+	for ctx.Err() == nil && scanner.Scan() {
 		line := scanner.Text()
 		r := &kgo.Record{Value: []byte(line), Partition: int32(*partition)}
 		if *keySeparator != "" {
@@ -101,10 +111,14 @@ func runProduce(args []string) int {
 				r.Key, r.Value = []byte(key), []byte(value)
 			}
 		}
+		watch.sent()
 		client.Produce(ctx, r, func(r *kgo.Record, err error) {
+			watch.settled()
 			if err != nil {
 				failures.Add(1)
 				firstFailure.CompareAndSwap(nil, &err)
+			} else {
+				acknowledged.Add(1)
 			}
 		})
 		produced++
@@ -113,8 +127,16 @@ func runProduce(args []string) int {
 		fmt.Fprintln(os.Stderr, "sluice produce: reading stdin:", err)
 		return 1
 	}
-	if err := client.Flush(ctx); err != nil {
+	if err := client.Flush(ctx); err != nil && !watch.expired() {
 		fmt.Fprintln(os.Stderr, "sluice produce:", err)
+		return 1
+	}
+	if watch.expired() {
+		// kgo keeps an idempotent batch it sent and got no answer for,
+		// whatever its delivery timeout, since only the answer says
+		// whether it was written; Kafka's producer gives up on it after
+		// delivery.timeout.ms, and so does this command (produce_watch.go).
+		fmt.Fprintf(os.Stderr, "sluice produce: %d of %d records not produced to %s: a broker left a Produce request unanswered for --delivery-timeout %s; the records it carried may or may not have been written\n", int64(produced)-acknowledged.Load(), produced, *topic, *deliveryTimeout)
 		return 1
 	}
 	if failed := failures.Load(); failed > 0 {

@@ -141,6 +141,23 @@ func (b *Broker) Kill() {
 	p.log.Close()
 }
 
+// Pause stops the broker with SIGSTOP: it keeps its connections and its
+// port but answers nothing, as a broker in a long GC pause or a frozen VM
+// does. Resume undoes it; a test that pauses must resume before its
+// cleanup stops the broker.
+func (b *Broker) Pause() {
+	if p := b.running; p != nil {
+		_ = p.cmd.Process.Signal(syscall.SIGSTOP)
+	}
+}
+
+// Resume continues a paused broker with SIGCONT.
+func (b *Broker) Resume() {
+	if p := b.running; p != nil {
+		_ = p.cmd.Process.Signal(syscall.SIGCONT)
+	}
+}
+
 // Stop asks the broker to shut down with SIGTERM and waits; after
 // stopTimeout it sends SIGKILL. A broker that had already died, or that
 // exits with an error on SIGTERM, fails the test (with Errorf, which any

@@ -1,7 +1,11 @@
 package compat
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"os/exec"
+	"regexp"
 	"testing"
 )
 
@@ -28,6 +32,55 @@ func TestSluiceProduceGivesUpAfterTheDeliveryTimeout(t *testing.T) {
 		expect(t, 0, "^$", "^produced 3 records to lenient\n$")
 	if consumed := string(runOutsideTool(t, nil, binary, "consume", "--brokers", broker.Addr(), "--topic", "lenient", "--count", "3")); consumed != string(lines) {
 		t.Fatalf("consumed %q, want %q", consumed, lines)
+	}
+}
+
+// TestSluiceProduceGivesUpOnABrokerThatStopsAnswering: a broker that stops
+// answering with a batch in flight (paused, not gone: the connection stays
+// open) does not hold `sluice produce` past --delivery-timeout. kgo keeps
+// such an idempotent batch until an answer comes, since only the answer
+// says whether it was written; Kafka's producer fails it after
+// delivery.timeout.ms, and the command does too, saying that the record may
+// or may not have been written. The first line was acknowledged before the
+// pause (it is readable, and so answered), the second never is.
+func TestSluiceProduceGivesUpOnABrokerThatStopsAnswering(t *testing.T) {
+	t.Parallel()
+	broker := StartBroker(t, Options{})
+	t.Cleanup(broker.Resume) // before StartBroker's cleanup stops it
+	binary := BuildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	runOutsideTool(t, nil, binary, "topic", "create", "--brokers", broker.Addr(), "--partitions", "1", "frozen")
+
+	cmd := exec.CommandContext(ctx, binary, "produce", "--brokers", broker.Addr(), "--topic", "frozen", "--delivery-timeout", "2s")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stdin.Write([]byte("one\n")); err != nil {
+		t.Fatal(err)
+	}
+	if consumed := string(runOutsideTool(t, nil, binary, "consume", "--brokers", broker.Addr(), "--topic", "frozen", "--count", "1")); consumed != "one\n" {
+		t.Fatalf("consumed %q before the pause, want %q", consumed, "one\n")
+	}
+	broker.Pause()
+	if _, err := stdin.Write([]byte("two\n")); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Close()
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("sluice produce ended with %v (context: %v), want exit status 1\nstderr:\n%s", err, ctx.Err(), stderr.String())
+	}
+	want := `(?m)^sluice produce: 1 of 2 records not produced to frozen: a broker left a Produce request unanswered for --delivery-timeout 2s; the records it carried may or may not have been written$`
+	if !regexp.MustCompile(want).MatchString(stderr.String()) {
+		t.Fatalf("stderr:\n%s\nwant a line matching %q", stderr.String(), want)
 	}
 }
 
