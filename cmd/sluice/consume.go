@@ -39,11 +39,19 @@ func runConsume(args []string) int {
 	count := flags.Int("count", 0, "stop after this many records (0: run until Ctrl-C)")
 	idle := flags.Duration("exit-idle", 0, "stop when no record arrived for this long (0: never)")
 	printKeys := flags.Bool("keys", false, "print key<TAB>value")
-	if err := flags.Parse(args); err != nil {
+	positional, err := parseAnyOrder(flags, args)
+	if err != nil {
+		return 2
+	}
+	if !noPositional("consume", positional) {
 		return 2
 	}
 	if *topic == "" {
 		fmt.Fprintln(os.Stderr, "sluice consume: --topic is required")
+		return 2
+	}
+	if *count < 0 || *idle < 0 {
+		fmt.Fprintf(os.Stderr, "sluice consume: --count %d, --exit-idle %s: want neither negative (0: no limit)\n", *count, *idle)
 		return 2
 	}
 	var start kgo.Offset

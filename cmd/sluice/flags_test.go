@@ -41,3 +41,29 @@ func TestIntFlagsRefuseWhatTheirFieldCannotHold(t *testing.T) {
 		t.Errorf("--replication-factor 3: %d, %v", v, err)
 	}
 }
+
+// TestCommandsRefuseBadFlagsBeforeConnecting: each of these used to be
+// taken (a negative count read as "no limit", NaN as a rate, a positional
+// word ignored) and now exits 2 before any connection is tried.
+func TestCommandsRefuseBadFlagsBeforeConnecting(t *testing.T) {
+	for _, c := range []struct {
+		run  func([]string) int
+		args []string
+	}{
+		{runConsume, []string{"--topic", "t", "--count", "-1"}},
+		{runConsume, []string{"--topic", "t", "--exit-idle", "-1s"}},
+		{runConsume, []string{"orders", "--count", "3"}},
+		{runProduce, []string{"--topic", "t", "extra"}},
+		{runSim, []string{"--seeds", "1-2", "--workers", "-1"}},
+		{runSim, []string{"--seeds", "1-2", "--workers", "5000"}},
+	} {
+		if code := c.run(c.args); code != 2 {
+			t.Errorf("%v: exit %d, want 2", c.args, code)
+		}
+	}
+	for _, rate := range []string{"NaN", "+Inf"} {
+		if _, err := parseBenchFlags("produce", []string{"--rate", rate}); err == nil {
+			t.Errorf("bench produce --rate %s: accepted", rate)
+		}
+	}
+}

@@ -26,6 +26,10 @@ func init() {
 	register("sim", "run the deterministic simulator: one seed, or a sweep of seeds", runSim)
 }
 
+// simWorkersMax bounds --workers: each worker holds a whole simulated
+// cluster in memory, and more workers than CPUs only share them.
+const simWorkersMax = 1024
+
 func runSim(args []string) int {
 	flags := flag.NewFlagSet("sim", flag.ContinueOnError)
 	workloadName := flags.String("workload", catalog.DefaultWorkload, "workload to run: "+strings.Join(catalog.WorkloadNames(), ", "))
@@ -48,6 +52,10 @@ func runSim(args []string) int {
 	canarySuite := flags.Bool("canaries", false, "measure every planted bug: seeds to first failure from 5 starting points, against its bound")
 	searchSteps := flags.Int("search-steps", 0, fmt.Sprintf("cluster and broker workloads: the budget of each linearizability search of the checker, in steps (default %d); more decides a run whose search ran out (check inconclusive)", checker.SearchStepsDefault))
 	if err := flags.Parse(args); err != nil {
+		return 2
+	}
+	if *workers < 0 || *workers > simWorkersMax {
+		fmt.Fprintf(os.Stderr, "sluice sim: --workers %d: want 1 to %d (0: one per CPU)\n", *workers, simWorkersMax)
 		return 2
 	}
 	if *determinism && (*listCanaries || *canarySuite) {

@@ -27,7 +27,7 @@ func (l Load) Validate() error {
 	switch {
 	case l.RecordBytes < StampBytes || l.RecordBytes > RecordBytesMax:
 		return fmt.Errorf("record size %d bytes: want %d to %d (every value starts with a %d-byte stamp)", l.RecordBytes, StampBytes, RecordBytesMax, StampBytes)
-	case l.Rate < 0 || l.Rate > RateMax:
+	case !(l.Rate >= 0 && l.Rate <= RateMax): // NaN too
 		return fmt.Errorf("rate %g records/s: want 0 (as fast as possible) to %d", l.Rate, RateMax)
 	case l.WarmUp < 0 || l.WarmUp > DurationMax:
 		return fmt.Errorf("warm-up %v: want 0 to %v", l.WarmUp, DurationMax)
