@@ -534,3 +534,31 @@ func TestPassesSpanManyCallsAndATruncationAbandonsOne(t *testing.T) {
 		t.Fatalf("cleaner offset %d above the end %d", l.CleanerOffset(), l.EndOffset())
 	}
 }
+
+// TestTimestampLookupPassesOverABatchCompactionEmptied: compaction keeps
+// some batches with no records left (here the first of the log, whose
+// superseded record was the newest), still carrying their max timestamp.
+// A lookup by timestamp must not answer with such a batch, which holds no
+// record to start from: Kafka's search walks records and passes over it.
+func TestTimestampLookupPassesOverABatchCompactionEmptied(t *testing.T) {
+	h := newHarness(t, 1, simdisk.Faults{})
+	l := h.open(compactConfig())
+	now := h.nowMilliseconds()
+	mustAppend(t, l, keyedBatch(now+100, "k=v1"), 0)
+	mustAppend(t, l, keyedBatch(now, "k=v2"), 0)
+	mustAppend(t, l, keyedBatch(now+60, "f="+strings.Repeat("x", 900)), 0)
+	mustAppend(t, l, keyedBatch(now+70, "g=1"), 0) // rolls the segment
+	h.syncAll(l)
+	compactAll(t, h, l, log.CompactOptions{UpTo: l.EndOffset()})
+	b, err := l.Read(0, l.EndOffset(), 1<<20, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, headers := records(t, testCodecs{}, b); len(headers) == 0 || headers[0].BaseOffset != 0 || headers[0].RecordCount != 0 || headers[0].MaxTimestamp != now+100 {
+		t.Fatalf("the log's first batch after compaction is %+v; the test wants it emptied, keeping its max timestamp", headers[0])
+	}
+	got, found, err := l.OffsetForTimestamp(now + 50)
+	if err != nil || !found || got.Offset != 2 || got.Timestamp != now+60 {
+		t.Fatalf("OffsetForTimestamp(now+50) = %+v, %v, %v; want offset 2 at now+60", got, found, err)
+	}
+}

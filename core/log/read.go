@@ -168,18 +168,29 @@ type TimestampOffset struct {
 // max timestamp is at or above timestamp (ListOffsets by timestamp). It
 // picks the first segment whose largest timestamp reaches timestamp, then
 // uses that segment's time index to skip the batches known to be older.
-// found is false when no batch is that recent. The answer is batch-level:
-// the batch's base offset (or StartOffset if the start lies inside it); a
-// caller wanting the exact record decodes the batch.
+// Batches that compaction emptied hold no record to answer with, and are
+// passed over, as Kafka's search, which walks records, passes them. found
+// is false when no batch is that recent. The answer is batch-level: the
+// batch's base offset (or StartOffset if the start lies inside it); a
+// caller wanting the exact record decodes the batch, and if none of the
+// batch's records at or after the answer reaches timestamp, looks again
+// past the batch with OffsetForTimestampFrom.
 func (l *Log) OffsetForTimestamp(timestamp int64) (answer TimestampOffset, found bool, err error) {
+	return l.OffsetForTimestampFrom(timestamp, l.startOffset)
+}
+
+// OffsetForTimestampFrom is OffsetForTimestamp among the batches that hold
+// offsets at or above from (and StartOffset).
+func (l *Log) OffsetForTimestampFrom(timestamp, from int64) (answer TimestampOffset, found bool, err error) {
 	if err := l.usable(); err != nil {
 		return TimestampOffset{}, false, err
 	}
+	from = max(from, l.startOffset)
 	for _, s := range l.segments {
-		if s.maxTimestamp < timestamp || s.endOffset <= l.startOffset {
+		if s.maxTimestamp < timestamp || s.endOffset <= from {
 			continue
 		}
-		h, found, err := s.firstBatchSince(timestamp, l.startOffset)
+		h, found, err := s.firstBatchSince(timestamp, from)
 		if err != nil {
 			if errors.Is(err, errBadData) {
 				err = fmt.Errorf("%w: segment %d: %v", ErrCorrupt, s.baseOffset, err)
@@ -187,13 +198,13 @@ func (l *Log) OffsetForTimestamp(timestamp int64) (answer TimestampOffset, found
 			return TimestampOffset{}, false, err
 		}
 		if found {
-			return TimestampOffset{Offset: max(h.BaseOffset, l.startOffset), Timestamp: h.MaxTimestamp}, true, nil
+			return TimestampOffset{Offset: max(h.BaseOffset, from), Timestamp: h.MaxTimestamp}, true, nil
 		}
 	}
 	return TimestampOffset{}, false, nil
 }
 
-// firstBatchSince finds the segment's first batch holding offsets at or
+// firstBatchSince finds the segment's first batch holding records at or
 // above minOffset with a max timestamp at or above timestamp.
 func (s *segment) firstBatchSince(timestamp, minOffset int64) (h batch.Header, found bool, err error) {
 	// Every batch up to an entry older than timestamp is older too.
@@ -208,7 +219,7 @@ func (s *segment) firstBatchSince(timestamp, minOffset int64) (h batch.Header, f
 		s.startReader(&r, start.position, start.offset, scanChunkBytes, s.reads.bytes)
 		defer func() { s.reads.keep(r.buffer) }()
 		for r.next() {
-			if r.header.LastOffset() >= minOffset && r.header.MaxTimestamp >= timestamp {
+			if r.header.LastOffset() >= minOffset && r.header.MaxTimestamp >= timestamp && r.header.RecordCount > 0 {
 				h, found = r.header, true
 				return nil
 			}

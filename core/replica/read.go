@@ -117,40 +117,53 @@ func (p *Partition) OffsetForTimestamp(timestamp int64, currentLeaderEpoch int32
 		}
 		return offset, found, err
 	}
-	answer, found, err := p.log.OffsetForTimestamp(timestamp)
-	if err != nil {
-		return -1, -1, kafkaError(err)
-	}
-	if !found || answer.Offset >= p.highWatermark {
-		if lagging {
-			return -1, -1, kerr.OffsetNotAvailable
+	for from := p.log.StartOffset(); ; {
+		answer, found, err := p.log.OffsetForTimestampFrom(timestamp, from)
+		if err != nil {
+			return -1, -1, kafkaError(err)
 		}
-		return -1, -1, nil
+		if !found || answer.Offset >= p.highWatermark {
+			if lagging {
+				return -1, -1, kerr.OffsetNotAvailable
+			}
+			return -1, -1, nil
+		}
+		// The log answers per batch; the exact record is inside the
+		// batch, unless every record of it that reaches timestamp lies
+		// below the answer (the log start inside the batch): then the
+		// answer is in a later batch.
+		offset, at, next, err := p.exactOffsetForTimestamp(answer, timestamp)
+		if err != nil || next < 0 {
+			return offset, at, err
+		}
+		from = next
 	}
-	// The log answers per batch; the exact record is inside the batch.
-	return p.exactOffsetForTimestamp(answer, timestamp)
 }
 
 // exactOffsetForTimestamp narrows a batch-level answer to the first record
 // whose timestamp reaches timestamp, at or after the answer's offset (the
 // log start may lie inside the batch), as Kafka's LogSegment does,
-// decompressing the batch if need be. A batch of LogAppendTime, or one
-// whose records cannot be read (no codec), answers with the offset found,
-// which a consumer then reads from: never later than the right record.
-func (p *Partition) exactOffsetForTimestamp(answer corelog.TimestampOffset, timestamp int64) (int64, int64, error) {
+// decompressing the batch if need be. If the batch has no such record, it
+// returns the offset past the batch as next, where the search goes on (as
+// Kafka's FileRecords.searchForTimestamp goes on to the next batch);
+// otherwise next is -1. A batch of LogAppendTime, or one whose records
+// cannot be read (no codec), answers with the offset found, which a
+// consumer then reads from: never later than the right record.
+func (p *Partition) exactOffsetForTimestamp(answer corelog.TimestampOffset, timestamp int64) (offset, at, next int64, err error) {
 	h, records, ok, err := p.recordsAt(answer.Offset)
 	if err != nil {
-		return -1, -1, err
+		return -1, -1, -1, err
 	}
-	if ok {
-		for _, r := range records {
-			offset := h.BaseOffset + int64(r.OffsetDelta)
-			if at := h.BaseTimestamp + r.TimestampDelta; at >= timestamp && offset >= answer.Offset {
-				return offset, at, nil
-			}
+	if !ok {
+		return answer.Offset, answer.Timestamp, -1, nil
+	}
+	for _, r := range records {
+		offset := h.BaseOffset + int64(r.OffsetDelta)
+		if at := h.BaseTimestamp + r.TimestampDelta; at >= timestamp && offset >= answer.Offset {
+			return offset, at, -1, nil
 		}
 	}
-	return answer.Offset, answer.Timestamp, nil
+	return -1, -1, h.LastOffset() + 1, nil
 }
 
 // maxTimestampOffset finds the record with the largest timestamp below the
