@@ -249,7 +249,7 @@ func (l offsetsLog) Append(partition int32, records []batch.Record, done func(er
 		ProducerID:    batch.NoProducerID,
 		Records:       records,
 	})
-	result, err := p.AppendAsLeader(encoded, true)
+	result, err := p.AppendOwnAsLeader(encoded, true)
 	if err != nil {
 		return err
 	}

@@ -13,8 +13,11 @@ const Unlimited = -1
 // config named in its comment and has the same default.
 type Config struct {
 	// SegmentBytes is segment.bytes: the active segment rolls before an
-	// append would make it larger. Default 1 GiB. A single append larger
-	// than this still goes in, alone in a fresh segment.
+	// append would make it larger. Default 1 GiB. A leader refuses a
+	// produced batch larger than this (RECORD_LIST_TOO_LARGE, as Kafka
+	// does), but one appended otherwise (a follower's copy of a batch
+	// written before the config shrank) still goes in, alone in a fresh
+	// segment.
 	SegmentBytes int64
 
 	// SegmentAge is segment.ms: the active segment rolls once it has been

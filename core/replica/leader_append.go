@@ -53,6 +53,19 @@ func (p *Partition) AppendAsLeader(b []byte, requireISR bool) (AppendResult, err
 // already checked: check is CheckBatch(b), made earlier (the bytes must
 // not have changed since).
 func (p *Partition) AppendCheckedAsLeader(b []byte, check BatchCheck, requireISR bool) (AppendResult, error) {
+	return p.appendAsLeader(b, check, requireISR, true)
+}
+
+// AppendOwnAsLeader is AppendAsLeader for the broker's own records (the
+// group coordinator's, in __consumer_offsets). They are not held to
+// segment.bytes: a group whose metadata outgrew a small segment could
+// otherwise never commit again, and the log takes an oversized batch
+// alone in a fresh segment. Kafka holds them to it.
+func (p *Partition) AppendOwnAsLeader(b []byte, requireISR bool) (AppendResult, error) {
+	return p.appendAsLeader(b, CheckBatch(b), requireISR, false)
+}
+
+func (p *Partition) appendAsLeader(b []byte, check BatchCheck, requireISR, produced bool) (AppendResult, error) {
 	if !p.IsLeader() {
 		return AppendResult{}, kerr.NotLeaderForPartition
 	}
@@ -87,6 +100,13 @@ func (p *Partition) AppendCheckedAsLeader(b []byte, check BatchCheck, requireISR
 		appendTime = now
 	} else if err := p.checkTimestamp(h, now); err != nil {
 		return AppendResult{}, err
+	}
+	if produced && int64(len(b)) > p.config.Log.SegmentBytes {
+		// Kafka refuses a batch no segment could hold, after validating
+		// it and before looking at its producer (UnifiedLog.append's
+		// RecordBatchTooLargeException); segment.bytes may be set below
+		// max.message.bytes.
+		return AppendResult{}, kerr.RecordListTooLarge
 	}
 
 	decision := p.producers.Check(h)

@@ -3,6 +3,7 @@ package replica
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,4 +167,31 @@ func TestPageCacheModeAcknowledgesBeforeTheSync(t *testing.T) {
 		}
 	}
 	h.requireSameLogs(1, 2, 3)
+}
+
+// TestLeaderRefusesABatchNoSegmentCouldHold: a produced batch larger than
+// segment.bytes (here below max.message.bytes) is refused with
+// RECORD_LIST_TOO_LARGE, as Kafka's UnifiedLog.append refuses it, and
+// nothing is appended; a batch that fits is taken, and so is the broker's
+// own oversized batch (a group coordinator's), alone in a segment.
+func TestLeaderRefusesABatchNoSegmentCouldHold(t *testing.T) {
+	h := newHarness(t, 1, map[string]string{"segment.bytes": "256"})
+	h.setLeader(1, []int32{1})
+	big := h.batch(-1, 0, 0, strings.Repeat("x", 300))
+	if _, err := h.partition(1).AppendAsLeader(big, false); !errors.Is(err, kerr.RecordListTooLarge) {
+		t.Fatalf("a %d-byte batch with segment.bytes 256: %v, want RECORD_LIST_TOO_LARGE", len(big), err)
+	}
+	if end := h.end(1); end != 0 {
+		t.Fatalf("log end %d after the refusal, want 0", end)
+	}
+	small := h.batch(-1, 0, 0, "fits")
+	if _, err := h.partition(1).AppendAsLeader(small, false); err != nil {
+		t.Fatalf("a %d-byte batch with segment.bytes 256: %v", len(small), err)
+	}
+	if _, err := h.partition(1).AppendOwnAsLeader(big, false); err != nil {
+		t.Fatalf("the broker's own %d-byte batch with segment.bytes 256: %v", len(big), err)
+	}
+	if got, want := h.values(1), []string{"0:fits@1", "1:" + strings.Repeat("x", 300) + "@1"}; !slices.Equal(got, want) {
+		t.Fatalf("log %v, want %v", got, want)
+	}
 }
