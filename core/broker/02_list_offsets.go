@@ -1,12 +1,15 @@
 package broker
 
-// ListOffsets (key 2), versions 1-7.
+// ListOffsets (key 2), versions 1-10.
 //
 // For each partition: the earliest offset (timestamp -2), the latest (-1:
 // the high watermark, the end of what consumers can read), the offset of
 // the record with the largest timestamp (-3, v7, KIP-734), or the first
 // offset whose record timestamp is at or after a given time, found through
-// the time index. A timestamp past every record answers offset -1.
+// the time index. A timestamp past every record answers offset -1. The
+// tiered-storage specs answer as Kafka without tiered storage does: the
+// earliest local offset (-4, v8) is the earliest, the latest tiered (-5,
+// v9) is -1.
 //
 // Only a broker holding its lease from the controller (lifecycle.go)
 // answers, as for consumers' Fetch (01_fetch.go): one cut off longer may
@@ -20,7 +23,9 @@ package broker
 //
 // Version notes: v2 isolation level (same answer: no transactions); v4
 // CurrentLeaderEpoch fencing (KIP-320) and LeaderEpoch in the answer; v6
-// flexible; v7 max timestamp.
+// flexible; v7 max timestamp; v8 earliest local, v9 latest tiered (KIP-405,
+// KIP-1005); v10 TimeoutMillis, which bounds only a remote-storage lookup
+// in Kafka, and Sluice has none to wait for.
 
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -28,7 +33,7 @@ import (
 )
 
 func init() {
-	registerAPI(&api{key: 2, advertisedMin: 1, honouredMin: 1, max: 7, handle: (*Broker).handleListOffsets})
+	registerAPI(&api{key: 2, advertisedMin: 1, honouredMin: 1, max: 10, handle: (*Broker).handleListOffsets})
 }
 
 func (b *Broker) handleListOffsets(x *exchange) {

@@ -179,7 +179,7 @@ func bumpLeaderEpoch(t *testing.T, n *testNode, topic string) {
 
 func listOffset(c *testClient, topic string, timestamp int64) kmsg.ListOffsetsResponseTopicPartition {
 	req := kmsg.NewPtrListOffsetsRequest()
-	req.Version = 7
+	req.Version = 10
 	req.ReplicaID = -1
 	rt := kmsg.NewListOffsetsRequestTopic()
 	rt.Topic = topic
@@ -223,6 +223,13 @@ func TestListOffsetsAnswersTheEpochThatWroteTheOffset(t *testing.T) {
 	}
 	if none := listOffset(c, "le", n.machine.Clock.Now().UnixMilli()+time.Hour.Milliseconds()); none.Offset != -1 || none.LeaderEpoch != -1 {
 		t.Errorf("a timestamp past every record: offset %d epoch %d, want -1 and -1", none.Offset, none.LeaderEpoch)
+	}
+	// Without tiered storage (UnifiedLog.fetchOffsetByTimestamp).
+	if local := listOffset(c, "le", -4); local.ErrorCode != 0 || local.Offset != 0 || local.LeaderEpoch != 0 || local.Timestamp != -1 {
+		t.Errorf("earliest local (-4): %+v; Kafka answers the log start 0 with epoch 0", local)
+	}
+	if tiered := listOffset(c, "le", -5); tiered.ErrorCode != 0 || tiered.Offset != -1 || tiered.LeaderEpoch != -1 || tiered.Timestamp != -1 {
+		t.Errorf("latest tiered (-5): %+v; Kafka answers offset -1 with epoch -1", tiered)
 	}
 }
 

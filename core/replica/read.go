@@ -80,6 +80,11 @@ const (
 	TimestampLatest       = -1
 	TimestampEarliest     = -2
 	TimestampMaxTimestamp = -3
+	// With no tiered storage, the earliest local offset is the earliest
+	// offset, and nothing is tiered: Kafka answers -1 with epoch -1
+	// (UnifiedLog.fetchOffsetByTimestamp). KIP-405's specs, v8 and v9.
+	TimestampEarliestLocal = -4
+	TimestampLatestTiered  = -5
 )
 
 // OffsetForTimestamp answers ListOffsets for one partition: the earliest
@@ -108,8 +113,10 @@ func (p *Partition) OffsetForTimestamp(timestamp int64, currentLeaderEpoch int32
 			return -1, -1, kerr.OffsetNotAvailable
 		}
 		return p.highWatermark, -1, nil
-	case TimestampEarliest:
+	case TimestampEarliest, TimestampEarliestLocal:
 		return p.log.StartOffset(), -1, nil
+	case TimestampLatestTiered:
+		return -1, -1, nil
 	case TimestampMaxTimestamp:
 		offset, found, err := p.maxTimestampOffset()
 		if err == nil && offset < 0 && lagging {

@@ -15,6 +15,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		&kmsg.ProduceRequest{Version: 9, Acks: -1, TimeoutMillis: 1000, Topics: []kmsg.ProduceRequestTopic{{Topic: "t", Partitions: []kmsg.ProduceRequestTopicPartition{{Partition: 0, Records: []byte{1, 2, 3}}}}}},
 		&kmsg.FetchRequest{Version: 12, MaxWaitMillis: 500, Topics: []kmsg.FetchRequestTopic{{Topic: "t", Partitions: []kmsg.FetchRequestTopicPartition{{Partition: 0, FetchOffset: 5, PartitionMaxBytes: 1 << 20}}}}},
 		&kmsg.ListOffsetsRequest{Version: 7},
+		&kmsg.ListOffsetsRequest{Version: 10},
 		&kmsg.CreateTopicsRequest{Version: 5},
 	} {
 		f.Add(AppendRequest(nil, 1, "seed", req))
