@@ -162,7 +162,11 @@ func (l *Log) appendChecked(batches []byte, spans []batchSpan) (AppendInfo, erro
 	if last.LastOffset()-l.endOffset > relativeOffsetMax {
 		return AppendInfo{}, fmt.Errorf("%w: batches reach offset %d, too far beyond the end %d for one segment", ErrInvalidBatch, last.LastOffset(), l.endOffset)
 	}
-	if !l.active().canHold(last.LastOffset(), int64(len(batches)), l.config, l.world.Clock.Elapsed()) {
+	maxTimestamp := int64(noTimestamp)
+	for _, span := range spans {
+		maxTimestamp = max(maxTimestamp, span.header.MaxTimestamp)
+	}
+	if !l.active().canHold(last.LastOffset(), int64(len(batches)), maxTimestamp, l.config, l.world.Clock.Elapsed()) {
 		if err := l.roll(); err != nil {
 			return AppendInfo{}, err
 		}

@@ -20,9 +20,13 @@ type Config struct {
 	// segment.
 	SegmentBytes int64
 
-	// SegmentAge is segment.ms: the active segment rolls once it has been
-	// active this long (measured on the monotonic clock from the moment it
-	// became active in this process). Default 7 days.
+	// SegmentAge is segment.ms: the active segment rolls before an append
+	// whose records are this much newer than its first batch (record
+	// time, as Kafka judges it); a segment whose first batch has no
+	// timestamp rolls once it has been active this long in this process
+	// (the monotonic clock). ApplyRetention rolls an active segment that
+	// long active too, so that a quiet partition's records seal and may
+	// be compacted. Default 7 days.
 	SegmentAge time.Duration
 
 	// RetentionBytes is retention.bytes: ApplyRetention deletes the oldest

@@ -44,8 +44,14 @@ type segment struct {
 	bytesSinceIndexEntry int64
 
 	// activeSince is Clock.Elapsed when the segment became active, for
-	// rolling by SegmentAge.
+	// rolling by SegmentAge when its first batch has no timestamp.
 	activeSince time.Duration
+
+	// firstBatchTimestamp is the max timestamp of the segment's first
+	// batch (noTimestamp if it has none, or none was read), Kafka's
+	// rollingBasedTimestamp: SegmentAge is judged from it, in record time
+	// (see dueToRoll).
+	firstBatchTimestamp int64
 
 	// sealed: rolled, with index files written (the next sync covers them).
 	sealed bool
@@ -102,6 +108,9 @@ func newSegment(baseOffset int64, file core.File, reads *readBuffer) *segment {
 // added, and the last time index entry carries the largest timestamp of the
 // batches up to it.
 func (s *segment) restartAt(entry offsetEntry) {
+	if entry.position == 0 {
+		s.firstBatchTimestamp = noTimestamp // recorded again with the first batch
+	}
 	s.bytes = entry.position
 	s.endOffset = entry.offset
 	s.bytesSinceIndexEntry = 0
@@ -118,6 +127,9 @@ func (s *segment) record(h batch.Header, position int64, indexIntervalBytes int)
 	}
 	if h.MaxTimestamp > s.maxTimestamp {
 		s.maxTimestamp, s.offsetOfMaxTimestamp = h.MaxTimestamp, h.BaseOffset
+	}
+	if position == 0 {
+		s.firstBatchTimestamp = h.MaxTimestamp
 	}
 	if s.bytesSinceIndexEntry > int64(indexIntervalBytes) {
 		s.offsets.add(h.BaseOffset, position)
@@ -158,15 +170,51 @@ func (s *segment) offsetReach() int64 {
 }
 
 // canHold reports whether a batch range ending at lastOffset, of the given
-// size, may go into this segment rather than a fresh one.
-func (s *segment) canHold(lastOffset, bytes int64, config Config, now time.Duration) bool {
+// size and largest max timestamp, may go into this segment rather than a
+// fresh one.
+func (s *segment) canHold(lastOffset, bytes, maxTimestamp int64, config Config, now time.Duration) bool {
 	if s.bytes == 0 {
 		return true // an empty segment takes anything: rolling would not help
 	}
 	return s.bytes+bytes <= config.SegmentBytes &&
-		now-s.activeSince < config.SegmentAge &&
+		!s.dueToRoll(maxTimestamp, config, now) &&
 		lastOffset-s.baseOffset <= relativeOffsetMax &&
 		!s.offsets.full() && !s.times.full()
+}
+
+// dueToRoll reports whether SegmentAge (segment.ms) has run out for the
+// segment when batches whose largest timestamp is incoming arrive. As
+// Kafka's LogSegment.shouldRoll judges it: in record time, from the first
+// batch's max timestamp to the incoming one, so a restart does not start
+// it over, and a backfill of old records rolls as their timestamps
+// advance; only a segment whose first batch has no timestamp is judged by
+// how long it has been active in this process.
+func (s *segment) dueToRoll(incoming int64, config Config, now time.Duration) bool {
+	if s.firstBatchTimestamp != noTimestamp {
+		return incoming-s.firstBatchTimestamp > config.SegmentAge.Milliseconds()
+	}
+	return now-s.activeSince >= config.SegmentAge
+}
+
+// loadFirstBatchTimestamp reads the max timestamp of the segment's first
+// batch, for an active segment whose first batch was not replayed when the
+// log opened (Kafka's loadFirstBatchTimestamp). A read that fails leaves it
+// unknown, and the segment rolls by its time active instead.
+func (s *segment) loadFirstBatchTimestamp() {
+	s.firstBatchTimestamp = noTimestamp
+	if s.bytes == 0 {
+		return
+	}
+	_ = withRereads(func() error {
+		var r batchReader
+		s.startReader(&r, 0, s.baseOffset, scanChunkBytes, s.reads.bytes)
+		defer func() { s.reads.keep(r.buffer) }()
+		if r.next() {
+			s.firstBatchTimestamp = r.header.MaxTimestamp
+			return nil
+		}
+		return r.err
+	})
 }
 
 // readForward reads and records the batches from the segment's current

@@ -80,20 +80,75 @@ func TestRollsBySize(t *testing.T) {
 	}
 }
 
+// TestSegmentAgeIsRecordTime: segment.ms is judged as Kafka's
+// LogSegment.shouldRoll judges it, from the first batch's max timestamp
+// to the incoming batch's. A restart does not start it over; a backfill
+// of old records rolls as their timestamps advance, whatever the clock
+// says; a segment whose first batch has no timestamp rolls by the time it
+// has been active.
+func TestSegmentAgeIsRecordTime(t *testing.T) {
+	h := newHarness(t, 1, simdisk.Faults{})
+	config := log.DefaultConfig()
+	config.SegmentAge = time.Hour
+	config.RetentionAge = log.Unlimited
+	// A backfill: ten hours of records, at once.
+	l := h.open(config)
+	old := h.nowMilliseconds() - 10*time.Hour.Milliseconds()
+	for i := range 20 {
+		mustAppend(t, l, makeBatch(1, 10, old+int64(i)*30*time.Minute.Milliseconds()), 0)
+	}
+	// Rolled before each batch more than an hour past its segment's
+	// first (strictly, as Kafka): segments start at 0, 1.5h, 3h, ... 9h.
+	if n := l.SegmentCount(); n != 7 {
+		t.Fatalf("a backfill of 10 hours with segment.ms 1h left %d segments, want 7", n)
+	}
+
+	// A restart, 59 minutes of record time into the active segment:
+	// the next batch a minute later in record time rolls.
+	h.syncAll(l)
+	first := h.nowMilliseconds()
+	mustAppend(t, l, makeBatch(1, 10, first+2*time.Hour.Milliseconds()), 0) // rolls: +2h past the last segment's first
+	mustAppend(t, l, makeBatch(1, 10, first+2*time.Hour.Milliseconds()+59*time.Minute.Milliseconds()), 0)
+	h.syncAll(l)
+	h.crash()
+	l = h.open(config)
+	before := l.SegmentCount()
+	mustAppend(t, l, makeBatch(1, 10, first+3*time.Hour.Milliseconds()+1), 0)
+	if l.SegmentCount() != before+1 {
+		t.Fatalf("after a restart, a batch more than segment.ms past the active segment's first did not roll (%d segments, %d before)", l.SegmentCount(), before)
+	}
+
+	// No timestamps: the time active decides.
+	h.advance(2 * time.Hour) // roll the active one first (ApplyRetention rolls by time active)
+	l.ApplyRetention(l.EndOffset())
+	before = l.SegmentCount()
+	mustAppend(t, l, makeBatch(1, 10, -1), 0)
+	h.advance(59 * time.Minute)
+	mustAppend(t, l, makeBatch(1, 10, -1), 0)
+	if l.SegmentCount() != before {
+		t.Fatalf("a segment without timestamps rolled before an hour active")
+	}
+	h.advance(2 * time.Minute)
+	mustAppend(t, l, makeBatch(1, 10, -1), 0)
+	if l.SegmentCount() != before+1 {
+		t.Fatalf("a segment without timestamps an hour active did not roll")
+	}
+}
+
 func TestRollsByAge(t *testing.T) {
 	h := newHarness(t, 1, simdisk.Faults{})
 	config := log.DefaultConfig()
 	config.SegmentAge = time.Minute
 	config.RetentionAge = log.Unlimited
 	l := h.open(config)
-	mustAppend(t, l, makeBatch(1, 10, 1), 0)
+	mustAppend(t, l, makeBatch(1, 10, h.nowMilliseconds()), 0)
 	h.advance(59 * time.Second)
-	mustAppend(t, l, makeBatch(1, 10, 2), 0)
+	mustAppend(t, l, makeBatch(1, 10, h.nowMilliseconds()), 0)
 	if l.SegmentCount() != 1 {
 		t.Fatalf("rolled before the segment was a minute old")
 	}
 	h.advance(2 * time.Second)
-	mustAppend(t, l, makeBatch(1, 10, 3), 0)
+	mustAppend(t, l, makeBatch(1, 10, h.nowMilliseconds()), 0)
 	if l.SegmentCount() != 2 {
 		t.Fatalf("did not roll a segment older than SegmentAge: %d segments", l.SegmentCount())
 	}
