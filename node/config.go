@@ -109,6 +109,17 @@ var brokerTopicDefaults = map[string]string{
 	"unclean.leader.election.enable":  metadata.ConfigUncleanLeaderElection,
 	"log.cleaner.delete.retention.ms": metadata.ConfigDeleteRetentionMs,
 	"log.index.interval.bytes":        metadata.ConfigIndexIntervalBytes,
+	"log.index.size.max.bytes":        metadata.ConfigSegmentIndexBytes,
+	"log.roll.jitter.ms":              metadata.ConfigSegmentJitterMs,
+	"log.segment.delete.delay.ms":     metadata.ConfigFileDeleteDelayMs,
+	"log.preallocate":                 metadata.ConfigPreallocate,
+	"compression.type":                metadata.ConfigCompressionType,
+
+	"log.cleaner.min.compaction.lag.ms":   metadata.ConfigMinCompactionLagMs,
+	"log.cleaner.max.compaction.lag.ms":   metadata.ConfigMaxCompactionLagMs,
+	"log.cleaner.min.cleanable.ratio":     metadata.ConfigMinCleanableDirtyRatio,
+	"log.message.timestamp.before.max.ms": metadata.ConfigMessageTimestampBeforeMs,
+	"log.message.timestamp.after.max.ms":  metadata.ConfigMessageTimestampAfterMs,
 }
 
 // Set applies one Kafka-named setting.

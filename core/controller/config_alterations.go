@@ -99,6 +99,9 @@ func (c *Controller) planConfigAlterations(resources []*configAlteration, valida
 				break
 			}
 		}
+		if r.failure == nil {
+			r.failure = checkTopicConfigCombination(updated, c.config.TopicDefaults)
+		}
 		if r.failure == nil && !validateOnly {
 			records = append(records, configChangeRecords(topicResource(r.resourceName), current, updated)...)
 			if effectiveTopicConfig(metadata.ConfigUncleanLeaderElection, updated, c.config.TopicDefaults) == "true" {

@@ -161,3 +161,28 @@ func TestAlterConfigsRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactionLagsMustNotCross: each lag passes its own check, but
+// min.compaction.lag.ms above max.compaction.lag.ms is refused with
+// INVALID_CONFIG, at creation and on alteration (against the value in
+// force), as Kafka's LogConfig.validateValues refuses it.
+func TestCompactionLagsMustNotCross(t *testing.T) {
+	tc := newTestController(t, Config{}, 1)
+	resp := tc.createTopics(false, topicRequest("crossed", 1, 1,
+		metadata.ConfigMinCompactionLagMs, "2000", metadata.ConfigMaxCompactionLagMs, "1000"))
+	requireCode(t, "create with crossed lags", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage, kerr.InvalidConfig)
+	if _, exists := tc.c.Image().Topics["crossed"]; exists {
+		t.Fatal("a topic with crossed lags was created")
+	}
+
+	tc.mustCreate("t", 1, 1, metadata.ConfigMaxCompactionLagMs, "1000")
+	proposals := tc.proposer.changes()
+	alter := tc.incrementalAlter(false, incremental(topic, "t", metadata.ConfigMinCompactionLagMs, set, "1001"))
+	requireCode(t, "min above the max in force", alter.Resources[0].ErrorCode, alter.Resources[0].ErrorMessage, kerr.InvalidConfig)
+	if tc.proposer.changes() != proposals {
+		t.Fatal("a refused change proposed records")
+	}
+	alter = tc.incrementalAlter(false, incremental(topic, "t", metadata.ConfigMinCompactionLagMs, set, "1000"))
+	requireCode(t, "min equal to the max", alter.Resources[0].ErrorCode, alter.Resources[0].ErrorMessage, nil)
+	requireConfigs(t, tc, "t", map[string]string{metadata.ConfigMinCompactionLagMs: "1000", metadata.ConfigMaxCompactionLagMs: "1000"})
+}

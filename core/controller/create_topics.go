@@ -186,6 +186,9 @@ func (c *Controller) planTopicCreation(t kmsg.CreateTopicsRequestTopic, collisio
 		}
 		configs[config.Name] = value
 	}
+	if f := checkTopicConfigCombination(configs, c.config.TopicDefaults); f != nil {
+		return refused(f)
+	}
 	var assignments, isrs [][]int32
 	var f *failure
 	if len(t.ReplicaAssignment) > 0 {

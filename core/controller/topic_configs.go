@@ -2,7 +2,9 @@ package controller
 
 import (
 	"sort"
+	"strconv"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core/metadata"
@@ -55,6 +57,21 @@ func effectiveTopicConfig(name string, explicit, brokerDefaults map[string]strin
 	return definition.Default
 }
 
+// checkTopicConfigCombination refuses topic configs that each pass their
+// own check but not together, as Kafka's LogConfig.validateValues does:
+// min.compaction.lag.ms above max.compaction.lag.ms.
+func checkTopicConfigCombination(explicit, brokerDefaults map[string]string) *failure {
+	minLag := effectiveTopicConfig(metadata.ConfigMinCompactionLagMs, explicit, brokerDefaults)
+	maxLag := effectiveTopicConfig(metadata.ConfigMaxCompactionLagMs, explicit, brokerDefaults)
+	low, errLow := strconv.ParseInt(minLag, 10, 64)
+	high, errHigh := strconv.ParseInt(maxLag, 10, 64)
+	if errLow == nil && errHigh == nil && low > high {
+		return fail(kerr.InvalidConfig, "conflict topic config setting %s (%d) > %s (%d)",
+			metadata.ConfigMinCompactionLagMs, low, metadata.ConfigMaxCompactionLagMs, high)
+	}
+	return nil
+}
+
 // topicConfigTypes are the types Kafka declares for these configs, which
 // DescribeConfigs v3+ reports and which decide what APPEND and SUBTRACT
 // may change (lists only).
@@ -77,6 +94,11 @@ var topicConfigTypes = map[string]kmsg.ConfigType{
 	metadata.ConfigCompressionType:          kmsg.ConfigTypeString,
 	metadata.ConfigMessageTimestampBeforeMs: kmsg.ConfigTypeLong,
 	metadata.ConfigMessageTimestampAfterMs:  kmsg.ConfigTypeLong,
+	metadata.ConfigMaxCompactionLagMs:       kmsg.ConfigTypeLong,
+	metadata.ConfigSegmentJitterMs:          kmsg.ConfigTypeLong,
+	metadata.ConfigSegmentIndexBytes:        kmsg.ConfigTypeInt,
+	metadata.ConfigFileDeleteDelayMs:        kmsg.ConfigTypeLong,
+	metadata.ConfigPreallocate:              kmsg.ConfigTypeBoolean,
 }
 
 // TopicConfigType is the type Kafka declares for a topic config,

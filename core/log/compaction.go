@@ -202,8 +202,9 @@ func (l *Log) startPass(options CompactOptions, result *CompactionResult, budget
 		return nil, nil
 	}
 	clean, dirty := l.cleanAndDirtyBytes(dirtyStart, end)
-	// Kafka's test: the dirty share must exceed the ratio.
-	if dirty == 0 || float64(dirty)/float64(clean+dirty) <= l.config.MinCleanableDirtyRatio {
+	// Kafka's test: the dirty share must exceed the ratio, unless
+	// max.compaction.lag.ms has run out for some dirty segment.
+	if dirty == 0 || float64(dirty)/float64(clean+dirty) <= l.config.MinCleanableDirtyRatio && !l.compactionOverdue(dirtyStart, end, nowMilliseconds) {
 		return nil, nil
 	}
 	pass := &cleanerPass{
@@ -222,6 +223,27 @@ func (l *Log) startPass(options CompactOptions, result *CompactionResult, budget
 	l.logger().Debug("compaction pass started", "dirty start", dirtyStart, "map end", pass.mapEnd,
 		"cleanable end", end, "keys", pass.offsets.count(), "clean bytes", clean, "dirty bytes", dirty)
 	return pass, nil
+}
+
+// compactionOverdue reports whether a cleanable segment holding dirty
+// offsets (from dirtyStart, below end) has a first batch older than
+// MaxCompactionLag, which makes a pass due whatever the dirty ratio, as
+// Kafka's LogCleanerManager.maxCompactionDelay does. A segment whose first
+// batch has no timestamp never makes it due.
+func (l *Log) compactionOverdue(dirtyStart, end, nowMilliseconds int64) bool {
+	lag := l.config.MaxCompactionLag.Milliseconds()
+	for _, s := range l.segments[l.condemned():] {
+		if s.baseOffset >= end {
+			break
+		}
+		if s.endOffset <= dirtyStart {
+			continue
+		}
+		if first := s.firstTimestamp(); first != noTimestamp && nowMilliseconds-first > lag {
+			return true
+		}
+	}
+	return false
 }
 
 // cleanableEnd is the end of the cleanable segments: the sealed segments

@@ -562,3 +562,61 @@ func TestTimestampLookupPassesOverABatchCompactionEmptied(t *testing.T) {
 		t.Fatalf("OffsetForTimestamp(now+50) = %+v, %v, %v; want offset 2 at now+60", got, found, err)
 	}
 }
+
+// TestMaxCompactionLagStartsAPassBelowTheDirtyRatio: as Kafka's
+// LogCleanerManager does, a dirty segment whose first batch is older than
+// max.compaction.lag.ms makes a pass due whatever min.cleanable.dirty.ratio
+// says; younger, the ratio decides as before.
+func TestMaxCompactionLagStartsAPassBelowTheDirtyRatio(t *testing.T) {
+	h := newHarness(t, 1, simdisk.Faults{})
+	config := compactConfig()
+	config.MinCleanableDirtyRatio = 0.99
+	config.MaxCompactionLag = time.Hour
+	l := h.open(config)
+	for i := range 40 {
+		mustAppend(t, l, keyedBatch(h.nowMilliseconds(), fmt.Sprintf("k%d=%s", i%20, strings.Repeat("z", 40))), 0)
+	}
+	h.syncAll(l)
+	if r := compactAll(t, h, l, log.CompactOptions{UpTo: l.EndOffset()}); !r.PassFinished {
+		t.Fatalf("all-dirty log not compacted: %+v", r)
+	}
+	// A small dirty section, far below the ratio.
+	for range 3 {
+		mustAppend(t, l, keyedBatch(h.nowMilliseconds(), "k1="+strings.Repeat("w", 40)), 0)
+	}
+	mustAppend(t, l, keyedBatch(h.nowMilliseconds(), "k2="+strings.Repeat("w", 200)), 0)
+	mustAppend(t, l, keyedBatch(h.nowMilliseconds(), "k3="+strings.Repeat("w", 200)), 0)
+	h.syncAll(l)
+	if r := compactAll(t, h, l, log.CompactOptions{UpTo: l.EndOffset()}); r.PassStarted {
+		t.Fatalf("a pass ran below the dirty ratio before max.compaction.lag.ms: %+v", r)
+	}
+	h.advance(61 * time.Minute)
+	if r := compactAll(t, h, l, log.CompactOptions{UpTo: l.EndOffset()}); !r.PassStarted || r.RecordsRemoved == 0 {
+		t.Fatalf("no pass once a dirty segment was older than max.compaction.lag.ms: %+v", r)
+	}
+}
+
+// TestACompactedLogRollsAtMaxCompactionLag: a compacted log's active
+// segment rolls at the smaller of segment.ms and max.compaction.lag.ms
+// (Kafka's LogConfig.maxSegmentMs), so its records can be compacted in
+// time; a log that is not compacted rolls at segment.ms alone.
+func TestACompactedLogRollsAtMaxCompactionLag(t *testing.T) {
+	for _, compacted := range []bool{true, false} {
+		h := newHarness(t, 1, simdisk.Faults{})
+		config := log.DefaultConfig()
+		config.Compacted = compacted
+		config.MaxCompactionLag = time.Hour
+		config.RetentionAge = log.Unlimited
+		l := h.open(config)
+		start := h.nowMilliseconds()
+		mustAppend(t, l, keyedBatch(start, "k=1"), 0)
+		mustAppend(t, l, keyedBatch(start+61*time.Minute.Milliseconds(), "k=2"), 0)
+		want := 1
+		if compacted {
+			want = 2
+		}
+		if n := l.SegmentCount(); n != want {
+			t.Errorf("compacted %v: %d segments after records 61 minutes apart, want %d", compacted, n, want)
+		}
+	}
+}

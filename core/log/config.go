@@ -2,6 +2,7 @@ package log
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -28,6 +29,18 @@ type Config struct {
 	// long active too, so that a quiet partition's records seal and may
 	// be compacted. Default 7 days.
 	SegmentAge time.Duration
+
+	// SegmentJitter is segment.jitter.ms: each segment rolls up to this
+	// much earlier than SegmentAge says, by an amount drawn when it is
+	// created or opened (less than the smaller of the two), so that
+	// partitions created together do not all roll at once. Default 0.
+	SegmentJitter time.Duration
+
+	// SegmentIndexBytes is segment.index.bytes: the active segment rolls
+	// once its offset index (8 bytes an entry) or time index (12) would
+	// outgrow it, as Kafka's do; at most indexEntriesMax entries either
+	// way. Default 10 MiB.
+	SegmentIndexBytes int64
 
 	// RetentionBytes is retention.bytes: ApplyRetention deletes the oldest
 	// segments while the log without them would still be at least this
@@ -69,6 +82,14 @@ type Config struct {
 	// pass starts only when the part of the log not yet compacted is at
 	// least this share of the log's compactable bytes. Default 0.5.
 	MinCleanableDirtyRatio float64
+
+	// MaxCompactionLag is max.compaction.lag.ms: a pass starts whatever
+	// MinCleanableDirtyRatio says once a sealed segment not yet compacted
+	// has a first batch older than this (by timestamp, against
+	// Clock.Now), and a compacted log's active segment rolls at least
+	// this often (record time, as SegmentAge), as Kafka's
+	// LogCleanerManager and LogConfig.maxSegmentMs do. Default unlimited.
+	MaxCompactionLag time.Duration
 }
 
 // DefaultConfig returns Kafka's defaults.
@@ -80,10 +101,36 @@ func DefaultConfig() Config {
 		RetentionAge:       7 * 24 * time.Hour,
 		IndexIntervalBytes: 4096,
 
+		SegmentIndexBytes: 10 << 20,
+
 		DeleteRetention:        24 * time.Hour,
 		MinCompactionLag:       0,
 		MinCleanableDirtyRatio: 0.5,
+		MaxCompactionLag:       math.MaxInt64,
 	}
+}
+
+// rollAge is how much record time a segment may span: SegmentAge, or
+// MaxCompactionLag where that is shorter on a compacted log.
+func (c Config) rollAge() time.Duration {
+	if c.Compacted {
+		return min(c.SegmentAge, c.MaxCompactionLag)
+	}
+	return c.SegmentAge
+}
+
+// Entry sizes of the offset and time indexes on disk, which
+// SegmentIndexBytes is counted in.
+const (
+	offsetIndexEntryBytes = 8
+	timeIndexEntryBytes   = 12
+)
+
+// indexesFull reports whether either index of a segment with the given
+// entries has reached what SegmentIndexBytes allows.
+func (c Config) indexesFull(offsetEntries, timeEntries int) bool {
+	return int64(offsetEntries) >= min(c.SegmentIndexBytes/offsetIndexEntryBytes, indexEntriesMax) ||
+		int64(timeEntries) >= min(c.SegmentIndexBytes/timeIndexEntryBytes, indexEntriesMax)
 }
 
 // Validate reports the first setting out of its range.
@@ -93,6 +140,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: SegmentBytes %d is outside [%d, %d]", ErrConfig, c.SegmentBytes, SegmentBytesMin, SegmentBytesMax)
 	case c.SegmentAge <= 0:
 		return fmt.Errorf("%w: SegmentAge %v must be positive", ErrConfig, c.SegmentAge)
+	case c.SegmentJitter < 0:
+		return fmt.Errorf("%w: SegmentJitter %v must be at least 0", ErrConfig, c.SegmentJitter)
+	case c.SegmentIndexBytes < SegmentIndexBytesMin:
+		return fmt.Errorf("%w: SegmentIndexBytes %d must be at least %d", ErrConfig, c.SegmentIndexBytes, SegmentIndexBytesMin)
+	case c.MaxCompactionLag <= 0:
+		return fmt.Errorf("%w: MaxCompactionLag %v must be positive", ErrConfig, c.MaxCompactionLag)
 	case c.RetentionBytes < Unlimited:
 		return fmt.Errorf("%w: RetentionBytes %d must be -1 (unlimited) or at least 0", ErrConfig, c.RetentionBytes)
 	case c.RetentionAge < Unlimited:

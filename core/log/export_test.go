@@ -62,3 +62,12 @@ func Indexes(l *Log) map[int64]string {
 	}
 	return all
 }
+
+// SegmentBases are the base offsets of the log's segments, in order.
+func SegmentBases(l *Log) []int64 {
+	var bases []int64
+	for _, s := range l.segments[l.condemned():] {
+		bases = append(bases, s.baseOffset)
+	}
+	return bases
+}

@@ -1,6 +1,7 @@
 package log
 
 import (
+	"math"
 	"time"
 
 	"sluice/core/batch"
@@ -13,7 +14,13 @@ const (
 	// upper bound keeps every file position an offset index stores below
 	// 2^32 even after the last append of a full segment (see appendBytesMax).
 	SegmentBytesMin = 128
-	SegmentBytesMax = 1 << 30
+	SegmentBytesMax = math.MaxInt32 // Kafka's segment.bytes is an int
+
+	// SegmentIndexBytesMin bounds Config.SegmentIndexBytes from below:
+	// room for one entry of either index, so a segment takes at least one
+	// batch with an index entry before its indexes count as full (Kafka's
+	// floor, 4 bytes, leaves an index room for none).
+	SegmentIndexBytesMin = timeIndexEntryBytes
 
 	// appendBytesMax is the most bytes one Append or AppendReplicated may
 	// carry; Kafka's message.max.bytes defaults to 1 MiB, so this is a

@@ -228,11 +228,7 @@ func (l *Log) recover(names []string) error {
 	}
 	active.sealed = false
 	active.activeSince = l.world.Clock.Elapsed()
-	if active.firstBatchTimestamp == noTimestamp {
-		// Not replayed from its start: a segment loaded from its index
-		// files, left last when recovery cut the segments after it.
-		active.loadFirstBatchTimestamp()
-	}
+	active.rollJitter = l.drawRollJitter()
 	l.syncedOffset = min(recoveryPoint, l.endOffset)
 	return nil
 }

@@ -47,11 +47,18 @@ type segment struct {
 	// rolling by SegmentAge when its first batch has no timestamp.
 	activeSince time.Duration
 
+	// rollJitter is how much earlier than the roll age this segment rolls
+	// (segment.jitter.ms), drawn when it was created or opened.
+	rollJitter time.Duration
+
 	// firstBatchTimestamp is the max timestamp of the segment's first
-	// batch (noTimestamp if it has none, or none was read), Kafka's
-	// rollingBasedTimestamp: SegmentAge is judged from it, in record time
-	// (see dueToRoll).
-	firstBatchTimestamp int64
+	// batch (noTimestamp if it has none, or it could not be read), Kafka's
+	// rollingBasedTimestamp: SegmentAge and MaxCompactionLag are judged
+	// from it, in record time. firstBatchTimestampKnown says it was
+	// recorded with the batch or read back (firstTimestamp): a segment
+	// loaded from its index files did not replay its first batch.
+	firstBatchTimestamp      int64
+	firstBatchTimestampKnown bool
 
 	// sealed: rolled, with index files written (the next sync covers them).
 	sealed bool
@@ -109,7 +116,8 @@ func newSegment(baseOffset int64, file core.File, reads *readBuffer) *segment {
 // batches up to it.
 func (s *segment) restartAt(entry offsetEntry) {
 	if entry.position == 0 {
-		s.firstBatchTimestamp = noTimestamp // recorded again with the first batch
+		// Recorded again with the first batch.
+		s.firstBatchTimestamp, s.firstBatchTimestampKnown = noTimestamp, false
 	}
 	s.bytes = entry.position
 	s.endOffset = entry.offset
@@ -129,7 +137,7 @@ func (s *segment) record(h batch.Header, position int64, indexIntervalBytes int)
 		s.maxTimestamp, s.offsetOfMaxTimestamp = h.MaxTimestamp, h.BaseOffset
 	}
 	if position == 0 {
-		s.firstBatchTimestamp = h.MaxTimestamp
+		s.firstBatchTimestamp, s.firstBatchTimestampKnown = h.MaxTimestamp, true
 	}
 	if s.bytesSinceIndexEntry > int64(indexIntervalBytes) {
 		s.offsets.add(h.BaseOffset, position)
@@ -179,32 +187,36 @@ func (s *segment) canHold(lastOffset, bytes, maxTimestamp int64, config Config, 
 	return s.bytes+bytes <= config.SegmentBytes &&
 		!s.dueToRoll(maxTimestamp, config, now) &&
 		lastOffset-s.baseOffset <= relativeOffsetMax &&
-		!s.offsets.full() && !s.times.full()
+		!config.indexesFull(len(s.offsets.entries), len(s.times.entries))
 }
 
-// dueToRoll reports whether SegmentAge (segment.ms) has run out for the
-// segment when batches whose largest timestamp is incoming arrive. As
+// dueToRoll reports whether SegmentAge (segment.ms; max.compaction.lag.ms
+// where shorter on a compacted log; less the segment's jitter) has run
+// out for the segment when batches whose largest timestamp is incoming
+// arrive. As
 // Kafka's LogSegment.shouldRoll judges it: in record time, from the first
 // batch's max timestamp to the incoming one, so a restart does not start
 // it over, and a backfill of old records rolls as their timestamps
 // advance; only a segment whose first batch has no timestamp is judged by
 // how long it has been active in this process.
 func (s *segment) dueToRoll(incoming int64, config Config, now time.Duration) bool {
-	if s.firstBatchTimestamp != noTimestamp {
-		return incoming-s.firstBatchTimestamp > config.SegmentAge.Milliseconds()
+	age := config.rollAge() - s.rollJitter
+	if first := s.firstTimestamp(); first != noTimestamp {
+		return incoming-first > age.Milliseconds()
 	}
-	return now-s.activeSince >= config.SegmentAge
+	return now-s.activeSince >= age
 }
 
-// loadFirstBatchTimestamp reads the max timestamp of the segment's first
-// batch, for an active segment whose first batch was not replayed when the
-// log opened (Kafka's loadFirstBatchTimestamp). A read that fails leaves it
-// unknown, and the segment rolls by its time active instead.
-func (s *segment) loadFirstBatchTimestamp() {
-	s.firstBatchTimestamp = noTimestamp
-	if s.bytes == 0 {
-		return
+// firstTimestamp is the max timestamp of the segment's first batch,
+// read back the first time it is asked for if the batch was not replayed
+// (Kafka's loadFirstBatchTimestamp). A read that fails leaves it
+// noTimestamp: the segment then rolls by its time active, and never makes
+// compaction overdue.
+func (s *segment) firstTimestamp() int64 {
+	if s.firstBatchTimestampKnown || s.bytes == 0 {
+		return s.firstBatchTimestamp
 	}
+	s.firstBatchTimestampKnown = true
 	_ = withRereads(func() error {
 		var r batchReader
 		s.startReader(&r, 0, s.baseOffset, scanChunkBytes, s.reads.bytes)
@@ -215,6 +227,7 @@ func (s *segment) loadFirstBatchTimestamp() {
 		}
 		return r.err
 	})
+	return s.firstBatchTimestamp
 }
 
 // readForward reads and records the batches from the segment's current

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
+
+	"sluice/core"
 )
 
 // Creating, sealing and deleting segment files. Every name created or
@@ -29,8 +32,20 @@ func (l *Log) createSegment(baseOffset int64) (*segment, error) {
 	l.directoryDirty = true
 	s := newSegment(baseOffset, f, &l.reads)
 	s.activeSince = l.world.Clock.Elapsed()
+	s.rollJitter = l.drawRollJitter()
 	s.dirty = leftover
 	return s, nil
+}
+
+// drawRollJitter draws a segment's roll jitter, as Kafka's
+// LogConfig.randomSegmentJitter does: below the smaller of segment.jitter.ms
+// and the roll age; nothing is drawn without jitter.
+func (l *Log) drawRollJitter() time.Duration {
+	bound := min(l.config.SegmentJitter, l.config.rollAge())
+	if bound <= 0 {
+		return 0
+	}
+	return core.RandomDuration(l.world.Entropy, 0, bound-1)
 }
 
 // roll seals the active segment and starts a new one at the end offset.

@@ -289,3 +289,64 @@ func TestReopenRestoresTheSameLog(t *testing.T) {
 		t.Fatalf("append after reopen got offset %d", info.FirstOffset)
 	}
 }
+
+// TestSegmentIndexBytesRollsWhenAnIndexIsFull: segment.index.bytes bounds
+// each index as Kafka's does (8 bytes an offset entry, 12 a time entry),
+// and the active segment rolls once either is full. With room for one
+// time entry and an entry for every batch after the first, each segment
+// takes two batches.
+func TestSegmentIndexBytesRollsWhenAnIndexIsFull(t *testing.T) {
+	h := newHarness(t, 1, simdisk.Faults{})
+	config := log.DefaultConfig()
+	config.IndexIntervalBytes = 0
+	config.SegmentIndexBytes = 12
+	config.RetentionAge = log.Unlimited
+	l := h.open(config)
+	for i := range 10 {
+		mustAppend(t, l, makeBatch(1, 10, h.nowMilliseconds()+int64(i)), 0)
+	}
+	if n := l.SegmentCount(); n != 5 {
+		t.Fatalf("10 batches with indexes of one entry made %d segments, want 5", n)
+	}
+}
+
+// TestSegmentJitterRollsEachSegmentSomewhatEarlier: segment.jitter.ms
+// takes a random amount, drawn per segment, below the smaller of it and
+// segment.ms off each segment's roll age, as Kafka's randomSegmentJitter
+// does; without it every segment spans segment.ms exactly.
+func TestSegmentJitterRollsEachSegmentSomewhatEarlier(t *testing.T) {
+	bases := func(jitter time.Duration) []int64 {
+		h := newHarness(t, 1, simdisk.Faults{})
+		config := log.DefaultConfig()
+		config.SegmentAge = time.Hour
+		config.SegmentJitter = jitter
+		config.RetentionAge = log.Unlimited
+		l := h.open(config)
+		start := h.nowMilliseconds()
+		for minute := range 600 {
+			mustAppend(t, l, makeBatch(1, 10, start+int64(minute)*time.Minute.Milliseconds()), 0)
+		}
+		// A batch a minute: a segment's base offset is the minutes
+		// from the start to its first batch.
+		return log.SegmentBases(l)[1:]
+	}
+	plain := bases(0)
+	for i, base := range plain {
+		if base != int64(61*(i+1)) {
+			t.Fatalf("without jitter, segments begin at %v, want every 61 minutes", plain)
+		}
+	}
+	jittered := bases(30 * time.Minute)
+	previous, shorter := int64(0), false
+	for _, base := range jittered {
+		span := base - previous
+		if span < 31 || span > 61 {
+			t.Fatalf("with 30 minutes of jitter, segments begin at %v: a span of %d minutes", jittered, span)
+		}
+		shorter = shorter || span < 61
+		previous = base
+	}
+	if !shorter {
+		t.Fatalf("with 30 minutes of jitter, no segment rolled early: %v", jittered)
+	}
+}

@@ -2,6 +2,7 @@ package metadata
 
 import (
 	"fmt"
+	"math"
 	corelog "sluice/core/log"
 	"sort"
 	"strconv"
@@ -49,6 +50,11 @@ const (
 	ConfigCompressionType          = "compression.type"
 	ConfigMessageTimestampBeforeMs = "message.timestamp.before.max.ms"
 	ConfigMessageTimestampAfterMs  = "message.timestamp.after.max.ms"
+	ConfigMaxCompactionLagMs       = "max.compaction.lag.ms"
+	ConfigSegmentJitterMs          = "segment.jitter.ms"
+	ConfigSegmentIndexBytes        = "segment.index.bytes"
+	ConfigFileDeleteDelayMs        = "file.delete.delay.ms"
+	ConfigPreallocate              = "preallocate"
 )
 
 // maxMessageBytesLimit bounds max.message.bytes: a batch is held in memory
@@ -62,6 +68,11 @@ var topicConfigDefinitions = []TopicConfigDefinition{
 		Doc: "The most bytes a partition keeps before deleting its oldest segments; -1 is unlimited.", validate: atLeast(-1)},
 	{Name: ConfigSegmentBytes, Default: strconv.Itoa(1 << 30),
 		Doc: "Roll to a new segment file at this size.", validate: between(corelog.SegmentBytesMin, corelog.SegmentBytesMax)},
+	{Name: ConfigSegmentJitterMs, Default: "0",
+		Doc: "Roll each segment up to this much earlier than segment.ms, by a random amount drawn per segment, in milliseconds.", validate: atLeast(0)},
+	{Name: ConfigSegmentIndexBytes, Default: strconv.Itoa(10 << 20),
+		Doc:      "Roll to a new segment file once its offset index (8 bytes an entry) or time index (12 bytes) would outgrow this.",
+		validate: between(corelog.SegmentIndexBytesMin, math.MaxInt32)},
 	{Name: ConfigSegmentMs, Default: strconv.FormatInt((7 * 24 * time.Hour).Milliseconds(), 10),
 		Doc: "Roll to a new segment file when the active one is this old, in milliseconds.", validate: atLeast(1)},
 	{Name: ConfigCleanupPolicy, Default: "delete",
@@ -85,6 +96,13 @@ var topicConfigDefinitions = []TopicConfigDefinition{
 		Doc: "On compacted topics, the least time a record stays uncompacted.", validate: atLeast(0)},
 	{Name: ConfigMinCleanableDirtyRatio, Default: "0.5",
 		Doc: "On compacted topics, the share of uncompacted log that triggers compaction.", validate: ratio},
+	{Name: ConfigMaxCompactionLagMs, Default: "9223372036854775807",
+		Doc: "On compacted topics, the longest a record stays uncompacted: compaction runs, whatever min.cleanable.dirty.ratio says, " +
+			"once a segment not yet compacted is this old, and segments roll at least this often.", validate: atLeast(1)},
+	{Name: ConfigFileDeleteDelayMs, Default: "60000",
+		Doc: "Accepted for Kafka's tools; Sluice removes a deleted segment's files at once, since no read can still hold them.", validate: atLeast(0)},
+	{Name: ConfigPreallocate, Default: "false",
+		Doc: "Accepted for Kafka's tools; Sluice never preallocates segment files.", validate: oneOf("true", "false")},
 	{Name: ConfigIndexIntervalBytes, Default: "4096",
 		Doc: "Bytes between offset index entries.", validate: between(0, 1<<30)},
 	{Name: ConfigCompressionType, Default: "producer",
@@ -186,7 +204,7 @@ func ratio(s string) error {
 // normalized, so the rest of Sluice reads "true" whatever was written.
 func NormalizeTopicConfigValue(name, value string) string {
 	value = strings.TrimSpace(value)
-	if name == ConfigUncleanLeaderElection && (strings.EqualFold(value, "true") || strings.EqualFold(value, "false")) {
+	if (name == ConfigUncleanLeaderElection || name == ConfigPreallocate) && (strings.EqualFold(value, "true") || strings.EqualFold(value, "false")) {
 		return strings.ToLower(value)
 	}
 	return value

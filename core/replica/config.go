@@ -93,6 +93,8 @@ func ConfigFrom(topicConfigs, defaults map[string]string) (Config, error) {
 	c := Config{Log: corelog.DefaultConfig(), ReplicaLagTimeMax: ReplicaLagTimeMaxDefault, DepartedWatch: departedWatchDefault}
 	c.Log.SegmentBytes = integer(metadata.ConfigSegmentBytes)
 	c.Log.SegmentAge = milliseconds(metadata.ConfigSegmentMs)
+	c.Log.SegmentJitter = milliseconds(metadata.ConfigSegmentJitterMs)
+	c.Log.SegmentIndexBytes = integer(metadata.ConfigSegmentIndexBytes)
 	c.Log.RetentionBytes = integer(metadata.ConfigRetentionBytes)
 	c.Log.RetentionAge = milliseconds(metadata.ConfigRetentionMs)
 	if c.Log.RetentionAge < 0 {
@@ -113,6 +115,7 @@ func ConfigFrom(topicConfigs, defaults map[string]string) (Config, error) {
 	c.Delete = containsPolicy(policy, "delete")
 	c.Log.DeleteRetention = milliseconds(metadata.ConfigDeleteRetentionMs)
 	c.Log.MinCompactionLag = milliseconds(metadata.ConfigMinCompactionLagMs)
+	c.Log.MaxCompactionLag = milliseconds(metadata.ConfigMaxCompactionLagMs)
 	ratio, err := strconv.ParseFloat(get(metadata.ConfigMinCleanableDirtyRatio), 64)
 	if err != nil && firstErr == nil {
 		firstErr = fmt.Errorf("config %s=%q: %v", metadata.ConfigMinCleanableDirtyRatio, get(metadata.ConfigMinCleanableDirtyRatio), err)
