@@ -372,6 +372,45 @@ func TestDeleteTopicsRemovesDataAndTheNameStartsOver(t *testing.T) {
 	requireError(t, "delete by old id", answer.ErrorCode, answer.ErrorMessage, kerr.UnknownTopicID)
 }
 
+// A topic name may be 249 characters: its partition directory, renamed
+// on deletion to "<dir>.<id>-delete", would be longer than a file name may
+// be, and the rename failed: the data stayed, and the topic created again
+// could not open its partition. The renamed name is shortened, as Kafka's
+// logDirNameWithSuffixCappedLength shortens it.
+func TestATopicWithTheLongestNameIsDeletedAndCreatedAgain(t *testing.T) {
+	n := newTestNode(t, DefaultConfig())
+	c := n.connect()
+	name := strings.Repeat("z", 249)
+	created := c.createTopic(name, 1)
+	c.produce(name, 0, "old")
+	answer := c.deleteTopicByID(created.TopicID)
+	requireNoError(t, "delete", answer.ErrorCode, answer.ErrorMessage)
+	if dirs := partitionDirectories(t, n, name); len(dirs) != 0 {
+		t.Fatalf("the deleted topic left %v", dirs)
+	}
+	c.createTopic(name, 1)
+	if offset := c.produce(name, 0, "new"); offset != 0 {
+		t.Fatalf("first produce to the re-created topic at offset %d", offset)
+	}
+	values, code, _ := c.fetch(name, 0, 0)
+	requireNoError(t, "fetch", code, nil)
+	if !slices.Equal(values, []string{"new"}) {
+		t.Fatalf("the re-created topic holds %v", values)
+	}
+}
+
+func TestRenamedPartitionDirectoriesStayFileNames(t *testing.T) {
+	id := strings.Repeat("f", 32)
+	if got, want := renamedPartitionDir("orders-3", id, deletedSuffix), "orders-3."+id+"-delete"; got != want {
+		t.Errorf("a short name: %q, want %q", got, want)
+	}
+	long := strings.Repeat("z", 249) + "-4999"
+	got := renamedPartitionDir(long, id, straySuffix)
+	if len(got) != fileNameBytesMax || !strings.HasSuffix(got, "z-4999."+id+"-stray") || !strings.HasPrefix(got, "zzz") {
+		t.Errorf("the longest name: %q (%d bytes), want the topic shortened to fit %d bytes", got, len(got), fileNameBytesMax)
+	}
+}
+
 // deleteTopicByID deletes a topic by its id (DeleteTopics v6).
 func (c *testClient) deleteTopicByID(id [16]byte) kmsg.DeleteTopicsResponseTopic {
 	c.node.t.Helper()

@@ -236,7 +236,7 @@ func (b *Broker) closePartition(key partitionKey) {
 // missing, then emptied and removed. It reports whether the rename
 // succeeded; the caller syncs the data directory.
 func (b *Broker) removePartitionDirectory(dir string, id metadata.TopicID) bool {
-	doomed := fmt.Sprintf("%s.%s%s", dir, id, deletedSuffix)
+	doomed := renamedPartitionDir(dir, id.String(), deletedSuffix)
 	if err := b.w.FS.Rename(dir, doomed); err != nil {
 		b.log.Warn("cannot rename a deleted partition's directory", "dir", dir, "error", err)
 		return false
@@ -330,12 +330,32 @@ func (b *Broker) setAside(dir, tag string) bool {
 	if tag == "" {
 		tag = fmt.Sprintf("%016x", b.w.Entropy.Uint64())
 	}
-	aside := dir + "." + tag + straySuffix
+	aside := renamedPartitionDir(dir, tag, straySuffix)
 	if err := b.w.FS.Rename(dir, aside); err != nil {
 		b.log.Warn("cannot set aside a partition directory", "dir", dir, "error", err)
 		return false
 	}
 	return true
+}
+
+// fileNameBytesMax is the longest file name Linux file systems take
+// (NAME_MAX).
+const fileNameBytesMax = 255
+
+// renamedPartitionDir names what a partition directory "<topic>-<p>" is
+// renamed to when it is deleted or set aside: "<topic>-<p>.<tag><suffix>",
+// with the topic shortened as much as the name needs to stay a file name,
+// as Kafka's logDirNameWithSuffixCappedLength shortens it. A topic name may
+// be 249 characters long, and its directory must be renamable whatever its
+// length, or its deletion leaves the data behind and a topic of the same
+// name created again can never open its partitions.
+func renamedPartitionDir(dir, tag, suffix string) string {
+	topic, partition := dir, ""
+	if i := strings.LastIndexByte(dir, '-'); i >= 0 {
+		topic, partition = dir[:i], dir[i:]
+	}
+	ending := partition + "." + tag + suffix
+	return topic[:max(0, min(len(topic), fileNameBytesMax-len(ending)))] + ending
 }
 
 // syncDataDirectory makes removals in the data directory durable.

@@ -1,6 +1,7 @@
 package fstest
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -156,8 +157,10 @@ func checkNamesInSubdirectories(t *testing.T, h Harness) {
 	expectNames(t, h.FS, ".", "topic-0")
 }
 
-// invalidNames escape the root or are not io/fs slash paths.
-var invalidNames = []string{"", "/absolute", "../escape", "a/../../escape", "a/..", "./a", "a//b", "a/"}
+// invalidNames escape the root, are not io/fs slash paths, or have an
+// element longer than a file name may be on Linux (NAME_MAX, 255 bytes).
+var invalidNames = []string{"", "/absolute", "../escape", "a/../../escape", "a/..", "./a", "a//b", "a/",
+	strings.Repeat("n", 256), "a/" + strings.Repeat("n", 256)}
 
 func checkInvalidNames(t *testing.T, h Harness) {
 	writeFile(t, h.FS, "a", "x")

@@ -15,8 +15,13 @@ import (
 // allocate it.
 const fileBytesMax = 1 << 30
 
+// nameElementBytesMax is the longest element of a name, as Linux file
+// systems bound a file name (NAME_MAX): longer is refused, as the real disk
+// refuses it with ENAMETOOLONG.
+const nameElementBytesMax = 255
+
 var (
-	errInvalidName           = fmt.Errorf("%w: a name is a slash path relative to the disk root, without \"..\", \".\" elements, empty elements or a leading slash", fs.ErrInvalid)
+	errInvalidName           = fmt.Errorf("%w: a name is a slash path relative to the disk root, without \"..\", \".\" elements, empty elements, elements longer than 255 bytes or a leading slash", fs.ErrInvalid)
 	errRootEntry             = fmt.Errorf("%w: the disk root cannot be removed or renamed", fs.ErrInvalid)
 	errRenameIntoItself      = fmt.Errorf("%w: a directory cannot move below itself", fs.ErrInvalid)
 	errNegative              = fmt.Errorf("%w: negative offset or size", fs.ErrInvalid)

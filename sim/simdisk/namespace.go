@@ -109,7 +109,7 @@ func checkName(name string) (lastSlash int, valid bool) {
 		if i >= 0 {
 			element = rest[:i]
 		}
-		if element == "" || element == "." || element == ".." {
+		if element == "" || element == "." || element == ".." || len(element) > nameElementBytesMax {
 			return -1, false
 		}
 		if i < 0 {
