@@ -115,11 +115,15 @@ var brokerTopicDefaults = map[string]string{
 	"log.preallocate":                 metadata.ConfigPreallocate,
 	"compression.type":                metadata.ConfigCompressionType,
 
-	"log.cleaner.min.compaction.lag.ms":   metadata.ConfigMinCompactionLagMs,
-	"log.cleaner.max.compaction.lag.ms":   metadata.ConfigMaxCompactionLagMs,
-	"log.cleaner.min.cleanable.ratio":     metadata.ConfigMinCleanableDirtyRatio,
-	"log.message.timestamp.before.max.ms": metadata.ConfigMessageTimestampBeforeMs,
-	"log.message.timestamp.after.max.ms":  metadata.ConfigMessageTimestampAfterMs,
+	"log.cleaner.min.compaction.lag.ms":       metadata.ConfigMinCompactionLagMs,
+	"log.cleaner.max.compaction.lag.ms":       metadata.ConfigMaxCompactionLagMs,
+	"log.cleaner.min.cleanable.ratio":         metadata.ConfigMinCleanableDirtyRatio,
+	"log.message.timestamp.before.max.ms":     metadata.ConfigMessageTimestampBeforeMs,
+	"log.message.timestamp.after.max.ms":      metadata.ConfigMessageTimestampAfterMs,
+	"log.message.timestamp.difference.max.ms": metadata.ConfigMessageTimestampDifferenceMs,
+	"log.message.downconversion.enable":       metadata.ConfigMessageDownconversion,
+	"log.local.retention.ms":                  metadata.ConfigLocalRetentionMs,
+	"log.local.retention.bytes":               metadata.ConfigLocalRetentionBytes,
 }
 
 // Set applies one Kafka-named setting.

@@ -186,3 +186,33 @@ func TestCompactionLagsMustNotCross(t *testing.T) {
 	requireCode(t, "min equal to the max", alter.Resources[0].ErrorCode, alter.Resources[0].ErrorMessage, nil)
 	requireConfigs(t, tc, "t", map[string]string{metadata.ConfigMinCompactionLagMs: "1000", metadata.ConfigMaxCompactionLagMs: "1000"})
 }
+
+// TestKafkasTopicConfigsAreAccepted: every topic config a Kafka 3.x or 4.x
+// topic may set, at a value Kafka takes, creates the topic (Terraform and
+// Strimzi send whole sets of them), except remote.storage.enable=true,
+// which Kafka without tiered storage refuses too.
+func TestKafkasTopicConfigsAreAccepted(t *testing.T) {
+	tc := newTestController(t, Config{}, 1)
+	configs := []string{
+		"cleanup.policy", "compact,delete", "compression.type", "producer",
+		"compression.gzip.level", "9", "compression.lz4.level", "17", "compression.zstd.level", "-5",
+		"delete.retention.ms", "1000", "file.delete.delay.ms", "0", "flush.messages", "1", "flush.ms", "1000",
+		"index.interval.bytes", "4096", "local.retention.bytes", "-2", "local.retention.ms", "-2",
+		"max.compaction.lag.ms", "86400000", "max.message.bytes", "1048588",
+		"message.downconversion.enable", "FALSE", "message.timestamp.after.max.ms", "3600000",
+		"message.timestamp.before.max.ms", "3600000", "message.timestamp.difference.max.ms", "3600000",
+		"message.timestamp.type", "CreateTime", "min.cleanable.dirty.ratio", "0.5", "min.compaction.lag.ms", "0",
+		"min.insync.replicas", "1", "preallocate", "false", "remote.storage.enable", "false",
+		"retention.bytes", "-1", "retention.ms", "604800000", "segment.bytes", "2147483647",
+		"segment.index.bytes", "10485760", "segment.jitter.ms", "0", "segment.ms", "604800000",
+		"unclean.leader.election.enable", "false"}
+	tc.mustCreate("full", 1, 1, configs...)
+	got := tc.c.Image().TopicConfigs("full")
+	if len(got) != len(configs)/2 || got[metadata.ConfigMessageDownconversion] != "false" {
+		t.Fatalf("the topic holds %d configs (want %d), message.downconversion.enable=%q (want false): %v",
+			len(got), len(configs)/2, got[metadata.ConfigMessageDownconversion], got)
+	}
+
+	resp := tc.createTopics(false, topicRequest("tiered", 1, 1, metadata.ConfigRemoteStorage, "true"))
+	requireCode(t, "remote.storage.enable=true", resp.Topics[0].ErrorCode, resp.Topics[0].ErrorMessage, kerr.InvalidConfig)
+}

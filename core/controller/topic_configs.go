@@ -99,6 +99,15 @@ var topicConfigTypes = map[string]kmsg.ConfigType{
 	metadata.ConfigSegmentIndexBytes:        kmsg.ConfigTypeInt,
 	metadata.ConfigFileDeleteDelayMs:        kmsg.ConfigTypeLong,
 	metadata.ConfigPreallocate:              kmsg.ConfigTypeBoolean,
+
+	metadata.ConfigMessageTimestampDifferenceMs: kmsg.ConfigTypeLong,
+	metadata.ConfigMessageDownconversion:        kmsg.ConfigTypeBoolean,
+	metadata.ConfigRemoteStorage:                kmsg.ConfigTypeBoolean,
+	metadata.ConfigLocalRetentionMs:             kmsg.ConfigTypeLong,
+	metadata.ConfigLocalRetentionBytes:          kmsg.ConfigTypeLong,
+	metadata.ConfigCompressionGzipLevel:         kmsg.ConfigTypeInt,
+	metadata.ConfigCompressionLz4Level:          kmsg.ConfigTypeInt,
+	metadata.ConfigCompressionZstdLevel:         kmsg.ConfigTypeInt,
 }
 
 // TopicConfigType is the type Kafka declares for a topic config,

@@ -39,9 +39,9 @@ func (l *Log) createSegment(baseOffset int64) (*segment, error) {
 
 // drawRollJitter draws a segment's roll jitter, as Kafka's
 // LogConfig.randomSegmentJitter does: below the smaller of segment.jitter.ms
-// and the roll age; nothing is drawn without jitter.
+// and segment.ms; nothing is drawn without jitter.
 func (l *Log) drawRollJitter() time.Duration {
-	bound := min(l.config.SegmentJitter, l.config.rollAge())
+	bound := min(l.config.SegmentJitter, l.config.SegmentAge)
 	if bound <= 0 {
 		return 0
 	}

@@ -55,6 +55,15 @@ const (
 	ConfigSegmentIndexBytes        = "segment.index.bytes"
 	ConfigFileDeleteDelayMs        = "file.delete.delay.ms"
 	ConfigPreallocate              = "preallocate"
+
+	ConfigMessageTimestampDifferenceMs = "message.timestamp.difference.max.ms"
+	ConfigMessageDownconversion        = "message.downconversion.enable"
+	ConfigRemoteStorage                = "remote.storage.enable"
+	ConfigLocalRetentionMs             = "local.retention.ms"
+	ConfigLocalRetentionBytes          = "local.retention.bytes"
+	ConfigCompressionGzipLevel         = "compression.gzip.level"
+	ConfigCompressionLz4Level          = "compression.lz4.level"
+	ConfigCompressionZstdLevel         = "compression.zstd.level"
 )
 
 // maxMessageBytesLimit bounds max.message.bytes: a batch is held in memory
@@ -103,6 +112,24 @@ var topicConfigDefinitions = []TopicConfigDefinition{
 		Doc: "Accepted for Kafka's tools; Sluice removes a deleted segment's files at once, since no read can still hold them.", validate: atLeast(0)},
 	{Name: ConfigPreallocate, Default: "false",
 		Doc: "Accepted for Kafka's tools; Sluice never preallocates segment files.", validate: oneOf("true", "false")},
+	{Name: ConfigMessageTimestampDifferenceMs, Default: "9223372036854775807",
+		Doc: "Kafka 3.x's bound on a batch's timestamp either side of the broker's clock, in milliseconds (CreateTime topics); " +
+			"message.timestamp.before.max.ms and after.max.ms take it while they are at their default.", validate: atLeast(0)},
+	{Name: ConfigMessageDownconversion, Default: "true",
+		Doc: "Accepted for Kafka's tools; Sluice serves no Fetch old enough to need records converted down.", validate: oneOf("true", "false")},
+	{Name: ConfigRemoteStorage, Default: "false",
+		Doc: "Tiered storage; Sluice has none, so only false is accepted.", validate: noTieredStorage},
+	{Name: ConfigLocalRetentionMs, Default: "-2",
+		Doc: "Tiered storage's local retention; without tiered storage it changes nothing (-2: retention.ms).", validate: atLeast(-2)},
+	{Name: ConfigLocalRetentionBytes, Default: "-2",
+		Doc: "Tiered storage's local retention; without tiered storage it changes nothing (-2: retention.bytes).", validate: atLeast(-2)},
+	{Name: ConfigCompressionGzipLevel, Default: "-1",
+		Doc: "The level the broker would compress gzip at; Sluice stores batches as produced (compression.type=producer), " +
+			"where Kafka does not use it either.", validate: gzipLevel},
+	{Name: ConfigCompressionLz4Level, Default: "9",
+		Doc: "The level the broker would compress lz4 at; unused with compression.type=producer, as in Kafka.", validate: between(1, 17)},
+	{Name: ConfigCompressionZstdLevel, Default: "3",
+		Doc: "The level the broker would compress zstd at; unused with compression.type=producer, as in Kafka.", validate: between(-131072, 22)},
 	{Name: ConfigIndexIntervalBytes, Default: "4096",
 		Doc: "Bytes between offset index entries.", validate: between(0, 1<<30)},
 	{Name: ConfigCompressionType, Default: "producer",
@@ -136,6 +163,31 @@ func LookupTopicConfig(name string) (TopicConfigDefinition, bool) {
 		}
 	}
 	return TopicConfigDefinition{}, false
+}
+
+// noTieredStorage refuses remote.storage.enable=true as Kafka refuses it
+// on a cluster without tiered storage.
+func noTieredStorage(s string) error {
+	switch s {
+	case "false":
+		return nil
+	case "true":
+		return fmt.Errorf("Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.")
+	}
+	return fmt.Errorf("must be true or false")
+}
+
+// gzipLevel is Kafka's range for compression.gzip.level: -1 (the codec's
+// default) or 1 to 9.
+func gzipLevel(s string) error {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("not an integer")
+	}
+	if v != -1 && (v < 1 || v > 9) {
+		return fmt.Errorf("must be -1 or between 1 and 9")
+	}
+	return nil
 }
 
 func atLeast(low int64) func(string) error {
@@ -198,13 +250,22 @@ func ratio(s string) error {
 	return nil
 }
 
+// isBooleanConfig reports whether a topic config is a boolean.
+func isBooleanConfig(name string) bool {
+	switch name {
+	case ConfigUncleanLeaderElection, ConfigPreallocate, ConfigMessageDownconversion, ConfigRemoteStorage:
+		return true
+	}
+	return false
+}
+
 // NormalizeTopicConfigValue is a topic config's value as Kafka's ConfigDef
 // parses it: trimmed of surrounding spaces, and a boolean in any case
 // ("TRUE") as its lower-case form. Values are validated and stored
 // normalized, so the rest of Sluice reads "true" whatever was written.
 func NormalizeTopicConfigValue(name, value string) string {
 	value = strings.TrimSpace(value)
-	if (name == ConfigUncleanLeaderElection || name == ConfigPreallocate) && (strings.EqualFold(value, "true") || strings.EqualFold(value, "false")) {
+	if isBooleanConfig(name) && (strings.EqualFold(value, "true") || strings.EqualFold(value, "false")) {
 		return strings.ToLower(value)
 	}
 	return value

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -107,8 +108,17 @@ func ConfigFrom(topicConfigs, defaults map[string]string) (Config, error) {
 	c.FlushInterval = milliseconds(metadata.ConfigFlushMs)
 	c.MaxMessageBytes = int(integer(metadata.ConfigMaxMessageBytes))
 	c.LogAppendTime = get(metadata.ConfigMessageTimestampType) == "LogAppendTime"
-	c.TimestampBeforeMax = milliseconds(metadata.ConfigMessageTimestampBeforeMs)
-	c.TimestampAfterMax = milliseconds(metadata.ConfigMessageTimestampAfterMs)
+	// Kafka 3.x's message.timestamp.difference.max.ms stands in for
+	// either bound left at its default (LogConfig's
+	// getMessageTimestampBeforeMaxMs and AfterMaxMs).
+	timestampBound := func(name string) time.Duration {
+		if integer(name) == math.MaxInt64 {
+			return milliseconds(metadata.ConfigMessageTimestampDifferenceMs)
+		}
+		return milliseconds(name)
+	}
+	c.TimestampBeforeMax = timestampBound(metadata.ConfigMessageTimestampBeforeMs)
+	c.TimestampAfterMax = timestampBound(metadata.ConfigMessageTimestampAfterMs)
 	policy := get(metadata.ConfigCleanupPolicy)
 	c.Compact = containsPolicy(policy, "compact")
 	c.Log.Compacted = c.Compact
