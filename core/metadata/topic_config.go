@@ -3,6 +3,7 @@ package metadata
 import (
 	"fmt"
 	"math"
+	"sluice/core/batch"
 	corelog "sluice/core/log"
 	"sort"
 	"strconv"
@@ -124,16 +125,17 @@ var topicConfigDefinitions = []TopicConfigDefinition{
 	{Name: ConfigLocalRetentionBytes, Default: "-2",
 		Doc: "Tiered storage's local retention; without tiered storage it changes nothing (-2: retention.bytes).", validate: atLeast(-2)},
 	{Name: ConfigCompressionGzipLevel, Default: "-1",
-		Doc: "The level the broker would compress gzip at; Sluice stores batches as produced (compression.type=producer), " +
-			"where Kafka does not use it either.", validate: gzipLevel},
+		Doc: "Accepted for Kafka's tools; a batch rewritten for compression.type uses gzip's default level.", validate: gzipLevel},
 	{Name: ConfigCompressionLz4Level, Default: "9",
-		Doc: "The level the broker would compress lz4 at; unused with compression.type=producer, as in Kafka.", validate: between(1, 17)},
+		Doc: "Accepted for Kafka's tools; a batch rewritten for compression.type uses lz4's default level.", validate: between(1, 17)},
 	{Name: ConfigCompressionZstdLevel, Default: "3",
-		Doc: "The level the broker would compress zstd at; unused with compression.type=producer, as in Kafka.", validate: between(-131072, 22)},
+		Doc: "Accepted for Kafka's tools; a batch rewritten for compression.type uses zstd's default level.", validate: between(-131072, 22)},
 	{Name: ConfigIndexIntervalBytes, Default: "4096",
 		Doc: "Bytes between offset index entries.", validate: between(0, 1<<30)},
 	{Name: ConfigCompressionType, Default: "producer",
-		Doc: "Sluice stores batches as produced; only 'producer' is accepted.", validate: oneOf("producer")},
+		Doc: "The codec the leader writes every produced batch in (uncompressed, gzip, snappy, lz4, zstd), recompressing one " +
+			"produced otherwise; producer (the default) stores batches as produced.",
+		validate: oneOf("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd")},
 	{Name: ConfigMessageTimestampBeforeMs, Default: "9223372036854775807",
 		Doc: "Reject batches whose timestamp is further than this in the past (CreateTime topics).", validate: atLeast(0)},
 	{Name: ConfigMessageTimestampAfterMs, Default: "9223372036854775807",
@@ -163,6 +165,19 @@ func LookupTopicConfig(name string) (TopicConfigDefinition, bool) {
 		}
 	}
 	return TopicConfigDefinition{}, false
+}
+
+// CompressionTypeCodec is the codec a compression.type value asks every
+// batch to be written in: false for "producer", which keeps each batch's
+// own. Kafka calls no compression "uncompressed" here, not "none".
+func CompressionTypeCodec(value string) (codec int, ok bool) {
+	switch value {
+	case "uncompressed":
+		return batch.CompressionNone, true
+	case "gzip", "snappy", "lz4", "zstd":
+		return batch.CodecNamed(value)
+	}
+	return 0, false
 }
 
 // noTieredStorage refuses remote.storage.enable=true as Kafka refuses it

@@ -28,6 +28,10 @@ type Config struct {
 	MaxMessageBytes int
 	// LogAppendTime is message.timestamp.type=LogAppendTime.
 	LogAppendTime bool
+	// Compression is compression.type as a codec the leader writes every
+	// produced batch in, or KeepProducerCompression ("producer", the
+	// default): stored as produced.
+	Compression int
 	// TimestampBeforeMax and TimestampAfterMax bound how far a
 	// CreateTime batch's timestamp may be from the broker's clock.
 	TimestampBeforeMax, TimestampAfterMax time.Duration
@@ -50,6 +54,10 @@ type Config struct {
 	// own.
 	DepartedWatch time.Duration
 }
+
+// KeepProducerCompression is Config.Compression for compression.type
+// "producer".
+const KeepProducerCompression = -1
 
 // ReplicaLagTimeMaxDefault is Kafka's replica.lag.time.max.ms default.
 const ReplicaLagTimeMaxDefault = 30 * time.Second
@@ -108,6 +116,10 @@ func ConfigFrom(topicConfigs, defaults map[string]string) (Config, error) {
 	c.FlushInterval = milliseconds(metadata.ConfigFlushMs)
 	c.MaxMessageBytes = int(integer(metadata.ConfigMaxMessageBytes))
 	c.LogAppendTime = get(metadata.ConfigMessageTimestampType) == "LogAppendTime"
+	c.Compression = KeepProducerCompression
+	if codec, ok := metadata.CompressionTypeCodec(get(metadata.ConfigCompressionType)); ok {
+		c.Compression = codec
+	}
 	// Kafka 3.x's message.timestamp.difference.max.ms stands in for
 	// either bound left at its default (LogConfig's
 	// getMessageTimestampBeforeMaxMs and AfterMaxMs).

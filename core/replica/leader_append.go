@@ -101,6 +101,11 @@ func (p *Partition) appendAsLeader(b []byte, check BatchCheck, requireISR, produ
 	} else if err := p.checkTimestamp(h, now); err != nil {
 		return AppendResult{}, err
 	}
+	if produced {
+		if b, h, err = p.recompress(b, h); err != nil {
+			return AppendResult{}, err
+		}
+	}
 	if produced && int64(len(b)) > p.config.Log.SegmentBytes {
 		// Kafka refuses a batch no segment could hold, after validating
 		// it and before looking at its producer (UnifiedLog.append's
@@ -201,6 +206,45 @@ func (p *Partition) checkRecords(b []byte, h batch.Header) error {
 		return kerr.InvalidRecord
 	}
 	return nil
+}
+
+// recompress rewrites a produced batch in the codec compression.type asks
+// for, as Kafka's LogValidator does when the two differ: the same header
+// fields and records, a new records section, length and CRC. The result
+// is held to max.message.bytes again, as Kafka re-validates a batch whose
+// size may have changed. Without codecs (tests of core alone) the batch
+// stays as produced.
+func (p *Partition) recompress(b []byte, h batch.Header) ([]byte, batch.Header, error) {
+	target := p.config.Compression
+	if target == KeepProducerCompression || target == h.Compression() || p.w.Codecs == nil {
+		return b, h, nil
+	}
+	section, err := batch.RecordsSection(b)
+	if err != nil {
+		return nil, h, kerr.CorruptMessage
+	}
+	if h.Compression() != batch.CompressionNone {
+		if section, err = p.w.Codecs.Decompress(h.Compression(), section, decompressedBatchBytesMax); err != nil {
+			p.logger.Debug("refusing batch: it does not decompress", "codec", h.Compression(), "error", err)
+			return nil, h, kerr.CorruptMessage
+		}
+	}
+	if target != batch.CompressionNone {
+		if section, err = p.w.Codecs.Compress(target, nil, section); err != nil {
+			p.logger.Warn("cannot compress a batch for compression.type", "codec", batch.CodecName(target), "error", err)
+			return nil, h, kerr.UnknownServerError
+		}
+	}
+	h.Attributes = h.Attributes&^batch.CompressionMask | int16(target)
+	rewritten := batch.Rebuild(h, section, h.RecordCount)
+	if len(rewritten) > p.config.MaxMessageBytes {
+		return nil, h, kerr.MessageTooLarge
+	}
+	h, err = batch.Parse(rewritten)
+	if err != nil {
+		panic(fmt.Sprintf("replica: a rebuilt batch does not parse: %v", err))
+	}
+	return rewritten, h, nil
 }
 
 // checkTimestamp applies message.timestamp.before.max.ms and
