@@ -27,7 +27,7 @@ func BenchmarkCheckRecords(b *testing.B) {
 	data, h := benchmarkBatch()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if err := CheckRecords(data[HeaderSize:], h.RecordCount, true); err != nil {
+		if _, err := CheckRecords(data[HeaderSize:], h.RecordCount, true, h.BaseTimestamp); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -58,7 +58,7 @@ func FuzzValidate(f *testing.F) {
 			// What the leader checks before storing (CheckRecords) must
 			// pass only records that decode, exactly as many as counted,
 			// numbered 0, 1, 2...: then every consumer reads them.
-			checked := CheckRecords(b[HeaderSize:], h.RecordCount, true)
+			_, checked := CheckRecords(b[HeaderSize:], h.RecordCount, true, h.BaseTimestamp)
 			if checked == nil {
 				if err != nil || len(records) != int(h.RecordCount) {
 					t.Fatalf("CheckRecords passed records that decode to %d of %d (%v)", len(records), h.RecordCount, err)

@@ -234,6 +234,14 @@ func SetLogAppendTime(b []byte, timestamp int64) {
 	binary.BigEndian.PutUint32(b[offsetCRC:], ComputeCRC(b))
 }
 
+// SetMaxTimestamp sets the batch's max timestamp, as Kafka's broker sets
+// it from the records it validated (setMaxTimestamp), and recomputes the
+// CRC it is under.
+func SetMaxTimestamp(b []byte, timestamp int64) {
+	binary.BigEndian.PutUint64(b[offsetMaxTimestamp:], uint64(timestamp))
+	binary.BigEndian.PutUint32(b[offsetCRC:], ComputeCRC(b))
+}
+
 // minimumLength is the smallest length prefix Kafka's batch iterator takes
 // for a batch (Records.MIN_RECORD_OVERHEAD); below it the bytes are
 // corrupt, not short.

@@ -193,12 +193,11 @@ func (s *segment) canHold(lastOffset, bytes, maxTimestamp int64, config Config, 
 // dueToRoll reports whether SegmentAge (segment.ms; max.compaction.lag.ms
 // where shorter on a compacted log; less the segment's jitter) has run
 // out for the segment when batches whose largest timestamp is incoming
-// arrive. As
-// Kafka's LogSegment.shouldRoll judges it: in record time, from the first
-// batch's max timestamp to the incoming one, so a restart does not start
-// it over, and a backfill of old records rolls as their timestamps
-// advance; only a segment whose first batch has no timestamp is judged by
-// how long it has been active in this process.
+// arrive. As Kafka's LogSegment.shouldRoll judges it: in record time, from
+// the first batch's max timestamp to the incoming one, so a restart does
+// not start it over, and a backfill of old records rolls as their
+// timestamps advance; only a segment whose first batch has no timestamp
+// is judged by how long it has been active in this process.
 func (s *segment) dueToRoll(incoming int64, config Config, now time.Duration) bool {
 	age := config.rollAge() - s.rollJitter
 	if first := s.firstTimestamp(); first != noTimestamp {

@@ -91,15 +91,31 @@ func (p *Partition) appendAsLeader(b []byte, check BatchCheck, requireISR, produ
 		// transaction, which is what Kafka says in this case.
 		return AppendResult{}, kerr.InvalidTxnState
 	}
-	if err := p.checkRecords(b, h); err != nil {
+	timestamps, walked, err := p.checkRecords(b, h)
+	if err != nil {
 		return AppendResult{}, err
 	}
 	now := p.w.Clock.Now().UnixMilli()
 	appendTime := int64(-1)
 	if p.config.LogAppendTime {
 		appendTime = now
-	} else if err := p.checkTimestamp(h, now); err != nil {
-		return AppendResult{}, err
+	} else {
+		if !walked {
+			// A compressed batch stays opaque: its header speaks for
+			// its records.
+			timestamps = batch.RecordTimestamps{Min: h.MaxTimestamp, Max: h.MaxTimestamp}
+		}
+		if err := p.checkTimestamps(timestamps, now); err != nil {
+			return AppendResult{}, err
+		}
+		if walked && timestamps.Max != h.MaxTimestamp {
+			// Kafka takes a batch's max timestamp from its records
+			// (LogValidator's setMaxTimestamp); the time index and
+			// retention then go by what the records say, not by what
+			// the producer wrote in the header.
+			batch.SetMaxTimestamp(b, timestamps.Max)
+			h.MaxTimestamp = timestamps.Max
+		}
 	}
 	if produced {
 		if b, h, err = p.recompress(b, h); err != nil {
@@ -186,26 +202,28 @@ func (p *Partition) appendAsLeader(b []byte, check BatchCheck, requireISR, produ
 // keys must be read: there it is decompressed with World.Codecs (taken as
 // produced without codecs). A batch that fails is refused with
 // INVALID_RECORD, as Kafka's broker refuses it; one that does not
-// decompress with CORRUPT_MESSAGE.
-func (p *Partition) checkRecords(b []byte, h batch.Header) error {
+// decompress with CORRUPT_MESSAGE. walked says whether the records were
+// read, and timestamps is then the range of their timestamps.
+func (p *Partition) checkRecords(b []byte, h batch.Header) (timestamps batch.RecordTimestamps, walked bool, err error) {
 	section, err := batch.RecordsSection(b)
 	if err != nil {
-		return kerr.CorruptMessage
+		return timestamps, false, kerr.CorruptMessage
 	}
 	if h.Compression() != batch.CompressionNone {
 		if !p.config.Compact || p.w.Codecs == nil {
-			return nil
+			return timestamps, false, nil
 		}
 		if section, err = p.w.Codecs.Decompress(h.Compression(), section, decompressedBatchBytesMax); err != nil {
 			p.logger.Debug("refusing batch: it does not decompress", "codec", h.Compression(), "error", err)
-			return kerr.CorruptMessage
+			return timestamps, false, kerr.CorruptMessage
 		}
 	}
-	if err := batch.CheckRecords(section, h.RecordCount, p.config.Compact); err != nil {
+	timestamps, err = batch.CheckRecords(section, h.RecordCount, p.config.Compact, h.BaseTimestamp)
+	if err != nil {
 		p.logger.Debug("refusing batch", "reason", err)
-		return kerr.InvalidRecord
+		return timestamps, false, kerr.InvalidRecord
 	}
-	return nil
+	return timestamps, true, nil
 }
 
 // recompress rewrites a produced batch in the codec compression.type asks
@@ -247,16 +265,16 @@ func (p *Partition) recompress(b []byte, h batch.Header) ([]byte, batch.Header, 
 	return rewritten, h, nil
 }
 
-// checkTimestamp applies message.timestamp.before.max.ms and
-// message.timestamp.after.max.ms (KIP-937) to a CreateTime batch.
-func (p *Partition) checkTimestamp(h batch.Header, nowMs int64) error {
-	if h.MaxTimestamp < 0 {
-		return nil // no timestamps
-	}
-	if before := p.config.TimestampBeforeMax.Milliseconds(); nowMs-h.MaxTimestamp > before && before >= 0 {
+// checkTimestamps applies message.timestamp.before.max.ms and
+// message.timestamp.after.max.ms (KIP-937) to a CreateTime batch's record
+// timestamps, as Kafka's LogValidator does record by record: the oldest
+// against the first, the newest against the second. Records without a
+// timestamp are not judged.
+func (p *Partition) checkTimestamps(timestamps batch.RecordTimestamps, nowMs int64) error {
+	if before := p.config.TimestampBeforeMax.Milliseconds(); timestamps.Min != batch.NoTimestamp && nowMs-timestamps.Min > before && before >= 0 {
 		return kerr.InvalidTimestamp
 	}
-	if after := p.config.TimestampAfterMax.Milliseconds(); h.MaxTimestamp-nowMs > after && after >= 0 {
+	if after := p.config.TimestampAfterMax.Milliseconds(); timestamps.Max != batch.NoTimestamp && timestamps.Max-nowMs > after && after >= 0 {
 		return kerr.InvalidTimestamp
 	}
 	return nil
