@@ -93,42 +93,9 @@ func (c *Config) LoadProperties(path string) error {
 	return scanner.Err()
 }
 
-// brokerTopicDefaults maps Kafka broker settings to the topic config they
-// set the default of.
-var brokerTopicDefaults = map[string]string{
-	"log.retention.ms":                metadata.ConfigRetentionMs,
-	"log.retention.bytes":             metadata.ConfigRetentionBytes,
-	"log.segment.bytes":               metadata.ConfigSegmentBytes,
-	"log.roll.ms":                     metadata.ConfigSegmentMs,
-	"log.cleanup.policy":              metadata.ConfigCleanupPolicy,
-	"message.max.bytes":               metadata.ConfigMaxMessageBytes,
-	"min.insync.replicas":             metadata.ConfigMinInsyncReplicas,
-	"log.flush.interval.messages":     metadata.ConfigFlushMessages,
-	"log.flush.interval.ms":           metadata.ConfigFlushMs,
-	"log.message.timestamp.type":      metadata.ConfigMessageTimestampType,
-	"unclean.leader.election.enable":  metadata.ConfigUncleanLeaderElection,
-	"log.cleaner.delete.retention.ms": metadata.ConfigDeleteRetentionMs,
-	"log.index.interval.bytes":        metadata.ConfigIndexIntervalBytes,
-	"log.index.size.max.bytes":        metadata.ConfigSegmentIndexBytes,
-	"log.roll.jitter.ms":              metadata.ConfigSegmentJitterMs,
-	"log.segment.delete.delay.ms":     metadata.ConfigFileDeleteDelayMs,
-	"log.preallocate":                 metadata.ConfigPreallocate,
-	"compression.type":                metadata.ConfigCompressionType,
-
-	"log.cleaner.min.compaction.lag.ms":       metadata.ConfigMinCompactionLagMs,
-	"log.cleaner.max.compaction.lag.ms":       metadata.ConfigMaxCompactionLagMs,
-	"log.cleaner.min.cleanable.ratio":         metadata.ConfigMinCleanableDirtyRatio,
-	"log.message.timestamp.before.max.ms":     metadata.ConfigMessageTimestampBeforeMs,
-	"log.message.timestamp.after.max.ms":      metadata.ConfigMessageTimestampAfterMs,
-	"log.message.timestamp.difference.max.ms": metadata.ConfigMessageTimestampDifferenceMs,
-	"log.message.downconversion.enable":       metadata.ConfigMessageDownconversion,
-	"log.local.retention.ms":                  metadata.ConfigLocalRetentionMs,
-	"log.local.retention.bytes":               metadata.ConfigLocalRetentionBytes,
-}
-
 // Set applies one Kafka-named setting.
 func (c *Config) Set(key, value string) error {
-	if topicConfig, ok := brokerTopicDefaults[key]; ok {
+	if topicConfig, ok := metadata.TopicConfigOfServerDefault(key); ok {
 		definition, _ := metadata.LookupTopicConfig(topicConfig)
 		value = metadata.NormalizeTopicConfigValue(topicConfig, value)
 		if err := definition.Validate(value); err != nil {

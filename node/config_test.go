@@ -2,6 +2,7 @@ package node
 
 import (
 	"maps"
+	"sluice/core/metadata"
 	"strings"
 	"testing"
 	"time"
@@ -264,5 +265,34 @@ func TestBrokerTopicDefaultsAreNormalizedAsTopicConfigsAre(t *testing.T) {
 	}
 	if got := config.Broker.TopicDefaults["segment.bytes"]; got != "1024" {
 		t.Errorf("segment.bytes stored as %q, want 1024", got)
+	}
+}
+
+// Every topic config with a broker-level default takes it under Kafka's
+// broker name (server.properties' log.cleaner.max.compaction.lag.ms for
+// max.compaction.lag.ms, and so on), and the same value is refused under
+// both names.
+func TestEveryTopicDefaultIsSetUnderKafkasBrokerName(t *testing.T) {
+	for _, d := range metadata.TopicConfigDefinitions() {
+		name, has := metadata.ServerDefaultName(d.Name)
+		if !has {
+			unknown := DefaultConfig()
+			if err := unknown.Set(d.Name, d.Default); err == nil {
+				t.Errorf("%s has no broker-level name, but the broker took it", d.Name)
+			}
+			continue
+		}
+		config := DefaultConfig()
+		if err := config.Set(name, d.Default); err != nil {
+			t.Errorf("%s=%s (for %s): %v", name, d.Default, d.Name, err)
+			continue
+		}
+		if got := config.Broker.TopicDefaults[d.Name]; got != d.Default && name != "log.retention.ms" {
+			t.Errorf("%s set %s to %q, want %q", name, d.Name, got, d.Default)
+		}
+	}
+	refusing := DefaultConfig()
+	if err := refusing.Set("log.cleaner.max.compaction.lag.ms", "0"); err == nil {
+		t.Error("log.cleaner.max.compaction.lag.ms=0 was taken; max.compaction.lag.ms must be at least 1")
 	}
 }

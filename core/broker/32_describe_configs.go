@@ -198,6 +198,9 @@ func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, *refusal
 	}
 	for _, v := range controller.EffectiveTopicConfigs(nil, c.TopicDefaults) {
 		d := v.Definition
+		if _, has := metadata.ServerDefaultName(d.Name); !has {
+			continue // no broker setting (remote.storage.enable)
+		}
 		config := describedConfig{
 			name: brokerConfigName(d.Name), value: v.Value, source: v.Source, readOnly: true, sensitive: d.Sensitive,
 			configType: controller.TopicConfigType(d.Name), documentation: "The default of topic config " + d.Name + ". " + d.Doc,
@@ -212,31 +215,11 @@ func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, *refusal
 	return configs, nil
 }
 
-// brokerConfigNames are Kafka's broker-level names of the topic configs'
-// defaults, where they differ from the topic config's own name.
-var brokerConfigNames = map[string]string{
-	metadata.ConfigRetentionMs:              "log.retention.ms",
-	metadata.ConfigRetentionBytes:           "log.retention.bytes",
-	metadata.ConfigSegmentBytes:             "log.segment.bytes",
-	metadata.ConfigSegmentMs:                "log.roll.ms",
-	metadata.ConfigCleanupPolicy:            "log.cleanup.policy",
-	metadata.ConfigMaxMessageBytes:          "message.max.bytes",
-	metadata.ConfigFlushMessages:            "log.flush.interval.messages",
-	metadata.ConfigFlushMs:                  "log.flush.interval.ms",
-	metadata.ConfigMessageTimestampType:     "log.message.timestamp.type",
-	metadata.ConfigDeleteRetentionMs:        "log.cleaner.delete.retention.ms",
-	metadata.ConfigMinCompactionLagMs:       "log.cleaner.min.compaction.lag.ms",
-	metadata.ConfigMinCleanableDirtyRatio:   "log.cleaner.min.cleanable.ratio",
-	metadata.ConfigIndexIntervalBytes:       "log.index.interval.bytes",
-	metadata.ConfigMessageTimestampBeforeMs: "log.message.timestamp.before.max.ms",
-	metadata.ConfigMessageTimestampAfterMs:  "log.message.timestamp.after.max.ms",
-}
-
-// brokerConfigName is the broker-level name of a topic config's default:
-// min.insync.replicas, unclean.leader.election.enable and compression.type
-// keep their names.
+// brokerConfigName is the broker-level name of a topic config's default
+// (metadata.ServerDefaultName), or the topic config's own name where the
+// broker has none.
 func brokerConfigName(topicConfig string) string {
-	if name, ok := brokerConfigNames[topicConfig]; ok {
+	if name, ok := metadata.ServerDefaultName(topicConfig); ok {
 		return name
 	}
 	return topicConfig
