@@ -2,12 +2,12 @@ package node
 
 import (
 	"maps"
-	"sluice/core/metadata"
 	"strings"
 	"testing"
 	"time"
 
 	"sluice/core/broker"
+	"sluice/core/metadata"
 )
 
 func TestParseVoters(t *testing.T) {

@@ -3,12 +3,13 @@ package metadata
 import (
 	"fmt"
 	"math"
-	"sluice/core/batch"
-	corelog "sluice/core/log"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"sluice/core/batch"
+	corelog "sluice/core/log"
 )
 
 // TopicConfigDefinition is one topic config Sluice honours: its Kafka name,
