@@ -144,9 +144,19 @@ func Start(w core.World, config Config) (*Broker, error) {
 	b.imageWaiters = newImageWaiters(b)
 	b.fetchers = newReplicaFetchers(b)
 	b.alterPartitions = newAlterPartitionSender(b)
-	clusterID, err := loadOrCreateMetaProperties(w, config.NodeID, config.clusterIDToFormat())
+	clusterID, formatted, err := loadOrCreateMetaProperties(w, config.NodeID, config.clusterIDToFormat())
 	if err != nil {
 		return nil, err
+	}
+	if _, voter := config.Voters[config.NodeID]; formatted && voter && len(config.Voters) > 1 {
+		// Kafka refuses to start on a data directory nobody formatted;
+		// Sluice formats it, so that a cluster starts with one command.
+		// A voter that loses its disk then returns as a new one and votes
+		// at once, and with a lagging voter it can elect a leader
+		// without records committed before (KAFKA-14077).
+		b.log.Warn("formatted an empty data directory for a voter of the metadata quorum: right for a new cluster, "+
+			"but if this node held data before (a lost disk, a mistyped --data), committed metadata may be lost; "+
+			"stop it and restore the directory", "voters", len(config.Voters))
 	}
 	b.clusterID = clusterID
 	rebalanceEvery := config.LeaderImbalanceCheckInterval

@@ -22,13 +22,14 @@ const metaPropertiesBytesMax = 64 << 10
 // directory, creating the file on first start with clusterID, or a new
 // random id when clusterID is empty. A directory that belongs to another
 // node id, or to another cluster than a non-empty clusterID, is refused.
-func loadOrCreateMetaProperties(w core.World, nodeID int32, clusterID string) (string, error) {
+func loadOrCreateMetaProperties(w core.World, nodeID int32, clusterID string) (id string, created bool, err error) {
 	data, err := core.ReadWhole(w.FS, metaPropertiesName, metaPropertiesBytesMax)
 	if errors.Is(err, fs.ErrNotExist) {
-		return createMetaProperties(w, nodeID, clusterID)
+		id, err := createMetaProperties(w, nodeID, clusterID)
+		return id, err == nil, err
 	}
 	if err != nil {
-		return "", fmt.Errorf("broker: reading %s: %w", metaPropertiesName, err)
+		return "", false, fmt.Errorf("broker: reading %s: %w", metaPropertiesName, err)
 	}
 	properties := map[string]string{}
 	for _, line := range strings.Split(string(data), "\n") {
@@ -42,16 +43,16 @@ func loadOrCreateMetaProperties(w core.World, nodeID int32, clusterID string) (s
 		}
 	}
 	if id, err := strconv.ParseInt(properties["node.id"], 10, 32); err != nil || int32(id) != nodeID {
-		return "", fmt.Errorf("broker: the data directory belongs to node.id=%s, not %d", properties["node.id"], nodeID)
+		return "", false, fmt.Errorf("broker: the data directory belongs to node.id=%s, not %d", properties["node.id"], nodeID)
 	}
 	recorded := properties["cluster.id"]
 	switch {
 	case recorded == "":
-		return "", fmt.Errorf("broker: %s has no cluster.id", metaPropertiesName)
+		return "", false, fmt.Errorf("broker: %s has no cluster.id", metaPropertiesName)
 	case clusterID != "" && recorded != clusterID:
-		return "", fmt.Errorf("broker: the data directory belongs to cluster.id=%s, not %s (another cluster's voters)", recorded, clusterID)
+		return "", false, fmt.Errorf("broker: the data directory belongs to cluster.id=%s, not %s (another cluster's voters)", recorded, clusterID)
 	}
-	return recorded, nil
+	return recorded, false, nil
 }
 
 func createMetaProperties(w core.World, nodeID int32, clusterID string) (string, error) {
