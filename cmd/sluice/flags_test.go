@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
 )
 
 func TestParseAnyOrderTakesFlagsAfterPositionalArguments(t *testing.T) {
@@ -64,6 +66,21 @@ func TestCommandsRefuseBadFlagsBeforeConnecting(t *testing.T) {
 	for _, rate := range []string{"NaN", "+Inf"} {
 		if _, err := parseBenchFlags("produce", []string{"--rate", rate}); err == nil {
 			t.Errorf("bench produce --rate %s: accepted", rate)
+		}
+	}
+}
+
+// A topic whose partitions hold different replica counts (after a
+// reassignment) reports partition 0's, as kafka-topics.sh does, every time.
+func TestTopicReplicationFactorIsPartitionZeros(t *testing.T) {
+	partitions := kadm.PartitionDetails{
+		0: {Partition: 0, Replicas: []int32{2, 3}},
+		1: {Partition: 1, Replicas: []int32{1}},
+		2: {Partition: 2, Replicas: []int32{2, 3, 1}},
+	}
+	for range 20 {
+		if got := replicationFactor(partitions); got != 2 {
+			t.Fatalf("replication factor %d, want partition 0's 2", got)
 		}
 	}
 }

@@ -174,7 +174,7 @@ func topicDescribe(ctx context.Context, admin *kadm.Client, topics []string) int
 			status = 1
 			continue
 		}
-		fmt.Fprintf(w, "topic %s\tid %s\tpartitions %d\treplication factor %d\n", name, t.ID, len(t.Partitions), t.Partitions.NumReplicas())
+		fmt.Fprintf(w, "topic %s\tid %s\tpartitions %d\treplication factor %d\n", name, t.ID, len(t.Partitions), replicationFactor(t.Partitions))
 		for _, p := range t.Partitions.Sorted() {
 			fmt.Fprintf(w, "  partition %d\tleader %d\tepoch %d\treplicas %v\tisr %v\n", p.Partition, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR)
 		}
@@ -191,6 +191,16 @@ func topicDescribe(ctx context.Context, admin *kadm.Client, topics []string) int
 		}
 	}
 	return status
+}
+
+// replicationFactor is partition 0's replica count, as kafka-topics.sh
+// reports a topic's (a reassignment may leave partitions with different
+// counts); kadm's NumReplicas takes whichever partition a map gives first.
+func replicationFactor(partitions kadm.PartitionDetails) int {
+	if p, ok := partitions[0]; ok {
+		return len(p.Replicas)
+	}
+	return partitions.NumReplicas()
 }
 
 func topicDelete(ctx context.Context, admin *kadm.Client, topics []string) int {
