@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"sluice/core/batch"
 	"sluice/core/metadata"
@@ -86,17 +85,7 @@ func TestCompressionTypeRewritesProducedBatches(t *testing.T) {
 // storedBatches fetches every batch of partition 0, as stored.
 func storedBatches(t *testing.T, c *testClient, topic string) [][]byte {
 	t.Helper()
-	req := kmsg.NewPtrFetchRequest()
-	req.Version = 12
-	req.ReplicaID = -1
-	req.MaxBytes = 1 << 20
-	rt := kmsg.NewFetchRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewFetchRequestTopicPartition()
-	rp.Partition, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = 0, 1<<20, -1
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	answer := c.request(req).(*kmsg.FetchResponse).Topics[0].Partitions[0]
+	answer := c.fetchAnswer(topic, 0, 0)
 	requireNoError(t, "fetch "+topic, answer.ErrorCode, nil)
 	var stored [][]byte
 	s := batch.Scanner{Buf: answer.RecordBatches}

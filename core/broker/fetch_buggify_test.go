@@ -61,17 +61,8 @@ func TestShortFetchWaitAnswersEarlyAndEmpty(t *testing.T) {
 // longPoll is a consumer's fetch from offset that waits up to maxWait
 // for a byte.
 func longPoll(topic string, partition int32, offset int64, maxWait time.Duration) *kmsg.FetchRequest {
-	req := kmsg.NewPtrFetchRequest()
-	req.Version = 12
-	req.ReplicaID = -1
-	req.MaxBytes = 1 << 20
+	req := consumerFetch(topic, partition, offset)
 	req.MinBytes = 1
 	req.MaxWaitMillis = int32(maxWait.Milliseconds())
-	rt := kmsg.NewFetchRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewFetchRequestTopicPartition()
-	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = partition, offset, 1<<20, -1
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
 	return req
 }

@@ -295,18 +295,7 @@ func (c *testClient) produceBatch(topic string, partition int32, records []byte)
 // it got, the error code and the log start offset.
 func (c *testClient) fetch(topic string, partition int32, offset int64) ([]string, int16, int64) {
 	c.node.t.Helper()
-	req := kmsg.NewPtrFetchRequest()
-	req.Version = 12
-	req.ReplicaID = -1
-	req.MaxBytes = 1 << 20
-	rt := kmsg.NewFetchRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewFetchRequestTopicPartition()
-	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = partition, offset, 1<<20, -1
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp := c.request(req).(*kmsg.FetchResponse)
-	answer := resp.Topics[0].Partitions[0]
+	answer := c.fetchAnswer(topic, partition, offset)
 	var values []string
 	s := batch.Scanner{Buf: answer.RecordBatches}
 	for s.Next() {
@@ -325,6 +314,28 @@ func (c *testClient) fetch(topic string, partition int32, offset int64) ([]strin
 		c.node.t.Fatalf("scanning fetched batches: %v", s.Err())
 	}
 	return values, answer.ErrorCode, answer.LogStartOffset
+}
+
+// fetchAnswer fetches up to 1 MiB of partition from offset, as a consumer.
+func (c *testClient) fetchAnswer(topic string, partition int32, offset int64) kmsg.FetchResponseTopicPartition {
+	c.node.t.Helper()
+	return c.request(consumerFetch(topic, partition, offset)).(*kmsg.FetchResponse).Topics[0].Partitions[0]
+}
+
+// consumerFetch is a consumer's Fetch of up to 1 MiB of partition from
+// offset, answered at once.
+func consumerFetch(topic string, partition int32, offset int64) *kmsg.FetchRequest {
+	req := kmsg.NewPtrFetchRequest()
+	req.Version = 12
+	req.ReplicaID = -1
+	req.MaxBytes = 1 << 20
+	rt := kmsg.NewFetchRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewFetchRequestTopicPartition()
+	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = partition, offset, 1<<20, -1
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	return req
 }
 
 // fetchAll fetches from offset until a fetch returns nothing more, since

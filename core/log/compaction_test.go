@@ -248,11 +248,10 @@ func TestMinCompactionLagKeepsYoungSegments(t *testing.T) {
 	}
 }
 
-func TestMinCleanableDirtyRatioDecidesWhetherAPassRuns(t *testing.T) {
-	h := newHarness(t, 1, simdisk.Faults{})
-	config := compactConfig()
-	config.MinCleanableDirtyRatio = 0.5
-	l := h.open(config)
+// compactTwentyKeysTwice writes 20 keys twice over, every batch dirty,
+// and compacts it all, so that a test starts from a clean log.
+func compactTwentyKeysTwice(t *testing.T, h *harness, l *log.Log) {
+	t.Helper()
 	for i := range 40 {
 		mustAppend(t, l, keyedBatch(h.nowMilliseconds(), fmt.Sprintf("k%d=%s", i%20, strings.Repeat("z", 40))), 0)
 	}
@@ -260,6 +259,14 @@ func TestMinCleanableDirtyRatioDecidesWhetherAPassRuns(t *testing.T) {
 	if r := compactAll(t, h, l, log.CompactOptions{UpTo: l.EndOffset()}); !r.PassFinished {
 		t.Fatalf("all-dirty log not compacted: %+v", r)
 	}
+}
+
+func TestMinCleanableDirtyRatioDecidesWhetherAPassRuns(t *testing.T) {
+	h := newHarness(t, 1, simdisk.Faults{})
+	config := compactConfig()
+	config.MinCleanableDirtyRatio = 0.5
+	l := h.open(config)
+	compactTwentyKeysTwice(t, h, l)
 	// One more small dirty segment is far below half of the log.
 	cleanBytes := l.Size()
 	for l.Size() < cleanBytes+cleanBytes/4 {
@@ -573,13 +580,7 @@ func TestMaxCompactionLagStartsAPassBelowTheDirtyRatio(t *testing.T) {
 	config.MinCleanableDirtyRatio = 0.99
 	config.MaxCompactionLag = time.Hour
 	l := h.open(config)
-	for i := range 40 {
-		mustAppend(t, l, keyedBatch(h.nowMilliseconds(), fmt.Sprintf("k%d=%s", i%20, strings.Repeat("z", 40))), 0)
-	}
-	h.syncAll(l)
-	if r := compactAll(t, h, l, log.CompactOptions{UpTo: l.EndOffset()}); !r.PassFinished {
-		t.Fatalf("all-dirty log not compacted: %+v", r)
-	}
+	compactTwentyKeysTwice(t, h, l)
 	// A small dirty section, far below the ratio.
 	for range 3 {
 		mustAppend(t, l, keyedBatch(h.nowMilliseconds(), "k1="+strings.Repeat("w", 40)), 0)
