@@ -3,7 +3,9 @@ package broker
 // Produce (key 0), versions 3-9 honoured; 0-2 advertised and refused.
 //
 // Each partition's records must be exactly one RecordBatch v2 (Kafka's rule
-// since v3); it is validated once and stored opaque (replica.AppendAsLeader).
+// since v3); it is validated once and stored as produced
+// (replica.AppendAsLeader), unless the topic's compression.type names a
+// codec: then the leader rewrites it in that codec.
 // acks=0 gets no answer at all, unless a partition fails: then the
 // connection is closed, as Kafka does, for the client to notice. acks=1 is
 // answered once the leader's log has the batch; acks=-1 (all) once the
