@@ -93,8 +93,20 @@ func (c *Config) LoadProperties(path string) error {
 	return scanner.Err()
 }
 
-// Set applies one Kafka-named setting.
+// Set applies one Kafka-named setting, and notes it as set, for
+// DescribeConfigs to report as the operator's rather than Kafka's default.
 func (c *Config) Set(key, value string) error {
+	if err := c.set(key, value); err != nil {
+		return err
+	}
+	if c.Broker.StaticSettings == nil {
+		c.Broker.StaticSettings = map[string]bool{}
+	}
+	c.Broker.StaticSettings[key] = true
+	return nil
+}
+
+func (c *Config) set(key, value string) error {
 	if topicConfig, ok := metadata.TopicConfigOfServerDefault(key); ok {
 		definition, _ := metadata.LookupTopicConfig(topicConfig)
 		value = metadata.NormalizeTopicConfigValue(topicConfig, value)

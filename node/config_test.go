@@ -296,3 +296,18 @@ func TestEveryTopicDefaultIsSetUnderKafkasBrokerName(t *testing.T) {
 		t.Error("log.cleaner.max.compaction.lag.ms=0 was taken; max.compaction.lag.ms must be at least 1")
 	}
 }
+
+// Settings given are noted as the operator's, for DescribeConfigs to
+// report as STATIC_BROKER_CONFIG; a refused one is not.
+func TestSettingsGivenAreNotedAsStatic(t *testing.T) {
+	config := DefaultConfig()
+	if err := config.Set("num.partitions", "3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := config.Set("auto.create.topics.enable", "maybe"); err == nil {
+		t.Fatal("auto.create.topics.enable=maybe was taken")
+	}
+	if !config.Broker.StaticSettings["num.partitions"] || config.Broker.StaticSettings["auto.create.topics.enable"] {
+		t.Fatalf("static settings %v, want num.partitions alone", config.Broker.StaticSettings)
+	}
+}

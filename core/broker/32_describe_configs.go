@@ -170,14 +170,18 @@ func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, *refusal
 	if id, err := strconv.ParseInt(name, 10, 32); err != nil || int32(id) != b.config.NodeID {
 		return nil, refuse(kerr.InvalidRequest, "unexpected broker id, expected %d or empty string, but received %q", b.config.NodeID, name)
 	}
+	c := b.config
 	static := func(name, value string, t kmsg.ConfigType, documentation string) describedConfig {
+		source := kmsg.ConfigSourceDefaultConfig
+		if c.StaticSettings[name] || name == "node.id" || name == "advertised.listeners" || name == "broker.rack" {
+			source = kmsg.ConfigSourceStaticBrokerConfig
+		}
 		return describedConfig{
-			name: name, value: value, source: kmsg.ConfigSourceStaticBrokerConfig, readOnly: true, configType: t,
+			name: name, value: value, source: source, readOnly: true, configType: t,
 			documentation: documentation,
-			synonyms:      []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym{synonym(name, value, kmsg.ConfigSourceStaticBrokerConfig)},
+			synonyms:      []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym{synonym(name, value, source)},
 		}
 	}
-	c := b.config
 	configs := []describedConfig{
 		static("node.id", strconv.Itoa(int(c.NodeID)), kmsg.ConfigTypeInt, "This node's id."),
 		static("advertised.listeners", fmt.Sprintf("PLAINTEXT://%s:%d", c.AdvertisedHost, c.AdvertisedPort), kmsg.ConfigTypeString,

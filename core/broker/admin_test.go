@@ -199,6 +199,8 @@ func TestDescribeConfigsReportsValuesAndSources(t *testing.T) {
 func TestDescribeConfigsOfTheBroker(t *testing.T) {
 	config := DefaultConfig()
 	config.TopicDefaults = map[string]string{metadata.ConfigRetentionMs: "1000"}
+	config.DefaultPartitions = 3
+	config.StaticSettings = map[string]bool{"num.partitions": true}
 	n := newTestNode(t, config)
 	c := n.connect()
 	r := c.describeConfigs(kmsg.ConfigResourceTypeBroker, "1")
@@ -206,8 +208,9 @@ func TestDescribeConfigsOfTheBroker(t *testing.T) {
 	configs := configsByName(r)
 	requireConfig(t, configs, "node.id", "1", kmsg.ConfigSourceStaticBrokerConfig)
 	requireConfig(t, configs, "advertised.listeners", "PLAINTEXT://127.0.0.1:9092", kmsg.ConfigSourceStaticBrokerConfig)
-	requireConfig(t, configs, "num.partitions", "1", kmsg.ConfigSourceStaticBrokerConfig)
-	requireConfig(t, configs, "auto.create.topics.enable", "true", kmsg.ConfigSourceStaticBrokerConfig)
+	// What the operator set is static; what was not is Kafka's default.
+	requireConfig(t, configs, "num.partitions", "3", kmsg.ConfigSourceStaticBrokerConfig)
+	requireConfig(t, configs, "auto.create.topics.enable", "true", kmsg.ConfigSourceDefaultConfig)
 	requireConfig(t, configs, "log.retention.ms", "1000", kmsg.ConfigSourceStaticBrokerConfig)
 	requireConfig(t, configs, "log.cleanup.policy", "delete", kmsg.ConfigSourceDefaultConfig)
 	for name, config := range configs {

@@ -19,6 +19,11 @@ type Config struct {
 	// Rack is broker.rack; empty for none.
 	Rack string
 
+	// StaticSettings are the Kafka broker settings the operator gave (a
+	// properties file, --set): DescribeConfigs reports those as
+	// STATIC_BROKER_CONFIG and the rest as Kafka's DEFAULT_CONFIG.
+	StaticSettings map[string]bool
+
 	// AutoCreateTopics is auto.create.topics.enable: a Metadata request
 	// naming an unknown topic creates it, when the client allows it.
 	// Default true, as in Kafka.
