@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"cmp"
 	"flag"
 	"fmt"
@@ -52,6 +53,23 @@ func runSim(args []string) int {
 	canarySuite := flags.Bool("canaries", false, "measure every planted bug: seeds to first failure from 5 starting points, against its bound")
 	searchSteps := flags.Int("search-steps", 0, fmt.Sprintf("cluster and broker workloads: the budget of each linearizability search of the checker, in steps (default %d); more decides a run whose search ran out (check inconclusive)", checker.SearchStepsDefault))
 	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0 // asked for: the usage is the answer
+		}
+		return 2
+	}
+	if flags.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "sluice sim: unexpected argument %q (flags are --name value)\n", flags.Arg(0))
+		return 2
+	}
+	given := map[string]bool{}
+	flags.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if f := simFlagConflict(given); f != "" {
+		fmt.Fprintln(os.Stderr, "sluice sim:", f)
+		return 2
+	}
+	if *timeBox < 0 {
+		fmt.Fprintf(os.Stderr, "sluice sim: --time-box %v: want a positive duration (0: none)\n", *timeBox)
 		return 2
 	}
 	if *workers < 0 || *workers > simWorkersMax {
@@ -107,6 +125,13 @@ func runSim(args []string) int {
 				fmt.Fprintf(os.Stderr, "sluice sim: unknown canary %q (see --list-canaries)\n", name)
 				return 2
 			}
+			if *scenarioFile == "" {
+				if caught := canaryWorkloads(name); !canaryReachable(workload.Name(), caught) {
+					fmt.Fprintf(os.Stderr, "sluice sim: canary %s is planted in code the %s workload does not run; give --workload %s\n",
+						name, workload.Name(), strings.Join(caught, " or "))
+					return 2
+				}
+			}
 			if c.Twice && !*determinism {
 				fmt.Fprintf(os.Stderr, "sluice sim: note: %s changes only the order of events, so every check of one run passes; add --determinism to run each seed twice and catch it\n", name)
 			}
@@ -131,7 +156,7 @@ func runSim(args []string) int {
 		options.Profile = *profile
 	}
 	replayWith := func(s uint64, steps int) string {
-		line := fmt.Sprintf("sluice sim --workload %s --seed %d", workload.Name(), s)
+		line := fmt.Sprintf("%s --workload %s --seed %d", simCommand(), workload.Name(), s)
 		if *canaries != "" {
 			line += " --canary " + *canaries
 		}
@@ -191,13 +216,14 @@ func runSim(args []string) int {
 			options.Trace = os.Stdout
 		}
 		options.Record = *reportFile != "" || *historyFile != ""
-		return runScenarioFile(*scenarioFile, *seed, options, *reportFile, *historyFile, *determinism)
+		wantWorkload := ""
+		if given["workload"] {
+			wantWorkload = workload.Name()
+		}
+		return runScenarioFile(*scenarioFile, wantWorkload, *seed, options, *reportFile, *historyFile, *determinism)
 	}
 
 	switch {
-	case *seeds != "" && *seed != 0:
-		fmt.Fprintln(os.Stderr, "sluice sim: give --seed or --seeds, not both")
-		return 2
 	case *seeds == "" && *determinism:
 		result, ok := runTwice(func(o sim.RunOptions) sim.Result { return workload.Run(*seed, o) }, options)
 		if !ok {
@@ -309,10 +335,15 @@ const searchStepsMore = 8
 
 // runScenarioFile runs one scenario file and judges it as the replay test
 // does: the outcome its expect line names, and its "# require" stats.
-func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFile, historyFile string, determinism bool) int {
+// wantWorkload, when the user named one, must be the file's.
+func runScenarioFile(path, wantWorkload string, seed uint64, options sim.RunOptions, reportFile, historyFile string, determinism bool) int {
 	f, err := catalog.LoadScenarioFile(path, seed)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "sluice sim:", err)
+		fmt.Fprintln(os.Stderr, "sluice sim: --scenario:", err)
+		return 2
+	}
+	if wantWorkload != "" && f.Scenario.Workload != wantWorkload {
+		fmt.Fprintf(os.Stderr, "sluice sim: --workload %s, but %s is a %s scenario; leave --workload out (a file names its own)\n", wantWorkload, path, f.Scenario.Workload)
 		return 2
 	}
 	var result sim.Result
@@ -320,7 +351,7 @@ func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFil
 		var ok bool
 		if result, ok = runTwice(func(o sim.RunOptions) sim.Result { return catalog.RunScenario(f.Scenario, o) }, options); !ok {
 			printBuiltFrom(os.Stdout)
-			fmt.Printf("look into it: sluice sim --scenario %s --seed %d --determinism --log-level debug   (with core's debug lines)\n", path, result.Seed)
+			fmt.Printf("look into it: %s --scenario %s --seed %d --determinism --log-level debug   (with core's debug lines)\n", simCommand(), path, result.Seed)
 			return 1
 		}
 	} else {
@@ -328,7 +359,7 @@ func runScenarioFile(path string, seed uint64, options sim.RunOptions, reportFil
 		fmt.Println(result.Line())
 	}
 	if reportFile != "" {
-		command := "sluice sim --scenario " + path
+		command := simCommand() + " --scenario " + path
 		if seed != 0 {
 			command += fmt.Sprintf(" --seed %d", seed)
 		}
@@ -414,16 +445,17 @@ func runShrink(workloadName string, seed uint64, scenarioFile string, options si
 			fmt.Fprintln(os.Stderr, "sluice sim:", err)
 			return 2
 		}
-		s, command = f.Scenario, "sluice sim --scenario "+scenarioFile
+		s, command = f.Scenario, simCommand()+" --scenario "+scenarioFile
 		if seed != 0 {
 			command += fmt.Sprintf(" --seed %d", seed)
 		}
+		workloadName = f.Scenario.Workload
 	case workloadName == clusterworkload.Name && options.Profile != "":
 		s = clusterworkload.ScenarioLeaningTo(seed, options.Profile)
-		command = fmt.Sprintf("sluice sim --seed %d --profile %s", seed, options.Profile)
+		command = fmt.Sprintf("%s --seed %d --profile %s", simCommand(), seed, options.Profile)
 	case workloadName == clusterworkload.Name:
 		s = clusterworkload.ScenarioOf(seed, options.Canaries)
-		command = fmt.Sprintf("sluice sim --seed %d", seed)
+		command = fmt.Sprintf("%s --seed %d", simCommand(), seed)
 	}
 	if s.Workload != scenario.WorkloadCluster {
 		fmt.Fprintf(os.Stderr, "sluice sim: --shrink reworks cluster scenarios; the %s workload has none\n", workloadName)
@@ -431,6 +463,19 @@ func runShrink(workloadName string, seed uint64, scenarioFile string, options si
 	}
 	if len(options.Canaries) > 0 {
 		command += " --canary " + strings.Join(options.Canaries, ",")
+	}
+	if options.SearchSteps != 0 {
+		command += fmt.Sprintf(" --search-steps %d", options.SearchSteps)
+	}
+	// Where the file goes is checked before the shrink, which may take
+	// minutes, rather than after it.
+	dir := filepath.Join("scenarios", "regressions")
+	if out != "" {
+		dir = filepath.Dir(out)
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		fmt.Fprintf(os.Stderr, "sluice sim: --shrink writes into %s, which is not a directory here; run it from the repository's root or give --out\n", dir)
+		return 2
 	}
 	run := func(candidate scenario.Scenario) sim.Result { return clusterworkload.RunScenario(candidate, options) }
 	original := run(s)
@@ -446,10 +491,16 @@ func runShrink(workloadName string, seed uint64, scenarioFile string, options si
 		},
 	})
 	if out == "" {
-		out = filepath.Join("scenarios", "regressions", shrink.FileName(clusterworkload.Name, outcome.Check, s.Seed))
+		out = filepath.Join(dir, shrink.FileName(clusterworkload.Name, outcome.Check, s.Seed))
 	}
+	// A canary named by the scenario file is planted as one given with
+	// --canary: the shrunk file expects its failure too.
+	canaries := append(slices.Clone(options.Canaries), s.Canaries...)
+	slices.Sort(canaries)
+	canaries = slices.Compact(canaries)
 	text := shrink.File(outcome, shrink.Origin{
-		Workload: clusterworkload.Name, Seed: s.Seed, Canaries: options.Canaries, Command: command, Path: out,
+		Workload: clusterworkload.Name, Seed: s.Seed, Canaries: canaries, Command: command, Path: out,
+		SearchSteps: options.SearchSteps,
 		OriginalSize: shrink.Size(s), OriginalEvents: shrink.FaultEvents(s),
 		Revision: thisBuild().knownRevision(),
 	})
@@ -457,8 +508,12 @@ func runShrink(workloadName string, seed uint64, scenarioFile string, options si
 		fmt.Fprintln(os.Stderr, "sluice sim:", err)
 		return 2
 	}
-	fmt.Printf("shrunk: size %d -> %d, events %d -> %d in %d runs; still fails %s\nwrote %s\nreplay: sluice sim --scenario %s\n",
-		shrink.Size(s), shrink.Size(outcome.Scenario), shrink.FaultEvents(s), shrink.FaultEvents(outcome.Scenario), outcome.Runs, outcome.Check, out, out)
+	replayShrunk := simCommand() + " --scenario " + out
+	if options.SearchSteps != 0 {
+		replayShrunk += fmt.Sprintf(" --search-steps %d", options.SearchSteps)
+	}
+	fmt.Printf("shrunk: size %d -> %d, events %d -> %d in %d runs; still fails %s\nwrote %s\nreplay: %s\n",
+		shrink.Size(s), shrink.Size(outcome.Scenario), shrink.FaultEvents(s), shrink.FaultEvents(outcome.Scenario), outcome.Runs, outcome.Check, out, replayShrunk)
 	return 0
 }
 
@@ -466,4 +521,59 @@ func runShrink(workloadName string, seed uint64, scenarioFile string, options si
 func isTerminal(f *os.File) bool {
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// simCommand is this binary's sim command as the user ran it (bin/sluice
+// sim, ./sluice sim, or sluice sim from PATH), so that the commands it
+// prints can be pasted as they are; under `go run`, whose binary is gone
+// once it exits, it is go run ./cmd/sluice sim.
+func simCommand() string {
+	name := os.Args[0]
+	switch {
+	case name == "":
+		name = "sluice"
+	case strings.Contains(name, string(filepath.Separator)+"go-build"):
+		name = "go run ./cmd/sluice"
+	}
+	return name + " sim"
+}
+
+// simFlagConflict names the first pair of given flags that do not go
+// together, or "" when none: each would otherwise be silently ignored.
+func simFlagConflict(given map[string]bool) string {
+	single := given["seed"] || given["scenario"]
+	switch {
+	case given["seed"] && given["seeds"]:
+		return "give --seed or --seeds, not both"
+	case given["trace"] && given["seeds"]:
+		return "--trace prints one run's events; give --seed (a sweep prints the replay command of its first failure)"
+	case single && !given["seeds"] && (given["time-box"] || given["keep-going"] || given["workers"]) && !given["canaries"]:
+		return "--time-box, --keep-going and --workers shape a sweep; give --seeds, or leave them out for one run"
+	case given["log-level"] && !given["trace"] && !given["determinism"]:
+		return "--log-level puts core's log lines in the trace; give --trace (or --determinism)"
+	case given["out"] && !given["shrink"]:
+		return "--out names the file --shrink writes; give --shrink"
+	}
+	return ""
+}
+
+// canaryWorkloads lists the workloads the catalog says catch a canary.
+func canaryWorkloads(name string) []string {
+	var workloads []string
+	for _, c := range catalog.Canaries() {
+		if c.Name == name {
+			workloads = append(workloads, c.Workload)
+		}
+	}
+	return workloads
+}
+
+// canaryReachable reports whether a workload runs the code a canary is
+// planted in: the cluster and broker workloads run all of core, the log
+// and quorum workloads only their own package.
+func canaryReachable(workload string, caught []string) bool {
+	if workload == clusterworkload.Name || workload == brokerworkload.Name {
+		return true
+	}
+	return slices.Contains(caught, workload)
 }

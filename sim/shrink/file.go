@@ -22,6 +22,9 @@ type Origin struct {
 	// Revision is the commit the failing binary was built from, when
 	// known: the code the original seed failed on.
 	Revision string
+	// SearchSteps is the checker's search budget the failure needs, when
+	// not the default (an inconclusive search): the replay must give it.
+	SearchSteps int
 }
 
 // FileName is the regression file's conventional name:
@@ -60,7 +63,11 @@ func File(out Outcome, origin Origin) string {
 	if path == "" {
 		path = "scenarios/regressions/" + FileName(origin.Workload, out.Check, origin.Seed)
 	}
-	line("Replay: sluice sim --scenario %s", path)
+	if origin.SearchSteps != 0 {
+		line("Replay: bin/sluice sim --scenario %s --search-steps %d (the failure needs that search budget)", path, origin.SearchSteps)
+	} else {
+		line("Replay: bin/sluice sim --scenario %s", path)
+	}
 	s := out.Scenario
 	s.Canaries = append(append([]string{}, s.Canaries...), missing(origin.Canaries, s.Canaries)...)
 	if len(origin.Canaries) > 0 {
