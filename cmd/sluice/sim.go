@@ -1,8 +1,8 @@
 package main
 
 import (
-	"errors"
 	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -500,7 +500,7 @@ func runShrink(workloadName string, seed uint64, scenarioFile string, options si
 	canaries = slices.Compact(canaries)
 	text := shrink.File(outcome, shrink.Origin{
 		Workload: clusterworkload.Name, Seed: s.Seed, Canaries: canaries, Command: command, Path: out,
-		SearchSteps: options.SearchSteps,
+		SearchSteps:  options.SearchSteps,
 		OriginalSize: shrink.Size(s), OriginalEvents: shrink.FaultEvents(s),
 		Revision: thisBuild().knownRevision(),
 	})
