@@ -441,6 +441,8 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"offsets-partitions 2\nat 1s crash leader __consumer_offsets-2 for 1s": "no partition __consumer_offsets-2 among 2",
 		"at 1s explode n1":             "unknown fault",
 		"at 1s pause n1":               "needs a window",
+		"at 1s slow-net n1 for 1s":     "give latency A-B",
+		"at 1s slow-disk n1 for 1s":    "give sync A-B",
 		"at 2s heal\nat 1s heal":       "time order",
 		"producer p1 topic nowhere":    "does not create",
 		"producer n1":                  "taken",

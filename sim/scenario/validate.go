@@ -358,12 +358,14 @@ func (s Scenario) validateEvent(e Event) error {
 			return fmt.Errorf("rate %v; want %v to %v", e.Rate, clockRateMin, clockRateMax)
 		}
 	case KindSlowDisk:
-		if e.SyncMin < 0 || e.SyncMax < e.SyncMin || e.SyncMax > syncLatencyMax {
-			return fmt.Errorf("sync %v-%v; want 0 <= min <= max <= %v", e.SyncMin, e.SyncMax, syncLatencyMax)
+		// A slow disk with no delay would count as the fault and do
+		// nothing: "sync A-B" must slow something.
+		if e.SyncMin < 0 || e.SyncMax < e.SyncMin || e.SyncMax > syncLatencyMax || e.SyncMax == 0 {
+			return fmt.Errorf("sync %v-%v; want 0 <= min <= max <= %v, max above 0 (give sync A-B)", e.SyncMin, e.SyncMax, syncLatencyMax)
 		}
 	case KindSlowNet:
-		if e.LatencyMin < 0 || e.LatencyMax < e.LatencyMin || e.LatencyMax > slowNetLatencyMax {
-			return fmt.Errorf("latency %v-%v; want 0 <= min <= max <= %v", e.LatencyMin, e.LatencyMax, slowNetLatencyMax)
+		if e.LatencyMin < 0 || e.LatencyMax < e.LatencyMin || e.LatencyMax > slowNetLatencyMax || e.LatencyMax == 0 {
+			return fmt.Errorf("latency %v-%v; want 0 <= min <= max <= %v, max above 0 (give latency A-B)", e.LatencyMin, e.LatencyMax, slowNetLatencyMax)
 		}
 	}
 	return nil
