@@ -53,14 +53,17 @@ func TopicConfigOfServerDefault(name string) (string, bool) {
 
 var topicConfigsByServerDefault = func() map[string]string {
 	byName := make(map[string]string, len(serverDefaultNames))
-	for topicConfig, name := range serverDefaultNames {
+	for topicConfig, name := range serverDefaultNames { // order-independent: building a map of distinct keys
 		byName[name] = topicConfig
 	}
 	return byName
 }()
 
 func init() {
-	for topicConfig := range serverDefaultNames {
+	if len(topicConfigsByServerDefault) != len(serverDefaultNames) {
+		panic("metadata: two topic configs share a broker setting")
+	}
+	for topicConfig := range serverDefaultNames { // order-independent: every entry is checked alike
 		if _, known := LookupTopicConfig(topicConfig); !known {
 			panic("metadata: a server default for unknown topic config " + topicConfig)
 		}
