@@ -541,13 +541,12 @@ func simCommand() string {
 // simFlagConflict names the first pair of given flags that do not go
 // together, or "" when none: each would otherwise be silently ignored.
 func simFlagConflict(given map[string]bool) string {
-	single := given["seed"] || given["scenario"]
 	switch {
 	case given["seed"] && given["seeds"]:
 		return "give --seed or --seeds, not both"
 	case given["trace"] && given["seeds"]:
 		return "--trace prints one run's events; give --seed (a sweep prints the replay command of its first failure)"
-	case single && !given["seeds"] && (given["time-box"] || given["keep-going"] || given["workers"]) && !given["canaries"]:
+	case !given["seeds"] && (given["time-box"] || given["keep-going"] || given["workers"]) && !given["canaries"]:
 		return "--time-box, --keep-going and --workers shape a sweep; give --seeds, or leave them out for one run"
 	case given["log-level"] && !given["trace"] && !given["determinism"]:
 		return "--log-level puts core's log lines in the trace; give --trace (or --determinism)"
