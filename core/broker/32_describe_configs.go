@@ -2,7 +2,7 @@ package broker
 
 // DescribeConfigs (key 32), versions 1-4.
 //
-// Topic resources list every topic config Sluice honours (or those named in
+// Topic resources list every topic config Sluice takes (or those named in
 // ConfigNames), each with the value in force and its source: the topic's
 // own value (DYNAMIC_TOPIC_CONFIG), this broker's override of the default
 // from its configuration (STATIC_BROKER_CONFIG), or Kafka's default

@@ -22,7 +22,7 @@ type TopicConfigValue struct {
 	Source kmsg.ConfigSource
 }
 
-// EffectiveTopicConfigs lists every topic config Sluice honours, sorted by
+// EffectiveTopicConfigs lists every topic config Sluice takes, sorted by
 // name, with the value in force for a topic whose explicit configs are
 // explicit on a broker whose overrides are brokerDefaults. CreateTopics
 // answers and DescribeConfigs both report it.
@@ -120,7 +120,7 @@ func TopicConfigType(name string) kmsg.ConfigType {
 }
 
 func init() {
-	// Every config Sluice honours has a type, so a new definition without
+	// Every config Sluice takes has a type, so a new definition without
 	// one fails at start instead of describing itself as UNKNOWN.
 	for _, definition := range metadata.TopicConfigDefinitions() {
 		_, typed := topicConfigTypes[definition.Name]

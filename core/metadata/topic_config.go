@@ -12,7 +12,8 @@ import (
 	corelog "sluice/core/log"
 )
 
-// TopicConfigDefinition is one topic config Sluice honours: its Kafka name,
+// TopicConfigDefinition is one topic config Sluice takes (honoured, or
+// accepted for Kafka's tools where its Doc says it changes nothing): its Kafka name,
 // its default (the broker's, unless a topic sets its own), and how to check
 // a value.
 type TopicConfigDefinition struct {
@@ -143,7 +144,7 @@ var topicConfigDefinitions = []TopicConfigDefinition{
 		Doc: "Reject batches whose timestamp is further than this in the future (CreateTime topics).", validate: atLeast(0)},
 }
 
-// TopicConfigDefinitions lists the topic configs Sluice honours, sorted by
+// TopicConfigDefinitions lists the topic configs Sluice takes, sorted by
 // name.
 func TopicConfigDefinitions() []TopicConfigDefinition {
 	return append([]TopicConfigDefinition(nil), sortedTopicConfigDefinitions...)
