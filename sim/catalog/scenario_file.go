@@ -98,6 +98,9 @@ func ParseScenarioFile(text string, seed uint64) (ScenarioFile, error) {
 			return f, fmt.Errorf("unknown canary %q", name)
 		}
 	}
+	if s.Profile != "" && !slices.Contains(clusterworkload.Profiles(), s.Profile) {
+		return f, fmt.Errorf("unknown profile %q (have: %s)", s.Profile, strings.Join(clusterworkload.Profiles(), ", "))
+	}
 	f.Scenario = s
 	return f, nil
 }

@@ -66,3 +66,14 @@ func TestJudgeHoldsARunToItsFile(t *testing.T) {
 		t.Error("a pass accepted where a failure was expected")
 	}
 }
+
+// A scenario file's profile must be one the cluster workload has: an
+// unknown one was taken, as a note no run read.
+func TestScenarioFileRefusesAnUnknownProfile(t *testing.T) {
+	if _, err := ParseScenarioFile("profile nope\n", 0); err == nil || !strings.Contains(err.Error(), `unknown profile "nope"`) {
+		t.Fatalf("profile nope: %v", err)
+	}
+	if _, err := ParseScenarioFile("profile replica-acks-before-sync\n", 0); err != nil {
+		t.Fatalf("a known profile: %v", err)
+	}
+}

@@ -60,6 +60,9 @@ func Parse(text string) (Scenario, error) {
 	if err != nil {
 		return Scenario{}, err
 	}
+	if err := checkSingleDirectives(directives); err != nil {
+		return Scenario{}, err
+	}
 	workload, seed := WorkloadCluster, uint64(1)
 	for _, d := range directives {
 		switch d.words[0] {
@@ -112,6 +115,29 @@ func (d directive) errorf(format string, args ...any) error {
 func (d directive) want(n int) error {
 	if len(d.words) != n {
 		return d.errorf("want %d words, have %d", n, len(d.words))
+	}
+	return nil
+}
+
+// singleDirectives may appear once in a file: each sets one value, and
+// a second line would silently replace the first (a file edited by hand
+// that says "expect pass" above and "expect fail" below means one of
+// them). seed is not among them: --seed replaces a file's seed with a
+// line of its own after the file's.
+var singleDirectives = []string{"workload", "nodes", "offsets-partitions", "metadata-snapshot-every", "clocks",
+	"profile", "safety", "operations", "liveness", "expect"}
+
+// checkSingleDirectives refuses a single-valued directive given twice.
+func checkSingleDirectives(directives []directive) error {
+	first := map[string]int{}
+	for _, d := range directives {
+		if !slices.Contains(singleDirectives, d.words[0]) {
+			continue
+		}
+		if line, seen := first[d.words[0]]; seen {
+			return d.errorf("given twice (first at line %d)", line)
+		}
+		first[d.words[0]] = d.line
 	}
 	return nil
 }

@@ -442,6 +442,8 @@ func TestParseRefusesBadInput(t *testing.T) {
 		"at 1s explode n1":             "unknown fault",
 		"at 1s pause n1":               "needs a window",
 		"at 1s slow-net n1 for 1s":     "give latency A-B",
+		"expect pass\nexpect fail":     "given twice (first at line 1)",
+		"safety 5s\nsafety 6s":         "given twice",
 		"at 1s slow-disk n1 for 1s":    "give sync A-B",
 		"at 2s heal\nat 1s heal":       "time order",
 		"producer p1 topic nowhere":    "does not create",
