@@ -350,11 +350,11 @@ const fileNameBytesMax = 255
 // length, or its deletion leaves the data behind and a topic of the same
 // name created again can never open its partitions.
 func renamedPartitionDir(dir, tag, suffix string) string {
-	topic, partition := dir, ""
-	if i := strings.LastIndexByte(dir, '-'); i >= 0 {
-		topic, partition = dir[:i], dir[i:]
+	topic, partition, ok := parsePartitionDir(dir)
+	if !ok {
+		return dir + "." + tag + suffix // not a partition's: nothing to shorten by
 	}
-	ending := partition + "." + tag + suffix
+	ending := "-" + strconv.Itoa(int(partition)) + "." + tag + suffix
 	return topic[:max(0, min(len(topic), fileNameBytesMax-len(ending)))] + ending
 }
 

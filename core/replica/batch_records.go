@@ -17,22 +17,29 @@ var errNoCodecs = errors.New("replica: compressed batch and no codecs")
 const decompressedBatchBytesMax = 256 << 20
 
 // batchRecords splits the records of b, one whole batch with header h,
-// into into[:0], decompressing them with World.Codecs (at most
-// decompressedBatchBytesMax bytes) if the batch is compressed. The two places the broker looks
-// inside batches share it: the key check of compacted topics and the
-// exact answer of a lookup by timestamp.
+// into into[:0], decompressing them if the batch is compressed
+// (uncompressedRecords).
 func (p *Partition) batchRecords(into []batch.RawRecord, b []byte, h batch.Header) ([]batch.RawRecord, error) {
-	section, err := batch.RecordsSection(b)
+	section, err := p.uncompressedRecords(b, h)
 	if err != nil {
 		return nil, err
 	}
-	if h.Compression() != batch.CompressionNone {
-		if p.w.Codecs == nil {
-			return nil, errNoCodecs
-		}
-		if section, err = p.w.Codecs.Decompress(h.Compression(), section, decompressedBatchBytesMax); err != nil {
-			return nil, err
-		}
-	}
 	return batch.SplitRecordsInto(into, section, h.RecordCount)
+}
+
+// uncompressedRecords is the records section of b, one whole batch with
+// header h, decompressed with World.Codecs (at most
+// decompressedBatchBytesMax bytes) if the batch is compressed. Every place
+// the broker looks inside batches shares it: the record checks of a
+// produce, a rewrite for compression.type, and the exact answer of a
+// lookup by timestamp.
+func (p *Partition) uncompressedRecords(b []byte, h batch.Header) ([]byte, error) {
+	section, err := batch.RecordsSection(b)
+	if err != nil || h.Compression() == batch.CompressionNone {
+		return section, err
+	}
+	if p.w.Codecs == nil {
+		return nil, errNoCodecs
+	}
+	return p.w.Codecs.Decompress(h.Compression(), section, decompressedBatchBytesMax)
 }

@@ -91,10 +91,11 @@ func (p *Partition) appendAsLeader(b []byte, check BatchCheck, requireISR, produ
 		// transaction, which is what Kafka says in this case.
 		return AppendResult{}, kerr.InvalidTxnState
 	}
-	timestamps, walked, err := p.checkRecords(b, h)
+	records, timestamps, err := p.checkRecords(b, h)
 	if err != nil {
 		return AppendResult{}, err
 	}
+	walked := records != nil
 	now := p.w.Clock.Now().UnixMilli()
 	appendTime := int64(-1)
 	if p.config.LogAppendTime {
@@ -118,16 +119,16 @@ func (p *Partition) appendAsLeader(b []byte, check BatchCheck, requireISR, produ
 		}
 	}
 	if produced {
-		if b, h, err = p.recompress(b, h); err != nil {
+		if b, h, err = p.recompress(b, h, records); err != nil {
 			return AppendResult{}, err
 		}
-	}
-	if produced && int64(len(b)) > p.config.Log.SegmentBytes {
-		// Kafka refuses a batch no segment could hold, after validating
-		// it and before looking at its producer (UnifiedLog.append's
-		// RecordBatchTooLargeException); segment.bytes may be set below
-		// max.message.bytes.
-		return AppendResult{}, kerr.RecordListTooLarge
+		if int64(len(b)) > p.config.Log.SegmentBytes {
+			// Kafka refuses a batch no segment could hold, after
+			// validating it and before looking at its producer
+			// (UnifiedLog.append's RecordBatchTooLargeException);
+			// segment.bytes may be set below max.message.bytes.
+			return AppendResult{}, kerr.RecordListTooLarge
+		}
 	}
 
 	decision := p.producers.Check(h)
@@ -202,48 +203,42 @@ func (p *Partition) appendAsLeader(b []byte, check BatchCheck, requireISR, produ
 // keys must be read: there it is decompressed with World.Codecs (taken as
 // produced without codecs). A batch that fails is refused with
 // INVALID_RECORD, as Kafka's broker refuses it; one that does not
-// decompress with CORRUPT_MESSAGE. walked says whether the records were
-// read, and timestamps is then the range of their timestamps.
-func (p *Partition) checkRecords(b []byte, h batch.Header) (timestamps batch.RecordTimestamps, walked bool, err error) {
-	section, err := batch.RecordsSection(b)
+// decompress with CORRUPT_MESSAGE. It returns the records section it
+// walked, decompressed (nil for a batch left opaque), and the range of
+// their timestamps.
+func (p *Partition) checkRecords(b []byte, h batch.Header) (records []byte, timestamps batch.RecordTimestamps, err error) {
+	if h.Compression() != batch.CompressionNone && (!p.config.Compact || p.w.Codecs == nil) {
+		return nil, timestamps, nil
+	}
+	records, err = p.uncompressedRecords(b, h)
 	if err != nil {
-		return timestamps, false, kerr.CorruptMessage
+		p.logger.Debug("refusing batch: its records cannot be read", "codec", h.Compression(), "error", err)
+		return nil, timestamps, kerr.CorruptMessage
 	}
-	if h.Compression() != batch.CompressionNone {
-		if !p.config.Compact || p.w.Codecs == nil {
-			return timestamps, false, nil
-		}
-		if section, err = p.w.Codecs.Decompress(h.Compression(), section, decompressedBatchBytesMax); err != nil {
-			p.logger.Debug("refusing batch: it does not decompress", "codec", h.Compression(), "error", err)
-			return timestamps, false, kerr.CorruptMessage
-		}
-	}
-	timestamps, err = batch.CheckRecords(section, h.RecordCount, p.config.Compact, h.BaseTimestamp)
+	timestamps, err = batch.CheckRecords(records, h.RecordCount, p.config.Compact, h.BaseTimestamp)
 	if err != nil {
 		p.logger.Debug("refusing batch", "reason", err)
-		return timestamps, false, kerr.InvalidRecord
+		return nil, timestamps, kerr.InvalidRecord
 	}
-	return timestamps, true, nil
+	return records, timestamps, nil
 }
 
 // recompress rewrites a produced batch in the codec compression.type asks
 // for, as Kafka's LogValidator does when the two differ: the same header
 // fields and records, a new records section, length and CRC. The result
 // is held to max.message.bytes again, as Kafka re-validates a batch whose
-// size may have changed. Without codecs (tests of core alone) the batch
-// stays as produced.
-func (p *Partition) recompress(b []byte, h batch.Header) ([]byte, batch.Header, error) {
+// size may have changed. records is the batch's records section if
+// checkRecords already decompressed it, nil otherwise. Without codecs
+// (tests of core alone) the batch stays as produced.
+func (p *Partition) recompress(b []byte, h batch.Header, records []byte) ([]byte, batch.Header, error) {
 	target := p.config.Compression
 	if target == KeepProducerCompression || target == h.Compression() || p.w.Codecs == nil {
 		return b, h, nil
 	}
-	section, err := batch.RecordsSection(b)
-	if err != nil {
-		return nil, h, kerr.CorruptMessage
-	}
-	if h.Compression() != batch.CompressionNone {
-		if section, err = p.w.Codecs.Decompress(h.Compression(), section, decompressedBatchBytesMax); err != nil {
-			p.logger.Debug("refusing batch: it does not decompress", "codec", h.Compression(), "error", err)
+	section, err := records, error(nil)
+	if section == nil {
+		if section, err = p.uncompressedRecords(b, h); err != nil {
+			p.logger.Debug("refusing batch: its records cannot be read", "codec", h.Compression(), "error", err)
 			return nil, h, kerr.CorruptMessage
 		}
 	}
